@@ -1,0 +1,3 @@
+from mqadmin.cli.main import run
+
+run()

@@ -1,0 +1,1 @@
+"""Typed protocol bodies shared by the admin client and the embedded servers."""

@@ -1,0 +1,186 @@
+"""TopicConfig, permission bits, topic name rules and the system topics."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+PERM_PRIORITY = 8
+PERM_READ = 4
+PERM_WRITE = 2
+PERM_INHERIT = 1
+
+DEFAULT_TOPIC = "TBW102"
+TOPIC_MAX_LENGTH = 127
+TOPIC_PATTERN = re.compile(r"^[%|a-zA-Z0-9_-]+$")
+RETRY_PREFIX = "%RETRY%"
+DLQ_PREFIX = "%DLQ%"
+
+SYSTEM_TOPICS = frozenset(
+    {
+        "TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest", "RMQ_SYS_TRANS_HALF_TOPIC",
+        "RMQ_SYS_TRACE_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC",
+        "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT",
+    }
+)  # fmt: skip
+SYSTEM_TOPIC_PREFIX = "rmq_sys_"
+
+NOT_ALLOWED_SEND_TOPICS = frozenset(
+    {
+        "SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+        "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT",
+    }
+)  # fmt: skip
+
+ATTRIBUTE_VALUES: dict[str, tuple[str, ...]] = {
+    "message.type": ("UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED"),
+    "queue.type": ("BatchCQ", "SimpleCQ"),
+    "cleanup.policy": ("DELETE", "COMPACTION"),
+}
+
+
+def perm_to_string(perm: int) -> str:
+    """``RW-`` style letters, as mqadmin prints them (R read, W write, X inherit)."""
+    return (
+        ("R" if perm & PERM_READ else "-")
+        + ("W" if perm & PERM_WRITE else "-")
+        + ("X" if perm & PERM_INHERIT else "-")
+    )
+
+
+def is_system_topic(topic: str) -> bool:
+    return topic in SYSTEM_TOPICS or topic.startswith(SYSTEM_TOPIC_PREFIX)
+
+
+def topic_name_problem(topic: str) -> str | None:
+    """Why a topic name is illegal on the wire (broker and client rules), or None."""
+    if not topic or not topic.strip():
+        return "the topic name is blank"
+    if len(topic) > TOPIC_MAX_LENGTH:
+        return f"the topic name is {len(topic)} characters long; at most {TOPIC_MAX_LENGTH} are allowed"
+    if not TOPIC_PATTERN.match(topic):
+        return f"the topic name {topic!r} contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+    return None
+
+
+def parse_attributes(spec: str) -> dict[str, str]:
+    """``+message.type=FIFO,+k=v`` (mqadmin's -a) into ``{"message.type": "FIFO"}``.
+
+    Known attribute values are matched case-insensitively and normalised to the spelling the
+    broker expects (``fifo`` → ``FIFO``); unknown keys pass through unchanged.
+    """
+    out: dict[str, str] = {}
+    for raw in (p.strip() for p in spec.split(",")):
+        if not raw:
+            continue
+        if not raw.startswith("+"):
+            raise ValueError(f"attribute {raw!r} must look like +key=value (only '+' is allowed on create)")
+        key, sep, value = raw[1:].partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise ValueError(f"attribute {raw!r} must look like +key=value")
+        allowed = ATTRIBUTE_VALUES.get(key.lower())
+        if allowed is not None:
+            key = key.lower()
+            match = next((a for a in allowed if a.lower() == value.lower()), None)
+            if match is None:
+                raise ValueError(f"attribute {key}={value!r} is not one of {', '.join(allowed)}")
+            value = match
+        out[key] = value
+    return out
+
+
+def attributes_to_wire(attrs: dict[str, str]) -> str:
+    return ",".join(f"+{k}={v}" for k, v in sorted(attrs.items()))
+
+
+@dataclass(slots=True, frozen=True)
+class TopicConfig:
+    topic_name: str
+    read_queue_nums: int = 8
+    write_queue_nums: int = 8
+    perm: int = PERM_READ | PERM_WRITE
+    topic_filter_type: str = "SINGLE_TAG"
+    topic_sys_flag: int = 0
+    order: bool = False
+    attributes: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The fastjson bean form (camelCase keys)."""
+        return {
+            "attributes": dict(self.attributes),
+            "order": self.order,
+            "perm": self.perm,
+            "readQueueNums": self.read_queue_nums,
+            "topicFilterType": self.topic_filter_type,
+            "topicName": self.topic_name,
+            "topicSysFlag": self.topic_sys_flag,
+            "writeQueueNums": self.write_queue_nums,
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any], name: str | None = None) -> TopicConfig:
+        return cls(
+            topic_name=str(obj.get("topicName") or name or ""),
+            read_queue_nums=int(obj.get("readQueueNums", 16)),
+            write_queue_nums=int(obj.get("writeQueueNums", 16)),
+            perm=int(obj.get("perm", 6)),
+            topic_filter_type=str(obj.get("topicFilterType") or "SINGLE_TAG"),
+            topic_sys_flag=int(obj.get("topicSysFlag", 0)),
+            order=bool(obj.get("order", False)),
+            attributes={str(k): str(v) for k, v in (obj.get("attributes") or {}).items()},
+        )
+
+    def to_ext(self) -> dict[str, str]:
+        """UPDATE_AND_CREATE_TOPIC (17) header fields."""
+        return {
+            "topic": self.topic_name,
+            "defaultTopic": DEFAULT_TOPIC,
+            "readQueueNums": str(self.read_queue_nums),
+            "writeQueueNums": str(self.write_queue_nums),
+            "perm": str(self.perm),
+            "topicFilterType": self.topic_filter_type,
+            "topicSysFlag": str(self.topic_sys_flag),
+            "order": "true" if self.order else "false",
+            "attributes": attributes_to_wire(self.attributes),
+            "force": "false",
+        }
+
+    @classmethod
+    def from_ext(cls, ext: dict[str, str]) -> TopicConfig:
+        """Read a code-17 header; raises ValueError naming the bad field."""
+        attrs = ext.get("attributes") or ""
+        return cls(
+            topic_name=ext.get("topic", ""),
+            read_queue_nums=_int_ext(ext, "readQueueNums", 16),
+            write_queue_nums=_int_ext(ext, "writeQueueNums", 16),
+            perm=_int_ext(ext, "perm", 6),
+            topic_filter_type=ext.get("topicFilterType") or "SINGLE_TAG",
+            topic_sys_flag=_int_ext(ext, "topicSysFlag", 0),
+            order=ext.get("order", "false").lower() == "true",
+            attributes=parse_attributes(attrs) if attrs else {},
+        )
+
+    def with_(self, **changes: Any) -> TopicConfig:
+        return replace(self, **changes)
+
+    def describe(self) -> str:
+        """mqadmin's ``TopicConfig [...]`` line."""
+        attrs = ", ".join(f"{k}={v}" for k, v in sorted(self.attributes.items()))
+        return (
+            f"TopicConfig [topicName={self.topic_name}, readQueueNums={self.read_queue_nums}, "
+            f"writeQueueNums={self.write_queue_nums}, perm={perm_to_string(self.perm)}, "
+            f"topicFilterType={self.topic_filter_type}, topicSysFlag={self.topic_sys_flag}, "
+            f"order={'true' if self.order else 'false'}, attributes={{{attrs}}}]"
+        )
+
+
+def _int_ext(ext: dict[str, str], key: str, default: int) -> int:
+    value = ext.get(key)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"header field {key}={value!r} is not an integer") from None

@@ -1,0 +1,30 @@
+"""Distinct transport failures, so callers (and exit codes) can tell them apart."""
+
+
+class TransportError(Exception):
+    """Base of every transport failure; ``addr`` is the server it concerns."""
+
+    def __init__(self, addr: str, message: str) -> None:
+        super().__init__(message)
+        self.addr = addr
+
+
+class ConnectionRefused(TransportError):
+    def __init__(self, addr: str, detail: str = "") -> None:
+        super().__init__(addr, f"connection to {addr} refused{': ' + detail if detail else ''}")
+
+
+class ConnectTimeout(TransportError):
+    def __init__(self, addr: str, timeout: float) -> None:
+        super().__init__(addr, f"connecting to {addr} timed out after {timeout:g}s")
+
+
+class RequestTimeout(TransportError):
+    def __init__(self, addr: str, code: int, timeout: float) -> None:
+        super().__init__(addr, f"request {code} to {addr} got no answer within {timeout:g}s")
+        self.code = code
+
+
+class ConnectionClosed(TransportError):
+    def __init__(self, addr: str, detail: str = "") -> None:
+        super().__init__(addr, f"connection to {addr} was closed{': ' + detail if detail else ''}")

@@ -1,0 +1,273 @@
+"""asyncio TCP (optionally TLS) connections speaking remoting frames.
+
+One ``Connection`` per server address, reused for every request of a command. A reader task
+matches responses to waiting requests by ``opaque``; requests that the server starts on our
+connection (CHECK_TRANSACTION_STATE, GET_CONSUMER_RUNNING_INFO, …) go to a handler, or get
+REQUEST_CODE_NOT_SUPPORTED, and oneway ones get nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import ssl as ssl_mod
+import struct
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from mqadmin.transport import acl
+from mqadmin.transport.errors import (
+    ConnectionClosed,
+    ConnectionRefused,
+    ConnectTimeout,
+    RequestTimeout,
+    TransportError,
+)
+from mqadmin.wire.codes import ResponseCode
+from mqadmin.wire.frame import (
+    ONEWAY_FLAG,
+    FrameError,
+    RemotingCommand,
+    check_length,
+    decode_frame,
+    encode_frame,
+)
+
+ServerRequestHandler = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
+
+
+class Transport(Protocol):
+    async def request(
+        self, addr: str, cmd: RemotingCommand, timeout: float | None = None
+    ) -> RemotingCommand: ...
+
+    async def oneway(self, addr: str, cmd: RemotingCommand) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    access_key: str
+    secret_key: str
+    security_token: str | None = None
+
+
+def split_addr(addr: str) -> tuple[str, int]:
+    host, sep, port = addr.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"address {addr!r} is not host:port")
+    return host.strip("[]"), int(port)
+
+
+class Connection:
+    def __init__(
+        self,
+        addr: str,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        handler: ServerRequestHandler | None = None,
+    ) -> None:
+        self.addr = addr
+        self._reader = reader
+        self._writer = writer
+        self._handler = handler
+        self._pending: dict[int, asyncio.Future[RemotingCommand]] = {}
+        self._closed: TransportError | None = None
+        self._write_lock = asyncio.Lock()
+        self._task = asyncio.get_running_loop().create_task(self._read_loop())
+
+    @classmethod
+    async def open(
+        cls,
+        addr: str,
+        *,
+        timeout: float,
+        ssl: ssl_mod.SSLContext | None = None,
+        handler: ServerRequestHandler | None = None,
+    ) -> Connection:
+        host, port = split_addr(addr)
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(
+                    host, port, ssl=ssl, server_hostname=host if ssl else None, limit=1 << 20
+                ),
+                timeout,
+            )
+        except TimeoutError:
+            raise ConnectTimeout(addr, timeout) from None
+        except ConnectionRefusedError as e:
+            raise ConnectionRefused(addr, e.strerror or "") from None
+        except (ssl_mod.SSLError, ConnectionResetError) as e:
+            raise ConnectionClosed(addr, f"during the TLS handshake ({e})" if ssl else str(e)) from None
+        except OSError as e:
+            raise ConnectionRefused(addr, e.strerror or str(e)) from None
+        return cls(addr, reader, writer, handler)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed is not None
+
+    async def request(self, cmd: RemotingCommand, timeout: float) -> RemotingCommand:
+        if self._closed:
+            raise self._closed
+        fut: asyncio.Future[RemotingCommand] = asyncio.get_running_loop().create_future()
+        self._pending[cmd.opaque] = fut
+        try:
+            await self._send(cmd)
+            return await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            raise RequestTimeout(self.addr, cmd.code, timeout) from None
+        finally:
+            self._pending.pop(cmd.opaque, None)
+
+    async def oneway(self, cmd: RemotingCommand) -> None:
+        if self._closed:
+            raise self._closed
+        cmd.flag |= ONEWAY_FLAG
+        await self._send(cmd)
+
+    async def _send(self, cmd: RemotingCommand) -> None:
+        data = encode_frame(cmd)
+        try:
+            async with self._write_lock:
+                self._writer.write(data)
+                await self._writer.drain()
+        except (ConnectionError, OSError) as e:
+            self._fail(ConnectionClosed(self.addr, str(e) or type(e).__name__))
+            raise self._closed from None  # type: ignore[misc]
+
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                head = await self._reader.readexactly(4)
+                (length,) = struct.unpack(">i", head)
+                check_length(length)
+                cmd = decode_frame(await self._reader.readexactly(length))
+                if cmd.is_response:
+                    fut = self._pending.get(cmd.opaque)
+                    if fut is not None and not fut.done():
+                        fut.set_result(cmd)
+                else:
+                    asyncio.get_running_loop().create_task(self._serve(cmd))
+        except asyncio.IncompleteReadError:
+            self._fail(ConnectionClosed(self.addr, "by the server"))
+        except FrameError as e:
+            self._fail(ConnectionClosed(self.addr, f"undecodable frame from the server ({e})"))
+        except (ConnectionError, OSError) as e:
+            self._fail(ConnectionClosed(self.addr, str(e) or type(e).__name__))
+        except asyncio.CancelledError:
+            self._fail(ConnectionClosed(self.addr, "by us"))
+            raise
+
+    async def _serve(self, req: RemotingCommand) -> None:
+        resp = await self._handler(req) if self._handler else None
+        if req.is_oneway:
+            return
+        if resp is None:
+            resp = req.response(
+                ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.code} not supported"
+            )
+        with contextlib.suppress(TransportError):
+            await self._send(resp)
+
+    def _fail(self, err: TransportError) -> None:
+        if self._closed is None:
+            self._closed = err
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(err)
+        self._writer.close()
+
+    async def close(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, TransportError):
+            await self._task
+        with contextlib.suppress(Exception):
+            await self._writer.wait_closed()
+
+
+class TcpTransport:
+    """Connections keyed by address, created on first use and reused until ``aclose``."""
+
+    def __init__(
+        self,
+        *,
+        timeout: float = 5.0,
+        connect_timeout: float | None = None,
+        tls: bool | ssl_mod.SSLContext = False,
+        credentials: Credentials | None = None,
+        handler: ServerRequestHandler | None = None,
+    ) -> None:
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout if connect_timeout is not None else min(timeout, 3.0)
+        self._ssl = _ssl_context(tls)
+        self._credentials = credentials
+        self._handler = handler
+        self._conns: dict[str, Connection] = {}
+        self._opening: dict[str, asyncio.Future[Connection]] = {}
+        self._opaque = itertools.count(1)
+
+    async def _connection(self, addr: str) -> Connection:
+        conn = self._conns.get(addr)
+        if conn is not None and not conn.closed:
+            return conn
+        pending = self._opening.get(addr)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
+        self._opening[addr] = fut
+        try:
+            conn = await Connection.open(
+                addr, timeout=self.connect_timeout, ssl=self._ssl, handler=self._handler
+            )
+        except BaseException as e:
+            fut.set_exception(e)
+            fut.exception()  # mark retrieved when nobody else waits
+            raise
+        else:
+            fut.set_result(conn)
+            self._conns[addr] = conn
+            return conn
+        finally:
+            del self._opening[addr]
+
+    def _prepare(self, cmd: RemotingCommand) -> RemotingCommand:
+        cmd.opaque = next(self._opaque)
+        if self._credentials:
+            c = self._credentials
+            cmd.ext = acl.signed_ext(cmd.ext, cmd.body, c.access_key, c.secret_key, c.security_token)
+        return cmd
+
+    async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand:
+        conn = await self._connection(addr)
+        return await conn.request(self._prepare(cmd), timeout if timeout is not None else self.timeout)
+
+    async def oneway(self, addr: str, cmd: RemotingCommand) -> None:
+        conn = await self._connection(addr)
+        await conn.oneway(self._prepare(cmd))
+
+    async def aclose(self) -> None:
+        conns, self._conns = list(self._conns.values()), {}
+        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
+
+    async def __aenter__(self) -> TcpTransport:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _ssl_context(tls: bool | ssl_mod.SSLContext) -> ssl_mod.SSLContext | None:
+    """TLS on the same port, as RocketMQ does. By default, like the Java client
+    (``tls.client.authServer=false``), the server certificate is not verified."""
+    if isinstance(tls, ssl_mod.SSLContext):
+        return tls
+    if not tls:
+        return None
+    ctx = ssl_mod.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl_mod.CERT_NONE
+    return ctx

@@ -1,0 +1,269 @@
+"""RocketMQ remoting frames: ``| int32 length | int32 type<<24|H | header | body |``.
+
+Both header encodings are supported: JSON (type 0) and the binary ROCKETMQ form (type 1).
+Decoding is tolerant of what real peers send (see shared/docs/peer-compat.md): a header JSON
+that ends in a newline, ext values that are numbers or booleans, ``language`` as a name or an
+ordinal, a missing ``opaque``.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+MAX_FRAME_LENGTH = 16 * 1024 * 1024
+"""The largest ``length`` field accepted, as in Java's default ``frameMaxLength``."""
+
+RESPONSE_FLAG = 1
+ONEWAY_FLAG = 2
+
+LANGUAGES = (
+    "JAVA", "CPP", "DOTNET", "PYTHON", "DELPHI", "ERLANG", "RUBY", "OTHER",
+    "HTTP", "GO", "PHP", "OMS", "RUST", "NODE_JS",
+)  # fmt: skip
+_LANGUAGE_CODES = {name: i for i, name in enumerate(LANGUAGES)}
+
+DEFAULT_VERSION = 479
+"""MQVersion ordinal of 5.3.3; >= 401 makes name servers answer routes in standard JSON."""
+
+
+class SerializeType(IntEnum):
+    JSON = 0
+    ROCKETMQ = 1
+
+
+class FrameError(ValueError):
+    """A frame that cannot be decoded. The connection it came from should be closed."""
+
+
+@dataclass(slots=True)
+class RemotingCommand:
+    code: int
+    opaque: int = 0
+    flag: int = 0
+    ext: dict[str, str] = field(default_factory=dict)
+    remark: str | None = None
+    body: bytes = b""
+    language: str = "PYTHON"
+    version: int = DEFAULT_VERSION
+    serialize: SerializeType = SerializeType.JSON
+
+    @property
+    def is_response(self) -> bool:
+        return bool(self.flag & RESPONSE_FLAG)
+
+    @property
+    def is_oneway(self) -> bool:
+        return bool(self.flag & ONEWAY_FLAG)
+
+    def response(
+        self, code: int = 0, remark: str | None = None, ext: dict[str, str] | None = None, body: bytes = b""
+    ) -> RemotingCommand:
+        """A response to this request: same opaque and serialize type, flag bit 0 set."""
+        return RemotingCommand(
+            code=code,
+            opaque=self.opaque,
+            flag=RESPONSE_FLAG,
+            ext=ext or {},
+            remark=remark,
+            body=body,
+            language="JAVA",
+            version=DEFAULT_VERSION,
+            serialize=self.serialize,
+        )
+
+
+def encode_frame(cmd: RemotingCommand) -> bytes:
+    header = (
+        _encode_binary_header(cmd) if cmd.serialize == SerializeType.ROCKETMQ else _encode_json_header(cmd)
+    )
+    h = len(header)
+    length = 4 + h + len(cmd.body)
+    if length > MAX_FRAME_LENGTH:
+        raise FrameError(f"frame of {length} bytes exceeds the {MAX_FRAME_LENGTH}-byte limit")
+    return struct.pack(">ii", length, (int(cmd.serialize) << 24) | h) + header + cmd.body
+
+
+def decode_frame(frame: bytes | memoryview) -> RemotingCommand:
+    """Decode one frame *without* its leading length field."""
+    if len(frame) < 4:
+        raise FrameError(f"frame of {len(frame)} bytes is shorter than its header-length field")
+    (len_and_type,) = struct.unpack_from(">i", frame, 0)
+    stype = (len_and_type >> 24) & 0xFF
+    h = len_and_type & 0xFFFFFF
+    if 4 + h > len(frame):
+        raise FrameError(f"header length {h} exceeds the frame ({len(frame)} bytes)")
+    header = bytes(frame[4 : 4 + h])
+    body = bytes(frame[4 + h :])
+    if stype == SerializeType.JSON:
+        cmd = _decode_json_header(header)
+    elif stype == SerializeType.ROCKETMQ:
+        cmd = _decode_binary_header(header)
+    else:
+        raise FrameError(f"unknown serialize type {stype}")
+    cmd.body = body
+    return cmd
+
+
+class FrameDecoder:
+    """Incremental decoder: feed bytes as they arrive, get whole commands back."""
+
+    def __init__(self, max_length: int = MAX_FRAME_LENGTH) -> None:
+        self._buf = bytearray()
+        self._max = max_length
+
+    def feed(self, data: bytes) -> list[RemotingCommand]:
+        self._buf += data
+        out: list[RemotingCommand] = []
+        while len(self._buf) >= 4:
+            (length,) = struct.unpack_from(">i", self._buf, 0)
+            check_length(length, self._max)
+            if len(self._buf) < 4 + length:
+                break
+            frame = bytes(self._buf[4 : 4 + length])
+            del self._buf[: 4 + length]
+            out.append(decode_frame(frame))
+        return out
+
+
+def check_length(length: int, max_length: int = MAX_FRAME_LENGTH) -> None:
+    if length < 4 or length > max_length:
+        raise FrameError(f"frame length {length} outside 4..{max_length}")
+
+
+# --- JSON header -------------------------------------------------------------------------------
+
+
+def _encode_json_header(cmd: RemotingCommand) -> bytes:
+    obj: dict[str, object] = {
+        "code": cmd.code,
+        "flag": cmd.flag,
+        "language": cmd.language,
+        "opaque": cmd.opaque,
+        "serializeTypeCurrentRPC": "JSON",
+        "version": cmd.version,
+    }
+    if cmd.ext:
+        obj["extFields"] = cmd.ext
+    if cmd.remark:
+        obj["remark"] = cmd.remark
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode()
+
+
+def _ext_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _language_name(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(LANGUAGES):
+        return LANGUAGES[value]
+    if isinstance(value, str) and value:
+        return value
+    return "OTHER"
+
+
+def _int_field(obj: dict, key: str, default: int | None) -> int:
+    value = obj.get(key, default)
+    if isinstance(value, bool) or value is None:
+        if default is None:
+            raise FrameError(f"header field {key!r} is missing")
+        return default
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    raise FrameError(f"header field {key!r} is not an integer: {value!r}")
+
+
+def _decode_json_header(header: bytes) -> RemotingCommand:
+    try:
+        obj = json.loads(header.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise FrameError(f"header is not JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise FrameError("header JSON is not an object")
+    ext_raw = obj.get("extFields") or {}
+    if not isinstance(ext_raw, dict):
+        raise FrameError("extFields is not an object")
+    remark = obj.get("remark")
+    return RemotingCommand(
+        code=_int_field(obj, "code", None),
+        opaque=_int_field(obj, "opaque", 0),
+        flag=_int_field(obj, "flag", 0),
+        ext={str(k): _ext_value(v) for k, v in ext_raw.items()},
+        remark=remark if isinstance(remark, str) and remark else None,
+        language=_language_name(obj.get("language")),
+        version=_int_field(obj, "version", 0),
+        serialize=SerializeType.JSON,
+    )
+
+
+# --- ROCKETMQ binary header --------------------------------------------------------------------
+
+_FIXED = struct.Struct(">hBhii")  # code, language, version, opaque, flag
+
+
+def _encode_binary_header(cmd: RemotingCommand) -> bytes:
+    parts = [_FIXED.pack(cmd.code, _LANGUAGE_CODES.get(cmd.language, 7), cmd.version, cmd.opaque, cmd.flag)]
+    remark = (cmd.remark or "").encode()
+    parts.append(struct.pack(">i", len(remark)) + remark)
+    ext = bytearray()
+    for k, v in cmd.ext.items():
+        kb, vb = k.encode(), v.encode()
+        ext += struct.pack(">H", len(kb)) + kb + struct.pack(">i", len(vb)) + vb
+    parts.append(struct.pack(">i", len(ext)) + bytes(ext))
+    return b"".join(parts)
+
+
+def _decode_binary_header(header: bytes) -> RemotingCommand:
+    try:
+        code, lang, version, opaque, flag = _FIXED.unpack_from(header, 0)
+        pos = _FIXED.size
+        (rlen,) = struct.unpack_from(">i", header, pos)
+        pos += 4
+        remark = _take(header, pos, rlen).decode() if rlen > 0 else None
+        pos += max(rlen, 0)
+        (elen,) = struct.unpack_from(">i", header, pos)
+        pos += 4
+        end = pos + elen
+        if elen < 0 or end > len(header):
+            raise FrameError(f"ext length {elen} exceeds the header")
+        ext: dict[str, str] = {}
+        while pos < end:
+            (klen,) = struct.unpack_from(">H", header, pos)
+            key = _take(header, pos + 2, klen).decode()
+            pos += 2 + klen
+            (vlen,) = struct.unpack_from(">i", header, pos)
+            ext[key] = _take(header, pos + 4, vlen).decode() if vlen > 0 else ""
+            pos += 4 + max(vlen, 0)
+    except (struct.error, UnicodeDecodeError) as e:
+        raise FrameError(f"bad binary header: {e}") from None
+    return RemotingCommand(
+        code=code,
+        opaque=opaque,
+        flag=flag,
+        ext=ext,
+        remark=remark,
+        language=_language_name(lang),
+        version=version,
+        serialize=SerializeType.ROCKETMQ,
+    )
+
+
+def _take(buf: bytes, pos: int, n: int) -> bytes:
+    if n < 0 or pos + n > len(buf):
+        raise FrameError(f"field of {n} bytes at {pos} runs past the header ({len(buf)} bytes)")
+    return buf[pos : pos + n]

@@ -1,0 +1,215 @@
+"""Messages on the wire: the properties string, the stored-message layout, message ids.
+
+The stored layout is what brokers return in PULL_MESSAGE, QUERY_MESSAGE and VIEW_MESSAGE_BY_ID
+bodies and what the embedded broker writes to its commit log (magic v1, IPv4 hosts).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import struct
+import time
+import zlib
+from dataclasses import dataclass, field
+
+NAME_SEP = "\x01"
+PROP_SEP = "\x02"
+
+MAGIC_V1 = 0xDAA320A7 - (1 << 32)  # signed int32, as Java writes it
+MAGIC_V2 = 0xDAA320AB - (1 << 32)
+
+SYSFLAG_COMPRESSED = 0x1
+SYSFLAG_BORNHOST_V6 = 0x10
+SYSFLAG_STOREHOST_V6 = 0x20
+
+PROPERTY_KEYS = "KEYS"
+PROPERTY_TAGS = "TAGS"
+PROPERTY_UNIQ_KEY = "UNIQ_CLIENT_MESSAGE_ID_KEYIDX"
+PROPERTY_WAIT = "WAIT"
+PROPERTY_SHARDING_KEY = "__SHARDINGKEY"
+
+
+class MessageDecodeError(ValueError):
+    pass
+
+
+def encode_properties(props: dict[str, str]) -> str:
+    """``name\\x01value\\x02`` for each pair, with the trailing separator Java writes."""
+    return "".join(f"{k}{NAME_SEP}{v}{PROP_SEP}" for k, v in props.items())
+
+
+def decode_properties(text: str | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if not text:
+        return out
+    for item in text.split(PROP_SEP):
+        if not item:
+            continue
+        name, sep, value = item.partition(NAME_SEP)
+        if sep:
+            out[name] = value
+    return out
+
+
+def body_crc(body: bytes) -> int:
+    return zlib.crc32(body) & 0x7FFFFFFF
+
+
+@dataclass(slots=True)
+class MessageExt:
+    topic: str
+    body: bytes
+    queue_id: int = 0
+    flag: int = 0
+    queue_offset: int = 0
+    commit_log_offset: int = 0
+    sys_flag: int = 0
+    born_timestamp: int = 0
+    born_host: tuple[str, int] = ("127.0.0.1", 0)
+    store_timestamp: int = 0
+    store_host: tuple[str, int] = ("127.0.0.1", 0)
+    reconsume_times: int = 0
+    prepared_transaction_offset: int = 0
+    properties: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def msg_id(self) -> str:
+        """The offset message id: store host and commit-log offset, in hex."""
+        return offset_msg_id(self.store_host, self.commit_log_offset)
+
+    @property
+    def uniq_key(self) -> str | None:
+        return self.properties.get(PROPERTY_UNIQ_KEY)
+
+    @property
+    def keys(self) -> list[str]:
+        return [k for k in self.properties.get(PROPERTY_KEYS, "").split(" ") if k]
+
+    @property
+    def tags(self) -> str | None:
+        return self.properties.get(PROPERTY_TAGS)
+
+
+def offset_msg_id(store_host: tuple[str, int], commit_log_offset: int) -> str:
+    ip, port = store_host
+    return (socket.inet_aton(ip) + struct.pack(">iq", port, commit_log_offset)).hex().upper()
+
+
+def parse_offset_msg_id(msg_id: str) -> tuple[tuple[str, int], int]:
+    """(store host, commit-log offset) from a 32-hex-digit offset message id."""
+    try:
+        raw = bytes.fromhex(msg_id)
+    except ValueError:
+        raise MessageDecodeError(f"message id {msg_id!r} is not hex") from None
+    if len(raw) != 16:
+        raise MessageDecodeError(f"message id {msg_id!r} is not 32 hex digits (an offset message id)")
+    port, offset = struct.unpack(">iq", raw[4:])
+    return (socket.inet_ntoa(raw[:4]), port), offset
+
+
+_uniq_counter = itertools.count()
+_uniq_prefix = socket.inet_aton("127.0.0.1") + struct.pack(">H", os.getpid() & 0xFFFF) + os.urandom(4)
+
+
+def new_uniq_key() -> str:
+    """A client-side unique message id (UNIQ_KEY) of the same 32-hex-digit shape Java uses."""
+    tail = struct.pack(">IH", int(time.time() * 1000) & 0xFFFFFFFF, next(_uniq_counter) & 0xFFFF)
+    return (_uniq_prefix + tail).hex().upper()
+
+
+_HEAD = struct.Struct(">iiiiiqqiq")  # size, magic, crc, queueId, flag, queueOffset, physOffset, sysFlag, born
+
+
+def encode_message(m: MessageExt) -> bytes:
+    """One message in the stored (magic v1, IPv4) layout."""
+    topic = m.topic.encode()
+    props = encode_properties(m.properties).encode()
+    if len(topic) > 255:
+        raise ValueError(f"topic {m.topic!r} is longer than 255 bytes")
+    if len(props) > 32767:
+        raise ValueError("message properties are longer than 32767 bytes")
+    size = _HEAD.size + 8 + 8 + 8 + 4 + 8 + 4 + len(m.body) + 1 + len(topic) + 2 + len(props)
+    return b"".join(
+        (
+            _HEAD.pack(
+                size, MAGIC_V1, body_crc(m.body), m.queue_id, m.flag, m.queue_offset,
+                m.commit_log_offset, m.sys_flag & ~(SYSFLAG_BORNHOST_V6 | SYSFLAG_STOREHOST_V6),
+                m.born_timestamp,
+            ),
+            _host(m.born_host),
+            struct.pack(">q", m.store_timestamp),
+            _host(m.store_host),
+            struct.pack(">iqi", m.reconsume_times, m.prepared_transaction_offset, len(m.body)),
+            m.body,
+            struct.pack(">B", len(topic)),
+            topic,
+            struct.pack(">h", len(props)),
+            props,
+        )
+    )  # fmt: skip
+
+
+def _host(host: tuple[str, int]) -> bytes:
+    return socket.inet_aton(host[0]) + struct.pack(">i", host[1])
+
+
+def decode_messages(data: bytes, *, decompress: bool = True) -> list[MessageExt]:
+    """All messages in a buffer of stored messages (a pull or query response body)."""
+    out = []
+    pos = 0
+    while pos < len(data):
+        msg, size = decode_message(data, pos, decompress=decompress)
+        out.append(msg)
+        pos += size
+    return out
+
+
+def decode_message(data: bytes, pos: int = 0, *, decompress: bool = True) -> tuple[MessageExt, int]:
+    try:
+        return _decode_message(data, pos, decompress)
+    except (struct.error, UnicodeDecodeError, IndexError, zlib.error) as e:
+        raise MessageDecodeError(f"bad stored message at offset {pos}: {e}") from None
+
+
+def _decode_message(data: bytes, pos: int, decompress: bool) -> tuple[MessageExt, int]:
+    size, magic, _crc, queue_id, flag, qoff, phys, sysflag, born = _HEAD.unpack_from(data, pos)
+    if magic not in (MAGIC_V1, MAGIC_V2):
+        raise MessageDecodeError(f"bad magic {magic & 0xFFFFFFFF:#x} at offset {pos}")
+    if size <= 0 or pos + size > len(data):
+        raise MessageDecodeError(f"message size {size} at offset {pos} runs past the buffer")
+    p = pos + _HEAD.size
+    born_host, p = _read_host(data, p, bool(sysflag & SYSFLAG_BORNHOST_V6))
+    (store_ts,) = struct.unpack_from(">q", data, p)
+    store_host, p = _read_host(data, p + 8, bool(sysflag & SYSFLAG_STOREHOST_V6))
+    reconsume, prepared, body_len = struct.unpack_from(">iqi", data, p)
+    p += 16
+    body = bytes(data[p : p + body_len])
+    p += body_len
+    if decompress and sysflag & SYSFLAG_COMPRESSED:
+        body = zlib.decompress(body)
+    if magic == MAGIC_V2:
+        (tlen,) = struct.unpack_from(">H", data, p)
+        p += 2
+    else:
+        tlen = data[p]
+        p += 1
+    topic = bytes(data[p : p + tlen]).decode()
+    p += tlen
+    (plen,) = struct.unpack_from(">h", data, p)
+    props = bytes(data[p + 2 : p + 2 + plen]).decode() if plen > 0 else ""
+    msg = MessageExt(
+        topic=topic, body=body, queue_id=queue_id, flag=flag, queue_offset=qoff, commit_log_offset=phys,
+        sys_flag=sysflag, born_timestamp=born, born_host=born_host, store_timestamp=store_ts,
+        store_host=store_host, reconsume_times=reconsume, prepared_transaction_offset=prepared,
+        properties=decode_properties(props),
+    )  # fmt: skip
+    return msg, size
+
+
+def _read_host(data: bytes, p: int, v6: bool) -> tuple[tuple[str, int], int]:
+    n = 16 if v6 else 4
+    ip = socket.inet_ntop(socket.AF_INET6 if v6 else socket.AF_INET, bytes(data[p : p + n]))
+    (port,) = struct.unpack_from(">i", data, p + n)
+    return (ip, port), p + n + 4
