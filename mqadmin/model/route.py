@@ -101,9 +101,7 @@ class ClusterInfo:
     def from_body(cls, body: bytes) -> ClusterInfo:
         obj = fastjson.loads(body)
         brokers = {name: BrokerData.from_json(b) for name, b in (obj.get("brokerAddrTable") or {}).items()}
-        clusters = {
-            name: sorted(str(b) for b in names) for name, names in (obj.get("clusterAddrTable") or {}).items()
-        }
+        clusters = {name: sorted(str(b) for b in names) for name, names in (obj.get("clusterAddrTable") or {}).items()}
         return cls(brokers=brokers, clusters=clusters)
 
     def to_json(self) -> dict[str, Any]:

@@ -43,9 +43,7 @@ ATTRIBUTE_VALUES: dict[str, tuple[str, ...]] = {
 def perm_to_string(perm: int) -> str:
     """``RW-`` style letters, as mqadmin prints them (R read, W write, X inherit)."""
     return (
-        ("R" if perm & PERM_READ else "-")
-        + ("W" if perm & PERM_WRITE else "-")
-        + ("X" if perm & PERM_INHERIT else "-")
+        ("R" if perm & PERM_READ else "-") + ("W" if perm & PERM_WRITE else "-") + ("X" if perm & PERM_INHERIT else "-")
     )
 
 

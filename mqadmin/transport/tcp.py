@@ -39,9 +39,7 @@ ServerRequestHandler = Callable[[RemotingCommand], Awaitable[RemotingCommand | N
 
 
 class Transport(Protocol):
-    async def request(
-        self, addr: str, cmd: RemotingCommand, timeout: float | None = None
-    ) -> RemotingCommand: ...
+    async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand: ...
 
     async def oneway(self, addr: str, cmd: RemotingCommand) -> None: ...
 
@@ -91,9 +89,7 @@ class Connection:
         host, port = split_addr(addr)
         try:
             reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(
-                    host, port, ssl=ssl, server_hostname=host if ssl else None, limit=1 << 20
-                ),
+                asyncio.open_connection(host, port, ssl=ssl, server_hostname=host if ssl else None, limit=1 << 20),
                 timeout,
             )
         except TimeoutError:
@@ -167,9 +163,7 @@ class Connection:
         if req.is_oneway:
             return
         if resp is None:
-            resp = req.response(
-                ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.code} not supported"
-            )
+            resp = req.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.code} not supported")
         with contextlib.suppress(TransportError):
             await self._send(resp)
 
@@ -220,9 +214,7 @@ class TcpTransport:
         fut: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
         self._opening[addr] = fut
         try:
-            conn = await Connection.open(
-                addr, timeout=self.connect_timeout, ssl=self._ssl, handler=self._handler
-            )
+            conn = await Connection.open(addr, timeout=self.connect_timeout, ssl=self._ssl, handler=self._handler)
         except BaseException as e:
             fut.set_exception(e)
             fut.exception()  # mark retrieved when nobody else waits

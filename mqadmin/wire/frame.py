@@ -76,9 +76,7 @@ class RemotingCommand:
 
 
 def encode_frame(cmd: RemotingCommand) -> bytes:
-    header = (
-        _encode_binary_header(cmd) if cmd.serialize == SerializeType.ROCKETMQ else _encode_json_header(cmd)
-    )
+    header = _encode_binary_header(cmd) if cmd.serialize == SerializeType.ROCKETMQ else _encode_json_header(cmd)
     h = len(header)
     length = 4 + h + len(cmd.body)
     if length > MAX_FRAME_LENGTH:
