@@ -60,7 +60,7 @@ for _name in COMMAND_MODULES:
 def run() -> None:
     """Console-script entry: run the app, turning every failure into a one-line error."""
     try:
-        app(standalone_mode=False)
+        result = app(standalone_mode=False)
     except CliError as e:
         _report(e.message, e.hint)
         sys.exit(int(e.code))
@@ -78,12 +78,12 @@ def run() -> None:
             raise
         _report(f"{type(e).__name__}: {e}", "run again with --debug for the traceback")
         sys.exit(int(ExitCode.FAILURE))
+    sys.exit(result if isinstance(result, int) else 0)  # click returns typer.Exit's code here
 
 
 def _click_exceptions() -> type[Exception]:
-    import click
-
-    return click.exceptions.ClickException
+    # Recent Typer vendors click (typer._click): find the ClickException its usage errors derive from.
+    return next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
 def _report(message: str, hint: str | None) -> None:
