@@ -1,0 +1,166 @@
+"""Registering the broker with every name server.
+
+* A full registration (all topics, current DataVersion) at start and every
+  ``register_interval`` seconds, to every name server at once; a failed one is retried after
+  a second, so a name server started late or restarted learns the broker quickly.
+* After topic changes, an incremental registration carrying just the changed topics with the
+  new DataVersion (what a Java broker sends after UPDATE_AND_CREATE_TOPIC). Concurrent changes
+  are batched into one request per name server, and the callers wait for it. A name server on a
+  new connection (it restarted, or this is the first contact) gets a full registration instead,
+  because it does not know the broker yet.
+* The connections stay open: a name server unregisters a broker whose connection closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from typing import TYPE_CHECKING
+
+from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
+from mqadmin.server.batcher import Batcher
+from mqadmin.server.namesrv.register_body import crc32, encode_json
+from mqadmin.transport.errors import TransportError
+from mqadmin.transport.tcp import Connection
+from mqadmin.wire import fastjson
+from mqadmin.wire.codes import RequestCode, ResponseCode
+from mqadmin.wire.frame import RemotingCommand
+
+if TYPE_CHECKING:
+    from mqadmin.server.broker.broker import Broker
+
+log = logging.getLogger(__name__)
+
+RETRY_AFTER_FAILURE = 1.0
+
+
+class RegistrationError(Exception):
+    pass
+
+
+class NamesrvRegistrar:
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self._conns: dict[str, Connection] = {}
+        self._known: set[str] = set()
+        """Name servers that got a full registration on their current connection."""
+        self._opaque = itertools.count(1)
+        self._batcher: Batcher[TopicConfig] = Batcher(self._register_changes)
+        self._task: asyncio.Task[None] | None = None
+        self.registrations = 0
+
+    @property
+    def addrs(self) -> list[str]:
+        return list(self.broker.config.namesrv_addrs)
+
+    async def start(self) -> bool:
+        """First full registration (awaited), then the periodic loop. True if every name server took it."""
+        ok = await self.register_all()
+        self._task = asyncio.get_running_loop().create_task(self._periodic(ok))
+        return ok
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self._batcher.drain()
+        await asyncio.gather(*(self._unregister(a) for a in list(self._conns)), return_exceptions=True)
+        await asyncio.gather(*(c.close() for c in self._conns.values()), return_exceptions=True)
+        self._conns.clear()
+
+    async def _periodic(self, ok: bool) -> None:
+        while True:
+            await asyncio.sleep(self.broker.config.register_interval if ok else RETRY_AFTER_FAILURE)
+            ok = await self.register_all()
+
+    # --- full and incremental registration ------------------------------------------------
+
+    async def register_all(self) -> bool:
+        results = await asyncio.gather(*(self._register(a, None) for a in self.addrs), return_exceptions=True)
+        failed = [(a, r) for a, r in zip(self.addrs, results, strict=True) if isinstance(r, BaseException)]
+        for addr, err in failed:
+            log.warning("%s: registration with %s failed: %s", self.broker.config.broker_name, addr, err)
+        return not failed
+
+    async def publish(self, changed: list[TopicConfig]) -> None:
+        """Announce changed topics to every name server; returns once they have been sent."""
+        await self._batcher.submit(*changed)
+
+    async def _register_changes(self, changed: list[TopicConfig]) -> None:
+        if not changed:
+            return
+        topics = {tc.topic_name: tc for tc in changed}
+        results = await asyncio.gather(*(self._register(a, topics) for a in self.addrs), return_exceptions=True)
+        for addr, r in zip(self.addrs, results, strict=True):
+            if isinstance(r, BaseException):  # the periodic full registration will catch up
+                log.warning("%s: incremental registration with %s failed: %s", self.broker.config.broker_name, addr, r)
+
+    async def _register(self, addr: str, topics: dict[str, TopicConfig] | None) -> None:
+        conn = await self._connection(addr)
+        if topics is None or addr not in self._known:
+            topics = self.broker.topics.all()
+        cfg = self.broker.config
+        table = {name: self._announced(tc).to_json() for name, tc in topics.items()}
+        wrapper = {"dataVersion": self.broker.topics.data_version, "topicConfigTable": table}
+        body = encode_json(wrapper)
+        ext = {
+            "brokerName": cfg.broker_name,
+            "brokerAddr": cfg.addr,
+            "clusterName": cfg.cluster_name,
+            "haServerAddr": cfg.ha_addr,
+            "brokerId": str(cfg.broker_id),
+            "compressed": "false",
+            "enableActingMaster": "false",
+            "bodyCrc32": str(crc32(body)),
+        }
+        cmd = RemotingCommand(int(RequestCode.REGISTER_BROKER), next(self._opaque), ext=ext, body=body)
+        resp = await conn.request(cmd, cfg.register_timeout)
+        if resp.code != ResponseCode.SUCCESS:
+            raise RegistrationError(f"code {resp.code}: {resp.remark}")
+        self._known.add(addr)
+        self.registrations += 1
+        if resp.body:
+            await self._apply_order_config(resp.body)
+
+    def _announced(self, tc: TopicConfig) -> TopicConfig:
+        """A broker without read or write permission announces its topics with reduced perms."""
+        bp = self.broker.config.broker_permission
+        if bp & PERM_READ and bp & PERM_WRITE:
+            return tc
+        return tc.with_(perm=tc.perm & bp)
+
+    async def _apply_order_config(self, body: bytes) -> None:
+        try:
+            table = fastjson.loads(body).get("table") or {}
+        except (ValueError, AttributeError):
+            return
+        if isinstance(table, dict):
+            await self.broker.topics.apply_order_config({str(k): str(v) for k, v in table.items()})
+
+    async def _connection(self, addr: str) -> Connection:
+        conn = self._conns.get(addr)
+        if conn is None or conn.closed:
+            self._known.discard(addr)
+            if conn is not None:
+                await conn.close()
+            conn = await Connection.open(addr, timeout=self.broker.config.register_timeout)
+            self._conns[addr] = conn
+        return conn
+
+    async def _unregister(self, addr: str) -> None:
+        conn = self._conns.get(addr)
+        if conn is None or conn.closed:
+            return
+        cfg = self.broker.config
+        ext = {
+            "brokerName": cfg.broker_name,
+            "brokerAddr": cfg.addr,
+            "clusterName": cfg.cluster_name,
+            "brokerId": str(cfg.broker_id),
+        }
+        cmd = RemotingCommand(int(RequestCode.UNREGISTER_BROKER), next(self._opaque), ext=ext)
+        with contextlib.suppress(TransportError, TimeoutError):
+            await conn.request(cmd, 1.0)

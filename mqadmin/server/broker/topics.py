@@ -1,0 +1,232 @@
+"""TopicConfigManager: the broker's topic table, its start-up topics, auto-creation, persistence.
+
+Every change is in memory at once, durable (topics.json + fsynced journal, group commit) before
+the call returns, and then announced to the name servers (an incremental registration, batched
+the same way) before the call returns. The DataVersion is bumped on every change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from mqadmin.model.topic import (
+    DEFAULT_TOPIC,
+    PERM_INHERIT,
+    PERM_READ,
+    PERM_WRITE,
+    TopicConfig,
+    is_system_topic,
+)
+from mqadmin.server.broker.config import BrokerConfig
+from mqadmin.server.broker.data_version import DataVersion
+from mqadmin.server.durable import DurableJson
+
+log = logging.getLogger(__name__)
+
+UpdateResult = Literal["created", "updated", "unchanged"]
+Publisher = Callable[[list[TopicConfig]], Awaitable[None]]
+
+SELF_TEST_TOPIC = "SELF_TEST_TOPIC"
+BENCHMARK_TOPIC = "BenchmarkTest"
+OFFSET_MOVED_EVENT = "OFFSET_MOVED_EVENT"
+SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
+TRANS_HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
+TRANS_OP_HALF_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
+
+
+def startup_topics(cfg: BrokerConfig) -> list[TopicConfig]:
+    """The topics a broker creates at start (rocketmq-protocol.md §4; 5.x TopicConfigManager.init)."""
+    rw = PERM_READ | PERM_WRITE
+    out = [TopicConfig(SELF_TEST_TOPIC, 1, 1, rw)]
+    if cfg.auto_create_topic_enable:
+        n = cfg.default_topic_queue_nums
+        out.append(TopicConfig(DEFAULT_TOPIC, n, n, PERM_INHERIT | rw))
+    out += [
+        TopicConfig(BENCHMARK_TOPIC, 1024, 1024, rw),
+        TopicConfig(cfg.cluster_name, 16, 16, PERM_INHERIT | (rw if cfg.cluster_topic_enable else 0)),
+        TopicConfig(cfg.broker_name, 1, 1, PERM_INHERIT | (rw if cfg.broker_topic_enable else 0)),
+        TopicConfig(OFFSET_MOVED_EVENT, 1, 1, rw),
+        TopicConfig(SCHEDULE_TOPIC, 18, 18, rw),
+        TopicConfig(f"{cfg.cluster_name}_REPLY_TOPIC", 1, 1, rw),
+        TopicConfig(f"rmq_sys_REVIVE_LOG_{cfg.cluster_name}", cfg.revive_queue_num, cfg.revive_queue_num, rw),
+        TopicConfig(f"rmq_sys_SYNC_BROKER_MEMBER_{cfg.broker_name}", 1, 1, PERM_INHERIT),
+        TopicConfig(TRANS_HALF_TOPIC, 1, 1, rw),
+        TopicConfig(TRANS_OP_HALF_TOPIC, 1, 1, rw),
+    ]
+    return out
+
+
+class TopicConfigManager:
+    def __init__(self, config: BrokerConfig, path: Path, publish: Publisher | None = None) -> None:
+        self.config = config
+        self.path = path
+        self._publish = publish
+        self._table: dict[str, TopicConfig] = {}
+        self._dv = DataVersion()
+        self._startup_names: set[str] = set()
+        self._file = DurableJson(path, self._snapshot, journal=True, size=lambda: len(self._table))
+        self._create_lock = asyncio.Lock()
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def get(self, name: str) -> TopicConfig | None:
+        return self._table.get(name)
+
+    def all(self) -> dict[str, TopicConfig]:
+        return dict(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    @property
+    def data_version(self) -> dict[str, Any]:
+        return self._dv.to_json()
+
+    def is_system_topic(self, name: str) -> bool:
+        """Refused by create/delete: the fixed system topics plus the names this broker adds at start."""
+        return is_system_topic(name) or name in self._startup_names
+
+    def wrapper_json(self) -> dict[str, Any]:
+        """TopicConfigAndMappingSerializeWrapper (GET_ALL_TOPIC_CONFIG, registration)."""
+        return {
+            "dataVersion": self._dv.to_json(),
+            "mappingDataVersion": DataVersion(0, 0, 0).to_json(),
+            "topicConfigTable": {name: tc.to_json() for name, tc in self._table.items()},
+            "topicQueueMappingDetailMap": {},
+            "topicQueueMappingInfoMap": {},
+        }
+
+    # --- loading ---------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Start-up topics first, then the persisted table over them (as Java does: the file wins)."""
+        for tc in startup_topics(self.config):
+            self._table[tc.topic_name] = tc
+            self._startup_names.add(tc.topic_name)
+        snapshot, records = self._file.load()
+        if isinstance(snapshot, dict):
+            self._dv = DataVersion.from_json(snapshot.get("dataVersion"))
+            for name, obj in (snapshot.get("topicConfigTable") or {}).items():
+                if isinstance(obj, dict):
+                    self._table[name] = TopicConfig.from_json(obj, name)
+        for rec in records:
+            self._replay(rec)
+
+    def _replay(self, rec: Any) -> None:
+        if not isinstance(rec, dict):
+            return
+        if "dataVersion" in rec:
+            self._dv = DataVersion.from_json(rec["dataVersion"])
+        put = rec.get("put")
+        if isinstance(put, dict) and put.get("topicName"):
+            self._table[put["topicName"]] = TopicConfig.from_json(put)
+        deleted = rec.get("del")
+        if isinstance(deleted, str):
+            self._table.pop(deleted, None)
+
+    def _snapshot(self) -> dict[str, Any]:
+        return {
+            "dataVersion": self._dv.to_json(),
+            "topicConfigTable": {name: tc.to_json() for name, tc in sorted(self._table.items())},
+        }
+
+    async def close(self) -> None:
+        await self._file.close()
+
+    # --- changing --------------------------------------------------------------------------
+
+    async def update(self, cfg: TopicConfig) -> UpdateResult:
+        return (await self.update_many([cfg]))[0]
+
+    async def update_many(self, cfgs: Iterable[TopicConfig]) -> list[UpdateResult]:
+        """Create or replace topics; identical configs are left alone (no DataVersion bump)."""
+        results: list[UpdateResult] = []
+        changed: list[TopicConfig] = []
+        for cfg in cfgs:
+            old = self._table.get(cfg.topic_name)
+            if old == cfg:
+                results.append("unchanged")
+                continue
+            results.append("created" if old is None else "updated")
+            changed.append(cfg)
+        await self._commit_puts(changed)
+        return results
+
+    async def delete(self, name: str) -> bool:
+        if self._table.pop(name, None) is None:
+            return False
+        self._dv.next()
+        await self._file.commit({"del": name, "dataVersion": self._dv.to_json()})
+        return True
+
+    async def create_in_send(
+        self, topic: str, default_topic: str, client_queue_nums: int, topic_sys_flag: int = 0
+    ) -> TopicConfig | None:
+        """Auto-creation on the first send (Java createTopicInSendMessageMethod).
+
+        Allowed only when ``default_topic`` exists here and its perm has INHERIT; TBW102 counts
+        as non-inheritable when autoCreateTopicEnable is off. Queues = min(client's
+        defaultTopicQueueNums, the default topic's write queues); perm = the default's without
+        INHERIT. Returns the existing config if the topic exists, None when not allowed.
+        """
+        async with self._create_lock:
+            existing = self._table.get(topic)
+            if existing is not None:
+                return existing
+            default = self._table.get(default_topic)
+            if default is None:
+                log.warning("auto-create of %s refused: default topic %s does not exist", topic, default_topic)
+                return None
+            perm = default.perm
+            if default_topic == DEFAULT_TOPIC and not self.config.auto_create_topic_enable:
+                perm = PERM_READ | PERM_WRITE
+            if not perm & PERM_INHERIT:
+                log.warning("auto-create of %s refused: default topic %s has perm %d", topic, default_topic, perm)
+                return None
+            queues = max(0, min(client_queue_nums, default.write_queue_nums))
+            cfg = TopicConfig(
+                topic,
+                queues,
+                queues,
+                perm & ~PERM_INHERIT,
+                default.topic_filter_type,
+                topic_sys_flag,
+            )
+            await self._commit_puts([cfg])
+            return cfg
+
+    async def create_retry_topic(self, topic: str, queue_nums: int = 1, perm: int = 6) -> TopicConfig:
+        """A ``%RETRY%`` topic on demand (Java createTopicInSendMessageBackMethod)."""
+        async with self._create_lock:
+            existing = self._table.get(topic)
+            if existing is not None:
+                return existing
+            cfg = TopicConfig(topic, queue_nums, queue_nums, perm)
+            await self._commit_puts([cfg])
+            return cfg
+
+    def bump_version(self) -> None:
+        """A change the name servers must see that is not in the table (e.g. the broker's permission)."""
+        self._dv.next()
+
+    async def apply_order_config(self, order_conf: dict[str, str]) -> None:
+        """Mark the topics listed in the name server's ORDER_TOPIC_CONFIG as ordered (what a Java
+        broker does with the KVTable of a REGISTER_BROKER response; it never clears the flag)."""
+        changed = [tc.with_(order=True) for name, tc in self._table.items() if name in order_conf and not tc.order]
+        if changed:
+            await self._commit_puts(changed, publish=False)
+
+    async def _commit_puts(self, cfgs: list[TopicConfig], publish: bool = True) -> None:
+        if not cfgs:
+            return
+        for cfg in cfgs:
+            self._table[cfg.topic_name] = cfg
+            self._dv.next()
+        dv = self._dv.to_json()
+        await asyncio.gather(*(self._file.commit({"put": cfg.to_json(), "dataVersion": dv}) for cfg in cfgs))
+        if publish and self._publish is not None:
+            await self._publish(cfgs)

@@ -1,0 +1,150 @@
+"""Durable JSON documents with group commit.
+
+Callers change their in-memory state, then ``await commit(record)``. One flusher task writes for
+every caller waiting at that moment, so N concurrent changes cost one disk write, and ``commit``
+returns only once its change is on disk (a change is never acknowledged unsaved).
+
+Two modes:
+
+* snapshot only (``journal=False``): each flush rewrites the whole file atomically
+  (``persist.write_json``: temporary file, fsync, previous version kept as ``.bak``, rename).
+* journal (``journal=True``): each flush appends the batch's records, one JSON line each, to
+  ``<file>.log`` and fsyncs once. When the journal holds as many records as the snapshot has
+  entries (at least ``compact_min``), and at ``close``, the whole snapshot is written and the
+  journal emptied. Loading replays the journal over the snapshot; a torn last line (a crash
+  mid-append) is cut off. Records must be idempotent (full puts and deletes) because a crash
+  between the snapshot and the truncation replays records the snapshot already holds.
+
+Creating 10,000 topics thus costs about 10,000 short appends in a few hundred fsyncs plus a few
+full rewrites, instead of 10,000 rewrites of an ever larger file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mqadmin.server.batcher import Batcher
+from mqadmin.server.persist import fsync_dir, load_json, write_json
+
+log = logging.getLogger(__name__)
+
+
+class DurableJson:
+    def __init__(
+        self,
+        path: Path,
+        snapshot: Callable[[], Any],
+        *,
+        journal: bool = False,
+        size: Callable[[], int] = lambda: 0,
+        compact_min: int = 1000,
+    ) -> None:
+        self.path = path
+        self.journal_path = path.with_name(path.name + ".log")
+        self._snapshot = snapshot
+        self._journal = journal
+        self._size = size
+        self._compact_min = compact_min
+        self._batcher: Batcher[str] = Batcher(self._flush)
+        self._journal_records = 0
+        self._journal_fd: int | None = None
+        self.flushes = 0
+
+    # --- loading ---------------------------------------------------------------------------
+
+    def load(self) -> tuple[Any | None, list[Any]]:
+        """The snapshot (``path``, else ``path.bak``, else None) and the journal records after it.
+
+        Cuts a torn tail off the journal so that later appends start on a clean line.
+        """
+        snapshot = load_json(self.path)
+        records: list[Any] = []
+        try:
+            data = self.journal_path.read_bytes()
+        except FileNotFoundError:
+            return snapshot, records
+        good = 0
+        for line in data.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                break
+            good += len(line)
+        if good != len(data):
+            log.warning("%s: cutting %d bytes of torn journal tail", self.journal_path, len(data) - good)
+            with open(self.journal_path, "r+b") as f:
+                f.truncate(good)
+                os.fsync(f.fileno())
+        self._journal_records = len(records)
+        return snapshot, records
+
+    # --- committing ------------------------------------------------------------------------
+
+    async def commit(self, record: Any = None) -> None:
+        """Wait until the current in-memory state (and ``record``, in journal mode) is on disk."""
+        if self._journal and record is not None:
+            await self._batcher.submit(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+        else:
+            await self._batcher.submit()
+
+    async def _flush(self, lines: list[str]) -> None:
+        if not self._journal:
+            await self._write_snapshot()
+            self.flushes += 1
+            return
+        await asyncio.to_thread(self._append, "".join(lines).encode())
+        self._journal_records += len(lines)
+        self.flushes += 1
+        if self._journal_records >= max(self._compact_min, self._size()):
+            try:
+                await self._write_snapshot()
+            except OSError as e:  # the journal still holds everything; retried at the next flush
+                log.error("%s: snapshot failed: %s", self.path, e)
+
+    async def _write_snapshot(self) -> None:
+        obj = self._snapshot()
+        await asyncio.to_thread(self._replace_snapshot, obj)
+
+    def _replace_snapshot(self, obj: Any) -> None:
+        write_json(self.path, obj)
+        if self._journal and (self._journal_fd is not None or self.journal_path.exists()):
+            fd = self._journal_file()
+            os.ftruncate(fd, 0)
+            os.fsync(fd)
+        self._journal_records = 0
+
+    def _journal_file(self) -> int:
+        if self._journal_fd is None:
+            created = not self.journal_path.exists()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._journal_fd = os.open(self.journal_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            if created:
+                fsync_dir(self.path.parent)
+        return self._journal_fd
+
+    def _append(self, data: bytes) -> None:
+        if not data:
+            return
+        fd = self._journal_file()
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fsync(fd)
+
+    async def close(self) -> None:
+        """Flush what is pending, leave a complete snapshot and an empty journal."""
+        await self._batcher.drain()
+        if self._journal and self._journal_records:
+            await self._write_snapshot()
+        if self._journal_fd is not None:
+            os.close(self._journal_fd)
+            self._journal_fd = None

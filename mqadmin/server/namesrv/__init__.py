@@ -1,0 +1,1 @@
+"""The embedded name server: broker registration, routes, KV config."""

@@ -1,0 +1,164 @@
+"""RegisterBrokerBody: the topic configs a broker sends with REGISTER_BROKER (103).
+
+Two forms (rocketmq-protocol.md §6): JSON, and a deflated stream of i32-length-prefixed items
+(DataVersion JSON; topic count and one space-separated TopicConfig each; the filter-server list
+JSON; optionally a count plus TopicQueueMappingInfo JSONs).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqadmin.model.topic import TopicConfig
+from mqadmin.wire import fastjson
+
+MAX_INFLATED = 256 * 1024 * 1024
+"""Refuse registration bodies that inflate beyond this (a deflate bomb would otherwise eat memory)."""
+
+
+class BodyError(ValueError):
+    pass
+
+
+@dataclass
+class RegisterBody:
+    data_version: dict[str, Any] | None = None
+    topics: dict[str, TopicConfig] = field(default_factory=dict)
+    filter_servers: list[str] = field(default_factory=list)
+
+
+def crc32(body: bytes) -> int:
+    """bodyCrc32 as Java computes it: CRC32 & 0x7FFFFFFF."""
+    return zlib.crc32(body) & 0x7FFFFFFF
+
+
+def encode_json(wrapper: dict[str, Any], filter_servers: list[str] | None = None) -> bytes:
+    return fastjson.dumps_bytes({"filterServerList": filter_servers or [], "topicConfigSerializeWrapper": wrapper})
+
+
+def encode_compressed(data_version: dict[str, Any], topics: dict[str, TopicConfig]) -> bytes:
+    parts = [_item(fastjson.dumps_bytes(data_version)), struct.pack(">i", len(topics))]
+    parts += [_item(_topic_line(tc).encode()) for tc in topics.values()]
+    parts += [_item(b"[]"), struct.pack(">i", 0)]
+    return zlib.compress(b"".join(parts), 9)
+
+
+def decode(body: bytes, compressed: bool) -> RegisterBody:
+    """Either form. A body flagged uncompressed that is really deflated (what a 5.x broker with
+    compressedRegister sends) is read as compressed."""
+    if not body:
+        return RegisterBody()
+    if compressed or body[:1] == b"\x78":
+        return _decode_compressed(body)
+    return _decode_json(body)
+
+
+def _item(data: bytes) -> bytes:
+    return struct.pack(">i", len(data)) + data
+
+
+def _topic_line(tc: TopicConfig) -> str:
+    attrs = json.dumps(tc.attributes, separators=(",", ":"), ensure_ascii=False)
+    return f"{tc.topic_name} {tc.read_queue_nums} {tc.write_queue_nums} {tc.perm} {tc.topic_filter_type} {attrs}"
+
+
+def _decode_json(body: bytes) -> RegisterBody:
+    try:
+        obj = fastjson.loads(body)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BodyError(f"register body is not JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise BodyError("register body is not a JSON object")
+    wrapper = obj.get("topicConfigSerializeWrapper", obj if "topicConfigTable" in obj else {})
+    if not isinstance(wrapper, dict):
+        raise BodyError("topicConfigSerializeWrapper is not an object")
+    table = wrapper.get("topicConfigTable") or {}
+    if not isinstance(table, dict):
+        raise BodyError("topicConfigTable is not an object")
+    topics: dict[str, TopicConfig] = {}
+    for name, tc in table.items():
+        if not isinstance(tc, dict):
+            raise BodyError(f"topic config of {name!r} is not an object")
+        try:
+            topics[name] = TopicConfig.from_json(tc, name)
+        except (TypeError, ValueError) as e:
+            raise BodyError(f"topic config of {name!r}: {e}") from None
+    dv = wrapper.get("dataVersion")
+    servers = obj.get("filterServerList") or []
+    return RegisterBody(
+        data_version=dv if isinstance(dv, dict) else None,
+        topics=topics,
+        filter_servers=[str(s) for s in servers] if isinstance(servers, list) else [],
+    )
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def int(self) -> int:
+        if self.pos + 4 > len(self.data):
+            raise BodyError("compressed register body ends early")
+        (n,) = struct.unpack_from(">i", self.data, self.pos)
+        self.pos += 4
+        return n
+
+    def item(self) -> bytes:
+        n = self.int()
+        if n < 0 or self.pos + n > len(self.data):
+            raise BodyError(f"compressed register body: item of {n} bytes runs past the end")
+        out = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+    @property
+    def more(self) -> bool:
+        return self.pos < len(self.data)
+
+
+def _decode_compressed(body: bytes) -> RegisterBody:
+    try:
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(body, MAX_INFLATED)
+    except zlib.error as e:
+        raise BodyError(f"register body does not inflate: {e}") from None
+    if inflater.unconsumed_tail:
+        raise BodyError(f"register body inflates beyond {MAX_INFLATED} bytes")
+    r = _Reader(data)
+    try:
+        dv = json.loads(r.item())
+        topics: dict[str, TopicConfig] = {}
+        for _ in range(r.int()):
+            tc = _parse_topic_line(r.item().decode())
+            topics[tc.topic_name] = tc
+        servers = json.loads(r.item()) if r.more else []
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BodyError(f"compressed register body: {e}") from None
+    return RegisterBody(
+        data_version=dv if isinstance(dv, dict) else None,
+        topics=topics,
+        filter_servers=[str(s) for s in servers] if isinstance(servers, list) else [],
+    )
+
+
+def _parse_topic_line(line: str) -> TopicConfig:
+    parts = line.split(" ", 5)
+    if len(parts) < 5:
+        raise BodyError(f"compressed topic config {line!r} has fewer than 5 fields")
+    try:
+        attrs = json.loads(parts[5]) if len(parts) > 5 and parts[5] else {}
+        return TopicConfig(
+            topic_name=parts[0],
+            read_queue_nums=int(parts[1]),
+            write_queue_nums=int(parts[2]),
+            perm=int(parts[3]),
+            topic_filter_type=parts[4],
+            attributes={str(k): str(v) for k, v in attrs.items()} if isinstance(attrs, dict) else {},
+        )
+    except ValueError as e:
+        raise BodyError(f"compressed topic config {line!r}: {e}") from None
