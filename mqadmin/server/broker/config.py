@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mqadmin.model.topic import PERM_READ, PERM_WRITE
+from mqadmin.server.properties import Prop, apply_properties, properties_of
 
 
 @dataclass
@@ -49,82 +49,37 @@ class BrokerConfig:
     def config_dir(self) -> Path:
         return Path(self.data_dir) / "config"
 
-    # --- Java properties --------------------------------------------------------------------
-
     def to_properties(self) -> dict[str, str]:
-        return {java: _format(getattr(self, attr), kind) for java, (attr, kind, _) in PROPERTIES.items()}
+        return properties_of(self, PROPERTIES)
 
     def apply_properties(self, props: dict[str, str]) -> list[str]:
-        """Apply the runtime-changeable keys among ``props`` (others are ignored, as Java ignores
-        unknown keys). Returns the Java names applied; raises ValueError naming a bad value."""
-        parsed: dict[str, Any] = {}
-        for java, raw in props.items():
-            spec = PROPERTIES.get(java)
-            if spec is None or not spec[2]:
-                continue
-            attr, kind, _ = spec
-            parsed[attr] = _parse(java, raw, kind)
-        for attr, value in parsed.items():
-            setattr(self, attr, value)
-        return [j for j in props if j in PROPERTIES and PROPERTIES[j][2]]
+        return apply_properties(self, PROPERTIES, props)
 
 
 CONFIG_BLACKLIST = frozenset({"brokerConfigPath", "configBlackList", "rocketmqHome"})
 """Keys UPDATE_BROKER_CONFIG refuses with NO_PERMISSION."""
 
-# Java name -> (attribute, kind, changeable at runtime)
-PROPERTIES: dict[str, tuple[str, str, bool]] = {
-    "brokerName": ("broker_name", "str", False),
-    "brokerClusterName": ("cluster_name", "str", False),
-    "brokerId": ("broker_id", "int", False),
-    "brokerIP1": ("listen_host", "str", False),
-    "listenPort": ("listen_port", "int", False),
-    "namesrvAddr": ("namesrv_addrs", "addrs", False),
-    "storePathRootDir": ("data_dir", "path", False),
-    "autoCreateTopicEnable": ("auto_create_topic_enable", "bool", True),
-    "defaultTopicQueueNums": ("default_topic_queue_nums", "int", True),
-    "brokerPermission": ("broker_permission", "int", True),
-    "maxMessageSize": ("max_message_size", "int", True),
-    "clusterTopicEnable": ("cluster_topic_enable", "bool", False),
-    "brokerTopicEnable": ("broker_topic_enable", "bool", False),
-    "autoCreateSubscriptionGroup": ("auto_create_subscription_group", "bool", True),
-    "registerNameServerPeriod": ("register_interval", "ms", True),
-    "registerBrokerTimeoutMills": ("register_timeout", "ms", True),
-    "longPollingEnable": ("long_polling_enable", "bool", True),
-    "shortPollingTimeMills": ("short_polling_time", "ms", True),
-    "regionId": ("region_id", "str", True),
-    "traceOn": ("trace_on", "bool", True),
-    "rejectTransactionMessage": ("reject_transaction_message", "bool", True),
-    "reviveQueueNum": ("revive_queue_num", "int", False),
+PROPERTIES: dict[str, Prop] = {
+    "brokerName": Prop("broker_name", runtime=False),
+    "brokerClusterName": Prop("cluster_name", runtime=False),
+    "brokerId": Prop("broker_id", "int", runtime=False),
+    "brokerIP1": Prop("listen_host", runtime=False),
+    "listenPort": Prop("listen_port", "int", runtime=False),
+    "namesrvAddr": Prop("namesrv_addrs", "addrs", runtime=False),
+    "storePathRootDir": Prop("data_dir", "path", runtime=False),
+    "autoCreateTopicEnable": Prop("auto_create_topic_enable", "bool"),
+    "defaultTopicQueueNums": Prop("default_topic_queue_nums", "int"),
+    "brokerPermission": Prop("broker_permission", "int"),
+    "maxMessageSize": Prop("max_message_size", "int"),
+    "clusterTopicEnable": Prop("cluster_topic_enable", "bool", runtime=False),
+    "brokerTopicEnable": Prop("broker_topic_enable", "bool", runtime=False),
+    "autoCreateSubscriptionGroup": Prop("auto_create_subscription_group", "bool"),
+    "registerNameServerPeriod": Prop("register_interval", "ms"),
+    "registerBrokerTimeoutMills": Prop("register_timeout", "ms"),
+    "longPollingEnable": Prop("long_polling_enable", "bool"),
+    "shortPollingTimeMills": Prop("short_polling_time", "ms"),
+    "regionId": Prop("region_id"),
+    "traceOn": Prop("trace_on", "bool"),
+    "rejectTransactionMessage": Prop("reject_transaction_message", "bool"),
+    "reviveQueueNum": Prop("revive_queue_num", "int", runtime=False),
 }
-
-
-def _format(value: Any, kind: str) -> str:
-    if kind == "bool":
-        return "true" if value else "false"
-    if kind == "ms":
-        return str(int(round(value * 1000)))
-    if kind == "addrs":
-        return ";".join(value)
-    return str(value)
-
-
-def _parse(java: str, raw: str, kind: str) -> Any:
-    raw = raw.strip()
-    if kind == "bool":
-        if raw.lower() not in ("true", "false"):
-            raise ValueError(f"{java}={raw!r} is not true or false")
-        return raw.lower() == "true"
-    if kind in ("int", "ms"):
-        try:
-            n = int(raw)
-        except ValueError:
-            raise ValueError(f"{java}={raw!r} is not an integer") from None
-        if n < 0:
-            raise ValueError(f"{java}={raw!r} must not be negative")
-        return n / 1000 if kind == "ms" else n
-    if kind == "addrs":
-        return [a.strip() for a in raw.split(";") if a.strip()]
-    if kind == "path":
-        return Path(raw)
-    return raw
