@@ -69,6 +69,8 @@ def reason_of(error: BaseException) -> str:
     if isinstance(error, ResponseError):
         return error.describe()
     text = str(error) or type(error).__name__
+    if isinstance(error, TransportError):
+        text = text.replace(f" to {error.addr}", "")  # the row already shows the address
     return _first_line(text)
 
 

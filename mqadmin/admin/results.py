@@ -10,6 +10,7 @@ from mqadmin.model.topic import TopicConfig
 
 
 class Status(StrEnum):
+    OK = "ok"
     CREATED = "created"
     UPDATED = "updated"
     UNCHANGED = "unchanged"
