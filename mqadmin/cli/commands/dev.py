@@ -1,0 +1,267 @@
+"""``mqadmin dev``: an embedded RocketMQ-compatible cluster on 127.0.0.1 (no Java, no Docker).
+
+``dev up`` runs a name server and brokers in one process; ``dev namesrv`` and ``dev broker`` run
+one server each (so a test can kill one); ``dev demo`` shows the two ways topics come to exist.
+The servers are imported inside the commands so ``mqadmin --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mqadmin.cli.errors import CliError, ExitCode, usage_error
+from mqadmin.cli.options import GLOBAL, OutputFormat
+
+dev_app = typer.Typer(
+    name="dev",
+    help="Run an embedded RocketMQ-compatible name server and brokers on 127.0.0.1 (for development and tests).",
+    no_args_is_help=True,
+)
+
+DataDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir", help="Where the servers keep their files; default: a temporary directory deleted at exit."
+    ),
+]
+AutoCreateOpt = Annotated[
+    bool,
+    typer.Option(
+        "--auto-create/--no-auto-create",
+        help="autoCreateTopicEnable: a send to an unknown topic creates it through TBW102 (default on).",
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(dev_app)
+
+
+@dev_app.command("up")
+def up(
+    data_dir: DataDirOpt = None,
+    brokers: Annotated[int, typer.Option("--brokers", min=1, max=26, help="Number of brokers (masters).")] = 2,
+    namesrv_port: Annotated[
+        int, typer.Option("--namesrv-port", min=0, max=65535, help="Name-server port; 0 picks a free one.")
+    ] = 9876,
+    broker_port: Annotated[
+        int,
+        typer.Option(
+            "--broker-port",
+            min=0,
+            max=65535,
+            help="First broker's port; the next ones are +10 each; 0 picks free ones.",
+        ),
+    ] = 10911,
+    cluster: Annotated[str, typer.Option("--cluster", help="Cluster name.")] = "DefaultCluster",
+    auto_create: AutoCreateOpt = True,
+) -> None:
+    """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
+
+    Prints NAMESRV_ADDR=… and a ready line once every broker has registered.
+    """
+    from mqadmin.server.dev import BROKER_PORT_STEP, run_until_signalled, start_cluster
+
+    if broker_port and broker_port + BROKER_PORT_STEP * (brokers - 1) + 1 > 65535:
+        raise usage_error(f"--broker-port {broker_port} leaves no room for {brokers} brokers", "use a lower port")
+    _check_data_dir(data_dir)
+
+    async def main() -> None:
+        t0 = time.perf_counter()
+        cluster_ = await _starting(
+            start_cluster(
+                data_dir=data_dir,
+                brokers=brokers,
+                namesrv_port=namesrv_port,
+                broker_port=broker_port,
+                auto_create=auto_create,
+                cluster=cluster,
+            ),
+            "--namesrv-port / --broker-port",
+        )
+        info = cluster_.describe() | {"readySeconds": round(time.perf_counter() - t0, 3)}
+        if _json():
+            _print_json_line(info)
+        else:
+            lines = [f"NAMESRV_ADDR={cluster_.namesrv_addr}"]
+            lines += [f"{b['name']}  {b['addr']}  {cluster}" for b in info["brokers"]]  # type: ignore[union-attr]
+            kept = "deleted at exit" if cluster_.temporary else "kept"
+            lines.append(
+                f"ready in {info['readySeconds']:.3f} s: {brokers} broker(s) registered; "
+                f"data in {cluster_.data_dir} ({kept}); Ctrl-C stops"
+            )
+            _print_lines(lines)
+        await run_until_signalled(cluster_.stop)
+
+    _run(main)
+
+
+@dev_app.command("namesrv")
+def namesrv(
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port; 0 picks a free one.")] = 9876,
+    data_dir: DataDirOpt = None,
+    scan_interval: Annotated[
+        float, typer.Option("--scan-interval", min=0.01, help="Seconds between scans for silent brokers.")
+    ] = 10.0,
+    broker_expire: Annotated[
+        float, typer.Option("--broker-expire", min=0.01, help="Seconds of silence after which a broker is dropped.")
+    ] = 120.0,
+) -> None:
+    """Run one name server in the foreground until Ctrl-C or SIGTERM."""
+    from mqadmin.server.dev import HOST, run_until_signalled
+    from mqadmin.server.namesrv.config import NamesrvConfig
+    from mqadmin.server.namesrv.server import NameServer
+
+    _check_data_dir(data_dir)
+
+    async def main() -> None:
+        with _DataRoot(data_dir) as root:
+            cfg = NamesrvConfig(
+                listen_host=HOST,
+                listen_port=port,
+                data_dir=root,
+                scan_interval=scan_interval,
+                broker_expire=broker_expire,
+            )
+            server = NameServer(cfg)
+            await _starting(server.start(), "--port")
+            _ready({"namesrvAddr": server.addr, "dataDir": str(root)}, [f"NAMESRV_ADDR={server.addr}"])
+            await run_until_signalled(server.stop)
+
+    _run(main)
+
+
+@dev_app.command("broker")
+def broker(
+    namesrv_addr: Annotated[
+        str, typer.Option("--namesrv-addr", "-n", help="Name server(s) to register with: 'host:port[;host:port]'.")
+    ] = "127.0.0.1:9876",
+    broker_name: Annotated[str, typer.Option("--broker-name", help="Broker name.")] = "broker-a",
+    cluster: Annotated[str, typer.Option("--cluster", help="Cluster name.")] = "DefaultCluster",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port; 0 picks a free one.")] = 10911,
+    data_dir: DataDirOpt = None,
+    auto_create: AutoCreateOpt = True,
+    broker_id: Annotated[int, typer.Option("--broker-id", min=0, help="0 = master, >0 = slave.")] = 0,
+    register_interval: Annotated[
+        float, typer.Option("--register-interval", min=0.05, help="Seconds between full registrations.")
+    ] = 30.0,
+) -> None:
+    """Run one broker in the foreground until Ctrl-C or SIGTERM."""
+    from mqadmin.admin import BadNameServerAddress, parse_namesrv_addrs
+    from mqadmin.server.broker.broker import Broker
+    from mqadmin.server.broker.config import BrokerConfig
+    from mqadmin.server.dev import HOST, run_until_signalled
+
+    try:
+        addrs = parse_namesrv_addrs(namesrv_addr)
+    except BadNameServerAddress as e:
+        raise usage_error(str(e), "--namesrv-addr takes 'host:port' or 'host:port;host:port'") from None
+    _check_data_dir(data_dir)
+
+    async def main() -> None:
+        with _DataRoot(data_dir) as root:
+            cfg = BrokerConfig(
+                broker_name=broker_name,
+                cluster_name=cluster,
+                broker_id=broker_id,
+                listen_host=HOST,
+                listen_port=port,
+                namesrv_addrs=addrs,
+                data_dir=root,
+                auto_create_topic_enable=auto_create,
+                register_interval=register_interval,
+            )
+            server = Broker(cfg)
+            await _starting(server.start(), "--port")
+            registered = server.registrar.registrations > 0
+            if not registered:
+                sys.stderr.write(f"mqadmin: warning: no name server at {namesrv_addr} took the registration yet\n")
+            info = {"brokerName": broker_name, "brokerAddr": cfg.addr, "cluster": cluster, "dataDir": str(root)}
+            _ready(info | {"registered": registered}, [f"BROKER_ADDR={cfg.addr}"])
+            await run_until_signalled(server.stop)
+
+    _run(main)
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _json() -> bool:
+    return GLOBAL.format == OutputFormat.json
+
+
+def _print_lines(lines: list[str]) -> None:
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    sys.stdout.flush()
+
+
+def _print_json_line(obj: dict[str, Any]) -> None:
+    import json
+
+    _print_lines([json.dumps(obj, ensure_ascii=False)])
+
+
+def _ready(info: dict[str, Any], lines: list[str]) -> None:
+    if _json():
+        _print_json_line(info)
+    else:
+        _print_lines([*lines, "ready; Ctrl-C stops"])
+
+
+def _check_data_dir(data_dir: Path | None) -> None:
+    if data_dir is not None and data_dir.exists() and not data_dir.is_dir():
+        raise usage_error(f"--data-dir {data_dir} exists and is not a directory", "pass a directory path")
+
+
+class _DataRoot:
+    """The given data directory, or a temporary one removed on exit."""
+
+    def __init__(self, data_dir: Path | None) -> None:
+        self._given = data_dir
+        self._tmp: Any = None
+
+    def __enter__(self) -> Path:
+        if self._given is not None:
+            self._given.mkdir(parents=True, exist_ok=True)
+            return self._given
+        import tempfile
+
+        self._tmp = tempfile.TemporaryDirectory(prefix="mqadmin-dev-")
+        return Path(self._tmp.name)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+
+async def _starting(coro: Awaitable[Any], port_option: str) -> Any:
+    """Await a server start, turning 'address in use' into a one-line error."""
+    try:
+        return await coro
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise CliError(
+                f"a port is already in use on 127.0.0.1 ({e.strerror})",
+                f"stop the other server, or pass {port_option} 0 to pick free ports",
+                ExitCode.FAILURE,
+            ) from None
+        raise
+
+
+def _run(main: Callable[[], Awaitable[None]]) -> None:
+    import asyncio
+    import logging
+
+    logging.basicConfig(
+        level=logging.DEBUG if GLOBAL.debug else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+    asyncio.run(main())
