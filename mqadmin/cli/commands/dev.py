@@ -190,6 +190,96 @@ def broker(
     _run(main)
 
 
+@dev_app.command("demo")
+def demo() -> None:
+    """Show both ways a topic comes to exist, on a throw-away cluster (free ports, temporary data).
+
+    1. Pre-created with updateTopic -c: on every master of the cluster.
+    2. Auto-created by a send to an unknown topic through TBW102: only on the broker that the
+       send reached (the trap of autoCreateTopicEnable).
+    """
+    from mqadmin.server.dev import start_cluster
+
+    async def main() -> None:
+        from mqadmin.admin import AdminClient
+        from mqadmin.model.topic import TopicConfig
+
+        cluster = await start_cluster(namesrv_port=0, broker_port=0)
+        try:
+            async with AdminClient([cluster.namesrv_addr], timeout=GLOBAL.timeout) as admin:
+                report: dict[str, Any] = {"namesrvAddr": cluster.namesrv_addr}
+                await admin.create_topic_on_cluster(cluster.cluster, TopicConfig("DemoPrecreated"))
+                report["precreated"] = _route_summary(await admin.topic_route("DemoPrecreated"))
+                try:
+                    sent_to = await _send_through_default_topic(admin, "DemoAutoCreated")
+                except Exception as e:  # the message path may be missing or refuse
+                    report["autoCreated"] = {"error": f"the send failed: {e}"}
+                else:
+                    report["autoCreated"] = {"sentTo": sent_to} | _route_summary(
+                        await admin.topic_route("DemoAutoCreated")
+                    )
+        finally:
+            await cluster.stop()
+        _print_demo(report)
+        if "error" in report["autoCreated"]:
+            raise CliError(
+                "the auto-creation half of the demo failed",
+                "it needs the broker's message path (SEND_MESSAGE_V2); see the line above",
+            )
+
+    _run(main)
+
+
+def _route_summary(route: Any) -> dict[str, Any]:
+    return {
+        "brokers": sorted(q.broker_name for q in route.queue_datas),
+        "queues": {q.broker_name: q.write_queue_nums for q in route.queue_datas},
+    }
+
+
+async def _send_through_default_topic(admin: Any, topic: str) -> str:
+    """What a producer does for a topic the name server does not know: take TBW102's route, pick a
+    broker, and send with defaultTopic=TBW102 so that broker creates the topic."""
+    import random
+
+    from mqadmin.model.topic import DEFAULT_TOPIC
+    from mqadmin.wire.codes import RequestCode
+    from mqadmin.wire.message import PROPERTY_UNIQ_KEY, PROPERTY_WAIT, encode_properties, new_uniq_key
+
+    route = await admin.topic_route(DEFAULT_TOPIC)
+    writable = [q for q in route.queue_datas if q.perm & 2 and q.write_queue_nums > 0]
+    queue = random.choice(writable)
+    addr = next(b.master_addr for b in route.broker_datas if b.broker_name == queue.broker_name)
+    props = encode_properties({PROPERTY_UNIQ_KEY: new_uniq_key(), PROPERTY_WAIT: "true"})
+    ext = {
+        "a": "DEMO_PRODUCER_GROUP", "b": topic, "c": DEFAULT_TOPIC, "d": "4",
+        "e": str(random.randrange(min(4, queue.write_queue_nums))), "f": "0", "g": str(int(time.time() * 1000)),
+        "h": "0", "i": props, "j": "0", "k": "false", "m": "false",
+    }  # fmt: skip
+    await admin.call(addr, RequestCode.SEND_MESSAGE_V2, ext, b"hello from mqadmin dev demo")
+    return queue.broker_name
+
+
+def _print_demo(report: dict[str, Any]) -> None:
+    if _json():
+        _print_json_line(report)
+        return
+    pre, auto = report["precreated"], report["autoCreated"]
+    lines = [
+        f"1. updateTopic -c: DemoPrecreated is on {', '.join(pre['brokers'])} (every master).",
+    ]
+    if "error" in auto:
+        lines.append(f"2. auto-creation through TBW102 could not be shown: {auto['error']}")
+    else:
+        lines.append(
+            f"2. a send to the unknown topic DemoAutoCreated reached {auto['sentTo']}, which created it "
+            f"from TBW102: it is on {', '.join(auto['brokers'])} only, with {auto['queues'][auto['sentTo']]} queues."
+        )
+        lines.append("   Every later send follows this route, so one broker carries the whole topic;")
+        lines.append("   create topics with updateTopic -c, and run brokers with --no-auto-create in production.")
+    _print_lines(lines)
+
+
 # --- helpers ------------------------------------------------------------------------------------
 
 
