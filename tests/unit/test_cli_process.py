@@ -1,0 +1,106 @@
+"""The CLI as a real process (``python -m mqadmin``) against fake servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+
+from mqadmin.server.remoting import RemotingServer
+from mqadmin.wire.codes import RequestCode
+from tests.conftest import free_port
+from tests.unit.fake_remoting import FakeBroker, FakeNamesrv
+
+
+async def mqadmin(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    full_env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "NO_COLOR")}
+    full_env.update(env or {})
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "mqadmin",
+        *args,
+        env=full_env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+@contextlib.asynccontextmanager
+async def served(*fakes: FakeNamesrv | FakeBroker) -> AsyncIterator[None]:
+    """Serve each fake on the port its address names (bound to 127.0.0.1)."""
+    servers = []
+    for fake in fakes:
+        server = RemotingServer(fake.addr)
+        for code in RequestCode:
+            server.register(code, lambda cmd, ch, f=fake: f.handle(cmd))
+        await server.start("127.0.0.1", int(fake.addr.rsplit(":", 1)[1]))
+        servers.append(server)
+    try:
+        yield
+    finally:
+        for s in servers:
+            await s.close()
+
+
+def _free_addr() -> str:
+    return f"127.0.0.1:{free_port()}"
+
+
+def _cluster() -> tuple[FakeNamesrv, FakeBroker, FakeBroker]:
+    a = FakeBroker("broker-a", _free_addr(), runtime={"brokerVersionDesc": "V5_3_3", "putTps": "1.0 1.0 1.0"})
+    b = FakeBroker("broker-b", _free_addr(), runtime={"brokerVersionDesc": "V5_3_3", "putTps": "2.0 2.0 2.0"})
+    return FakeNamesrv(_free_addr(), [a, b]), a, b
+
+
+async def test_help_lists_the_commands() -> None:
+    code, out, _ = await mqadmin("--help")
+    assert code == 0
+    for command in ("updateTopic", "topicRoute", "clusterList", "topicList", "topicStatus", "deleteTopic"):
+        assert command in out
+
+
+async def test_update_topic_json_and_plain_output_from_a_process() -> None:
+    ns, a, b = _cluster()
+    async with served(ns, a, b):
+        code, out, err = await mqadmin(
+            "--format", "json", "updateTopic", "-n", ns.addr, "-c", "DefaultCluster", "-t", "T1"
+        )
+        assert code == 0, err
+        doc = json.loads(out)
+        assert [(r["name"], r["status"]) for r in doc["results"]] == [("broker-a", "created"), ("broker-b", "created")]
+        # Not a terminal: plain aligned text, no colour codes, and NAMESRV_ADDR works as -n.
+        code, out, err = await mqadmin("updateTopic", "-c", "DefaultCluster", "-t", "T1", env={"NAMESRV_ADDR": ns.addr})
+        assert code == 0, err
+        assert out.splitlines()[0].split() == ["BROKER", "ADDRESS", "RESULT"]
+        assert "\x1b[" not in out
+        assert [line.split()[2] for line in out.splitlines()[1:]] == ["unchanged", "unchanged"]
+
+
+async def test_cluster_list_json_from_a_process() -> None:
+    ns, a, b = _cluster()
+    async with served(ns, a, b):
+        code, out, err = await mqadmin("--format", "json", "clusterList", "-n", ns.addr)
+    assert code == 0, err
+    assert [(x["broker"], x["in_tps"]) for x in json.loads(out)["brokers"]] == [("broker-a", 1.0), ("broker-b", 2.0)]
+
+
+async def test_dead_name_server_exits_4_with_a_one_line_hint() -> None:
+    code, out, err = await mqadmin("clusterList", "-n", _free_addr())
+    assert code == 4
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("mqadmin: error: no name server answered")
+    assert lines[1] == "  hint: is a name server running there? pass -n host:9876 or set NAMESRV_ADDR"
+    assert len(lines) == 2
+
+
+async def test_no_name_server_is_a_usage_error() -> None:
+    code, out, err = await mqadmin("topicList")
+    assert (code, out) == (2, "")
+    assert err == "mqadmin: error: no name server address given\n  hint: pass -n host:9876 or set NAMESRV_ADDR\n"
