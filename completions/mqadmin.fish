@@ -1,0 +1,1 @@
+complete --command mqadmin --no-files --arguments "(env _MQADMIN_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) mqadmin)" --condition "env _MQADMIN_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) mqadmin"

@@ -1,0 +1,63 @@
+"""Regenerate the shell completions and the man page from the app.
+
+    python -m mqadmin.cli.generate            # writes completions/ and man/ under the current directory
+    python -m mqadmin.cli.generate --check    # exit 1 listing the files that are out of date
+
+Run it from the repository root after adding or changing a command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SHELLS = ("bash", "zsh", "fish")
+
+
+def completion_script(shell: str) -> str:
+    """What Typer prints for ``_MQADMIN_COMPLETE=source_<shell> mqadmin`` (run in a child process, so the
+    program name is exactly ``mqadmin`` and nothing leaks into this one)."""
+    env = {**os.environ, "_MQADMIN_COMPLETE": f"source_{shell}"}
+    code = "from mqadmin.cli.main import app; app(prog_name='mqadmin')"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    if not done.stdout.strip():
+        raise RuntimeError(f"no {shell} completion script from Typer: {done.stderr.strip()}")
+    return done.stdout.rstrip("\n") + "\n"
+
+
+def generated_files() -> dict[str, str]:
+    """Relative path -> content of every generated file."""
+    from mqadmin.cli.main import app
+    from mqadmin.cli.manpage import render_manpage
+
+    files = {f"completions/mqadmin.{shell}": completion_script(shell) for shell in SHELLS}
+    files["man/mqadmin.1"] = render_manpage(app)
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mqadmin.cli.generate", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("."), help="directory holding completions/ and man/")
+    parser.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
+    args = parser.parse_args(argv)
+    stale = []
+    for rel, content in generated_files().items():
+        path = args.out / rel
+        current = path.read_text() if path.exists() else None
+        if current == content:
+            continue
+        stale.append(rel)
+        if not args.check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content)
+    verb = "out of date" if args.check else "written"
+    for rel in stale:
+        print(f"{verb}: {rel}", file=sys.stderr)
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
