@@ -1,0 +1,1 @@
+"""Harnesses for real third-party RocketMQ clients (see README.md in this directory)."""

@@ -1,0 +1,222 @@
+// Peer client for conformance tests: drives the real Apache RocketMQ Java client
+// (org.apache.rocketmq:rocketmq-client 4.9.8, remoting protocol) against a name server.
+//
+// Usage (see tests/peers/README.md; normally started through tests/peers/harness.py):
+//   produce      <namesrv> <topic> <count>
+//   produce-auto <namesrv> <topic> <count>    (topic need not exist: broker auto-creates it via TBW102)
+//   consume      <namesrv> <topic> <group> <count> <timeoutSec>
+//
+// stdout carries only JSON lines, one per message.  Diagnostics go to stderr; the client's own
+// log goes to files under -Drocketmq.client.logRoot (set by the harness).
+//
+// Optional environment (same contract for all peers; see harness.py):
+//   PEER_BODY_PREFIX  body/key prefix for produce (default "peer-java-<pid>-<millis>")
+//   PEER_TAGS         tag for produce (default "TagA")
+//   PEER_GROUP        producer group for produce (default "PG_PEER_JAVA")
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageClientExt;
+import org.apache.rocketmq.common.message.MessageExt;
+
+public final class PeerClient {
+
+    private PeerClient() {
+    }
+
+    private static String pid() {
+        String n = ManagementFactory.getRuntimeMXBean().getName();
+        int at = n.indexOf('@');
+        return at > 0 ? n.substring(0, at) : n;
+    }
+
+    private static String opt(String env, String dflt) {
+        String v = System.getenv(env);
+        return v == null || v.isEmpty() ? dflt : v;
+    }
+
+    private static String instanceName(String role) {
+        return "peer-java-" + role + "-" + pid() + "-" + System.nanoTime();
+    }
+
+    static String q(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder b = new StringBuilder(s.length() + 2);
+        b.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"': b.append("\\\""); break;
+                case '\\': b.append("\\\\"); break;
+                case '\n': b.append("\\n"); break;
+                case '\r': b.append("\\r"); break;
+                case '\t': b.append("\\t"); break;
+                default:
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    private static synchronized void emit(String json) {
+        System.out.println(json);
+        System.out.flush();
+    }
+
+    private static void err(String msg) {
+        System.err.println("[peer-java] " + msg);
+        System.err.flush();
+    }
+
+    private static void usage() {
+        err("usage: produce|produce-auto <namesrv> <topic> <count>\n"
+            + "       consume <namesrv> <topic> <group> <count> <timeoutSec>");
+        System.exit(64);
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1) {
+            usage();
+        }
+        String mode = args[0];
+        int rc;
+        if ((mode.equals("produce") || mode.equals("produce-auto")) && args.length == 4) {
+            rc = produce(args[1], args[2], Integer.parseInt(args[3]));
+        } else if (mode.equals("consume") && args.length == 6) {
+            rc = consume(args[1], args[2], args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+        } else {
+            usage();
+            return;
+        }
+        // Client threads (netty, timers) are non-daemon in places: exit explicitly.
+        System.exit(rc);
+    }
+
+    static int produce(String namesrv, String topic, int count) {
+        String prefix = opt("PEER_BODY_PREFIX", "peer-java-" + pid() + "-" + System.currentTimeMillis());
+        String tags = opt("PEER_TAGS", "TagA");
+        DefaultMQProducer producer = new DefaultMQProducer(opt("PEER_GROUP", "PG_PEER_JAVA"));
+        producer.setNamesrvAddr(namesrv);
+        producer.setInstanceName(instanceName("p"));
+        producer.setVipChannelEnabled(false);
+        producer.setClientIP("127.0.0.1");
+        producer.setSendMsgTimeout(10000);
+        producer.setRetryTimesWhenSendFailed(2);
+        int rc = 0;
+        try {
+            producer.start();
+            for (int i = 0; i < count; i++) {
+                String body = prefix + "-" + i;
+                String keys = prefix + "-k" + i;
+                Message msg = new Message(topic, tags, keys, body.getBytes(StandardCharsets.UTF_8));
+                SendResult r;
+                try {
+                    r = producer.send(msg);
+                } catch (Exception e) {
+                    err("send #" + i + " failed: " + e);
+                    rc = 2;
+                    break;
+                }
+                emit("{\"msgId\":" + q(r.getMsgId())
+                    + ",\"offsetMsgId\":" + q(r.getOffsetMsgId())
+                    + ",\"queueId\":" + r.getMessageQueue().getQueueId()
+                    + ",\"brokerName\":" + q(r.getMessageQueue().getBrokerName())
+                    + ",\"queueOffset\":" + r.getQueueOffset()
+                    + ",\"status\":" + q(r.getSendStatus().name())
+                    + ",\"topic\":" + q(topic)
+                    + ",\"body\":" + q(body)
+                    + ",\"keys\":" + q(keys)
+                    + ",\"tags\":" + q(tags) + "}");
+                if (r.getSendStatus() != SendStatus.SEND_OK) {
+                    err("send #" + i + " status " + r.getSendStatus());
+                    rc = 3;
+                }
+            }
+        } catch (Exception e) {
+            err("producer failed: " + e);
+            rc = 2;
+        } finally {
+            try {
+                producer.shutdown();
+            } catch (Exception e) {
+                err("producer shutdown: " + e);
+            }
+        }
+        return rc;
+    }
+
+    static int consume(String namesrv, String topic, String group, int count, int timeoutSec) throws Exception {
+        final Set<String> seen = ConcurrentHashMap.newKeySet();
+        final CountDownLatch done = new CountDownLatch(count);
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        consumer.setNamesrvAddr(namesrv);
+        consumer.setInstanceName(instanceName("c"));
+        consumer.setVipChannelEnabled(false);
+        consumer.setClientIP("127.0.0.1");
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.subscribe(topic, "*");
+        consumer.registerMessageListener(new MessageListenerConcurrently() {
+            @Override
+            public ConsumeConcurrentlyStatus consumeMessage(List<MessageExt> msgs, ConsumeConcurrentlyContext ctx) {
+                for (MessageExt m : msgs) {
+                    String id = m.getMsgId();
+                    if (!seen.add(id)) {
+                        continue;
+                    }
+                    emit("{\"msgId\":" + q(id)
+                        + ",\"offsetMsgId\":" + q(m instanceof MessageClientExt ? ((MessageClientExt) m).getOffsetMsgId() : null)
+                        + ",\"queueId\":" + m.getQueueId()
+                        + ",\"brokerName\":" + q(m.getBrokerName())
+                        + ",\"queueOffset\":" + m.getQueueOffset()
+                        + ",\"topic\":" + q(m.getTopic())
+                        + ",\"body\":" + q(new String(m.getBody(), StandardCharsets.UTF_8))
+                        + ",\"keys\":" + q(m.getKeys())
+                        + ",\"tags\":" + q(m.getTags())
+                        + ",\"reconsumeTimes\":" + m.getReconsumeTimes() + "}");
+                    done.countDown();
+                }
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            }
+        });
+        int rc;
+        try {
+            consumer.start();
+            if (done.await(timeoutSec, TimeUnit.SECONDS)) {
+                rc = 0;
+            } else {
+                err("timeout after " + timeoutSec + "s: received " + seen.size() + " of " + count);
+                rc = 4;
+            }
+        } catch (Exception e) {
+            err("consumer failed: " + e);
+            rc = 2;
+        }
+        // Shutdown persists offsets and unregisters; bound it so a sick broker cannot hang us.
+        Thread t = new Thread(consumer::shutdown, "peer-shutdown");
+        t.setDaemon(true);
+        t.start();
+        t.join(5000);
+        return rc;
+    }
+}
