@@ -1,0 +1,173 @@
+"""Client management and consumer offsets: HEART_BEAT (34), UNREGISTER_CLIENT (35),
+GET_CONSUMER_LIST_BY_GROUP (38), GET_CONSUMER_CONNECTION_LIST (203), GET_PRODUCER_CONNECTION_LIST
+(204), QUERY_CONSUMER_OFFSET (14), UPDATE_CONSUMER_OFFSET (15), LOCK_BATCH_MQ (41), UNLOCK_BATCH_MQ (42).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mqadmin.model.tags import SubscriptionData
+from mqadmin.model.topic import PERM_READ, PERM_WRITE, RETRY_PREFIX
+from mqadmin.server.broker.clients import (
+    CONSUME_FROM_WHERE,
+    CONSUME_TYPES,
+    MESSAGE_MODELS,
+    ClientConn,
+    ClientRegistry,
+    RebalanceLocks,
+    enum_name,
+    mq_json,
+    mq_key,
+)
+from mqadmin.server.broker.offsets import ConsumerOffsetManager
+from mqadmin.server.headers import need, need_int, opt_bool
+from mqadmin.server.remoting import ClientChannel
+from mqadmin.server.store import MessageStore
+from mqadmin.wire import fastjson
+from mqadmin.wire.codes import ResponseCode
+from mqadmin.wire.frame import RemotingCommand
+
+if TYPE_CHECKING:
+    from mqadmin.server.broker.broker import Broker
+
+
+def json_body(cmd: RemotingCommand, what: str) -> dict[str, Any]:
+    """The request body as a JSON object; ValueError naming ``what`` otherwise."""
+    try:
+        obj = fastjson.loads(cmd.body) if cmd.body else None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"the {what} body is not JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"the {what} body is not a JSON object")
+    return obj
+
+
+class ConsumerProcessor:
+    def __init__(
+        self,
+        broker: Broker,
+        store: MessageStore,
+        offsets: ConsumerOffsetManager,
+        clients: ClientRegistry,
+        locks: RebalanceLocks,
+    ) -> None:
+        self.broker = broker
+        self.store = store
+        self.offsets = offsets
+        self.clients = clients
+        self.locks = locks
+
+    # --- heartbeat and unregister ----------------------------------------------------------
+
+    async def heartbeat(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        try:
+            data = json_body(cmd, "HeartbeatData")
+            consumers = [c for c in data.get("consumerDataSet") or [] if isinstance(c, dict)]
+            producers = [p for p in data.get("producerDataSet") or [] if isinstance(p, dict)]
+        except (ValueError, TypeError) as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        client_id = str(data.get("clientID") or ch.remote_addr)
+        conn = ClientConn(ch, client_id, cmd.language, cmd.version)
+        for c in consumers:
+            group = str(c.get("groupName") or "")
+            if not group:
+                continue
+            gcfg = await self.broker.groups.find_or_create(group)
+            if gcfg is not None:
+                retry = RETRY_PREFIX + group
+                if self.broker.topics.get(retry) is None:
+                    queues = int(gcfg.get("retryQueueNums", 1))
+                    await self.broker.topics.create_retry_topic(retry, queues, PERM_READ | PERM_WRITE)
+            subs = [SubscriptionData.from_json(s) for s in c.get("subscriptionDataSet") or [] if isinstance(s, dict)]
+            self.clients.register_consumer(
+                group,
+                conn,
+                enum_name(c.get("consumeType"), CONSUME_TYPES, "CONSUME_PASSIVELY"),
+                enum_name(c.get("messageModel"), MESSAGE_MODELS, "CLUSTERING"),
+                enum_name(c.get("consumeFromWhere"), CONSUME_FROM_WHERE, "CONSUME_FROM_LAST_OFFSET"),
+                subs,
+            )
+        for p in producers:
+            group = str(p.get("groupName") or "")
+            if group:
+                self.clients.register_producer(group, conn)
+        return cmd.response(ResponseCode.SUCCESS)
+
+    async def unregister(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        need(cmd, "clientID")
+        producer_group = cmd.ext.get("producerGroup")
+        consumer_group = cmd.ext.get("consumerGroup")
+        if producer_group:
+            self.clients.unregister_producer(producer_group, ch)
+        if consumer_group:
+            self.clients.unregister_consumer(consumer_group, ch)
+        return cmd.response(ResponseCode.SUCCESS)
+
+    # --- who is connected ------------------------------------------------------------------
+
+    async def consumer_list(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        group = need(cmd, "consumerGroup")
+        info = self.clients.consumers.get(group)
+        if info is None or not info.conns:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, f"no consumer for this group, {group}")
+        return cmd.response(body=fastjson.dumps_bytes({"consumerIdList": info.client_ids()}))
+
+    async def consumer_connections(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        group = need(cmd, "consumerGroup")
+        info = self.clients.consumers.get(group)
+        if info is None:
+            return cmd.response(ResponseCode.CONSUMER_NOT_ONLINE, f"the consumer group[{group}] not online")
+        return cmd.response(body=fastjson.dumps_bytes(info.to_connection_json()))
+
+    async def producer_connections(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        group = need(cmd, "producerGroup")
+        members = self.clients.producers.get(group)
+        if not members:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, f"the producer group[{group}] not exist")
+        return cmd.response(body=fastjson.dumps_bytes({"connectionSet": [c.to_json() for c in members.values()]}))
+
+    # --- consumer offsets ------------------------------------------------------------------
+
+    async def query_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        """The committed offset; for a group that never committed, 0 while the queue still starts
+        at 0 (Java 4.9's answer when the head is in memory) unless ``setZeroIfNotFound=false``."""
+        group, topic, qid = need(cmd, "consumerGroup"), need(cmd, "topic"), need_int(cmd, "queueId")
+        offset = self.offsets.query(group, topic, qid)
+        if offset < 0:
+            if not opt_bool(cmd, "setZeroIfNotFound", True):
+                return cmd.response(
+                    ResponseCode.QUERY_NOT_FOUND, "Not found, do not set to zero, maybe this group boot first"
+                )
+            if self.store.min_offset(topic, qid) > 0:
+                return cmd.response(
+                    ResponseCode.QUERY_NOT_FOUND, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first"
+                )
+            offset = 0
+        return cmd.response(ext={"offset": str(offset)})
+
+    async def update_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        group, topic = need(cmd, "consumerGroup"), need(cmd, "topic")
+        self.offsets.commit(group, topic, need_int(cmd, "queueId"), need_int(cmd, "commitOffset"))
+        return cmd.response(ResponseCode.SUCCESS)
+
+    # --- orderly consumers -----------------------------------------------------------------
+
+    async def lock_batch(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        try:
+            body = json_body(cmd, "LockBatchRequestBody")
+            mqs = [mq_key(mq) for mq in body.get("mqSet") or [] if isinstance(mq, dict)]
+        except (ValueError, TypeError) as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        group, client_id = str(body.get("consumerGroup") or ""), str(body.get("clientId") or "")
+        locked = self.locks.try_lock(group, mqs, client_id)
+        return cmd.response(body=fastjson.dumps_bytes({"lockOKMQSet": [mq_json(k) for k in locked]}))
+
+    async def unlock_batch(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        try:
+            body = json_body(cmd, "UnlockBatchRequestBody")
+            mqs = [mq_key(mq) for mq in body.get("mqSet") or [] if isinstance(mq, dict)]
+        except (ValueError, TypeError) as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        self.locks.unlock(str(body.get("consumerGroup") or ""), mqs, str(body.get("clientId") or ""))
+        return cmd.response(ResponseCode.SUCCESS)

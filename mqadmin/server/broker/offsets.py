@@ -1,0 +1,122 @@
+"""ConsumerOffsetManager: committed consumer offsets, persisted to ``config/consumerOffset.json``.
+
+The file is RocketMQ's: ``{"offsetTable": {"topic@group": {"0": 12, "1": 7}}}`` (Java writes the
+queue ids unquoted; it reads them quoted too). Commits only change memory; like Java's broker
+(``flushConsumerOffsetInterval``) the table is written atomically every few seconds when it
+changed, and at stop, so a crash can cost the last few seconds of commits (consumers then
+receive those messages again, which at-least-once delivery allows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any
+
+from mqadmin.server.persist import load_json, write_json
+
+log = logging.getLogger(__name__)
+
+SEPARATOR = "@"
+
+
+class ConsumerOffsetManager:
+    def __init__(self, path: Path, flush_interval: float = 5.0) -> None:
+        self.path = path
+        self.flush_interval = flush_interval
+        self._table: dict[str, dict[int, int]] = {}
+        self._dirty = False
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+
+    def load(self) -> None:
+        data = load_json(self.path)
+        table = data.get("offsetTable") if isinstance(data, dict) else None
+        if not isinstance(table, dict):
+            return
+        for key, queues in table.items():
+            if SEPARATOR not in key or not isinstance(queues, dict):
+                continue
+            offsets: dict[int, int] = {}
+            for qid, off in queues.items():
+                try:
+                    offsets[int(qid)] = int(off)
+                except (TypeError, ValueError):
+                    continue
+            self._table[key] = offsets
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._flush_loop())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.flush()
+
+    # --- reading and writing ---------------------------------------------------------------
+
+    def commit(self, group: str, topic: str, queue_id: int, offset: int) -> None:
+        queues = self._table.setdefault(f"{topic}{SEPARATOR}{group}", {})
+        if queues.get(queue_id) != offset:
+            queues[queue_id] = offset
+            self._dirty = True
+
+    def query(self, group: str, topic: str, queue_id: int) -> int:
+        """The committed offset, or -1 when the group never committed one for this queue."""
+        return self._table.get(f"{topic}{SEPARATOR}{group}", {}).get(queue_id, -1)
+
+    def topics_of(self, group: str) -> set[str]:
+        out = set()
+        for key in self._table:
+            topic, _, g = key.partition(SEPARATOR)
+            if g == group:
+                out.add(topic)
+        return out
+
+    def groups_of(self, topic: str) -> set[str]:
+        out = set()
+        for key in self._table:
+            t, _, group = key.partition(SEPARATOR)
+            if t == topic:
+                out.add(group)
+        return out
+
+    def delete_group(self, group: str) -> None:
+        for key in [k for k in self._table if k.partition(SEPARATOR)[2] == group]:
+            del self._table[key]
+            self._dirty = True
+
+    def delete_topic(self, topic: str) -> None:
+        for key in [k for k in self._table if k.partition(SEPARATOR)[0] == topic]:
+            del self._table[key]
+            self._dirty = True
+
+    # --- persistence -----------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "offsetTable": {
+                key: {str(q): off for q, off in sorted(queues.items())} for key, queues in sorted(self._table.items())
+            }
+        }
+
+    async def flush(self) -> None:
+        """Write the table if it changed since the last write."""
+        async with self._lock:
+            if not self._dirty:
+                return
+            self._dirty = False
+            try:
+                await asyncio.to_thread(write_json, self.path, self.snapshot())
+            except OSError as e:
+                self._dirty = True
+                log.error("writing %s failed: %s", self.path, e)
+
+    async def _flush_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.flush_interval)
+            await self.flush()

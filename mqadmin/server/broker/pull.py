@@ -1,0 +1,243 @@
+"""PULL_MESSAGE (11) with long polling, and the queue-offset queries (29, 30, 31, 32).
+
+Pull answers follow RocketMQ's PullMessageProcessor: the store's status becomes the code
+(FOUND → 0; NO_MESSAGE_IN_QUEUE / NO_MATCHED_LOGIC_QUEUE → 19 at offset 0, else 21;
+OFFSET_OVERFLOW_ONE / OFFSET_FOUND_NULL → 19; OFFSET_OVERFLOW_BADLY / OFFSET_TOO_SMALL → 21;
+NO_MATCHED_MESSAGE / MESSAGE_WAS_REMOVING → 20) and the remark is the status name. A pull that
+finds nothing and carries the suspend flag waits until a message arrives for its queue or its
+``suspendTimeoutMillis`` ends (bounded by the broker's ``long_polling_max_wait``), then looks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mqadmin.model.tags import SubscriptionData, build_subscription
+from mqadmin.model.topic import PERM_READ
+from mqadmin.server.broker.clients import ClientRegistry
+from mqadmin.server.broker.offsets import ConsumerOffsetManager
+from mqadmin.server.broker.rates import Rates
+from mqadmin.server.headers import need, need_int
+from mqadmin.server.remoting import ClientChannel
+from mqadmin.server.store import GetResult, GetStatus, MessageStore
+from mqadmin.wire.codes import ResponseCode
+from mqadmin.wire.frame import RemotingCommand
+
+if TYPE_CHECKING:
+    from mqadmin.server.broker.broker import Broker
+
+FLAG_COMMIT_OFFSET = 0x1
+FLAG_SUSPEND = 0x2
+FLAG_SUBSCRIPTION = 0x4
+MAX_SUSPENDED_PULLS = 10_000
+"""Pulls held at once; beyond that a pull that finds nothing is answered at once."""
+
+SEARCH_OFFSET_BY_TIMESTAMP = 29
+GET_EARLIEST_MSG_STORETIME = 32
+
+_CODES = {
+    GetStatus.FOUND: ResponseCode.SUCCESS,
+    GetStatus.MESSAGE_WAS_REMOVING: ResponseCode.PULL_RETRY_IMMEDIATELY,
+    GetStatus.NO_MATCHED_MESSAGE: ResponseCode.PULL_RETRY_IMMEDIATELY,
+    GetStatus.OFFSET_FOUND_NULL: ResponseCode.PULL_NOT_FOUND,
+    GetStatus.OFFSET_OVERFLOW_ONE: ResponseCode.PULL_NOT_FOUND,
+    GetStatus.OFFSET_OVERFLOW_BADLY: ResponseCode.PULL_OFFSET_MOVED,
+    GetStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
+}
+
+
+def pull_code(status: GetStatus, request_offset: int) -> int:
+    if status in (GetStatus.NO_MESSAGE_IN_QUEUE, GetStatus.NO_MATCHED_LOGIC_QUEUE):
+        return ResponseCode.PULL_OFFSET_MOVED if request_offset != 0 else ResponseCode.PULL_NOT_FOUND
+    return _CODES[status]
+
+
+class LongPolling:
+    """Pulls waiting for a message to arrive in their queue."""
+
+    def __init__(self, limit: int = MAX_SUSPENDED_PULLS) -> None:
+        self.limit = limit
+        self._waiting: dict[tuple[str, int], set[asyncio.Future[None]]] = {}
+        self.suspended = 0
+
+    def on_arrival(self, topic: str, queue_id: int, max_offset: int) -> None:
+        for fut in self._waiting.pop((topic, queue_id), ()):
+            if not fut.done():
+                fut.set_result(None)
+
+    async def wait(self, topic: str, queue_id: int, timeout: float) -> bool:
+        """Wait for an arrival in the queue; False when the timeout ended it or no slot was free."""
+        if self.suspended >= self.limit or timeout <= 0:
+            return False
+        key = (topic, queue_id)
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiters = self._waiting.setdefault(key, set())
+        waiters.add(fut)
+        self.suspended += 1
+        try:
+            await asyncio.wait_for(fut, timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self.suspended -= 1
+            waiters.discard(fut)
+            if not waiters and self._waiting.get(key) is waiters:
+                del self._waiting[key]
+
+
+@dataclass(slots=True)
+class PullHeader:
+    group: str
+    topic: str
+    queue_id: int
+    queue_offset: int
+    max_msg_nums: int
+    sys_flag: int
+    commit_offset: int
+    suspend_timeout_ms: int
+    sub_version: int
+    subscription: str | None
+    expression_type: str | None
+
+    @classmethod
+    def parse(cls, cmd: RemotingCommand) -> PullHeader:
+        return cls(
+            group=need(cmd, "consumerGroup"),
+            topic=need(cmd, "topic"),
+            queue_id=need_int(cmd, "queueId"),
+            queue_offset=need_int(cmd, "queueOffset"),
+            max_msg_nums=need_int(cmd, "maxMsgNums"),
+            sys_flag=need_int(cmd, "sysFlag"),
+            commit_offset=need_int(cmd, "commitOffset"),
+            suspend_timeout_ms=need_int(cmd, "suspendTimeoutMillis"),
+            sub_version=need_int(cmd, "subVersion"),
+            subscription=cmd.ext.get("subscription"),
+            expression_type=cmd.ext.get("expressionType"),
+        )
+
+
+class PullProcessor:
+    def __init__(
+        self,
+        broker: Broker,
+        store: MessageStore,
+        offsets: ConsumerOffsetManager,
+        clients: ClientRegistry,
+        polling: LongPolling,
+        rates: Rates,
+    ) -> None:
+        self.broker = broker
+        self.store = store
+        self.offsets = offsets
+        self.clients = clients
+        self.polling = polling
+        self.rates = rates
+
+    async def pull(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand | None:
+        h = PullHeader.parse(cmd)
+        checked = await self._check(cmd, h)
+        if isinstance(checked, RemotingCommand):
+            return checked
+        sub = checked
+        if h.sys_flag & FLAG_COMMIT_OFFSET:
+            self.offsets.commit(h.group, h.topic, h.queue_id, h.commit_offset)
+        result = self.store.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
+        code = pull_code(result.status, h.queue_offset)
+        if code == ResponseCode.PULL_NOT_FOUND and h.sys_flag & FLAG_SUSPEND:
+            if await self.polling.wait(h.topic, h.queue_id, self._hold_seconds(h)):
+                result = self.store.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
+                code = pull_code(result.status, h.queue_offset)
+            if ch.closed:
+                return None
+        return self._response(cmd, h, result, code)
+
+    def _hold_seconds(self, h: PullHeader) -> float:
+        cfg = self.broker.config
+        if not cfg.long_polling_enable:
+            return cfg.short_polling_time
+        return max(0.0, min(h.suspend_timeout_ms / 1000, cfg.long_polling_max_wait))
+
+    def _response(self, cmd: RemotingCommand, h: PullHeader, result: GetResult, code: int) -> RemotingCommand:
+        ext = {
+            "suggestWhichBrokerId": "0",
+            "nextBeginOffset": str(result.next_begin_offset),
+            "minOffset": str(result.min_offset),
+            "maxOffset": str(result.max_offset),
+        }
+        body = b""
+        if code == ResponseCode.SUCCESS:
+            body = b"".join(result.messages)
+            self.broker.stats.record_get(len(result.messages))
+            self.rates.got(h.group, h.topic, len(result.messages))
+        return cmd.response(code, result.status.name, ext, body)
+
+    async def _check(self, cmd: RemotingCommand, h: PullHeader) -> SubscriptionData | RemotingCommand:
+        cfg = self.broker.config
+        if not cfg.broker_permission & PERM_READ:
+            remark = f"the broker[{cfg.listen_host}] pulling message is forbidden"
+            return cmd.response(ResponseCode.NO_PERMISSION, remark)
+        group = await self.broker.groups.find_or_create(h.group)
+        if group is None:
+            remark = f"subscription group [{h.group}] does not exist"
+            return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, remark)
+        if not group.get("consumeEnable", True):
+            return cmd.response(ResponseCode.NO_PERMISSION, f"subscription group no permission, {h.group}")
+        tc = self.broker.topics.get(h.topic)
+        if tc is None:
+            return cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"topic[{h.topic}] not exist, apply first please!")
+        if not tc.perm & PERM_READ:
+            return cmd.response(ResponseCode.NO_PERMISSION, f"the topic[{h.topic}] pulling message is forbidden")
+        if not 0 <= h.queue_id < tc.read_queue_nums:
+            return cmd.response(
+                ResponseCode.SYSTEM_ERROR,
+                f"queueId[{h.queue_id}] is illegal, topic:[{h.topic}] topicConfig.readQueueNums:"
+                f"[{tc.read_queue_nums}] consumer:[{cmd.ext.get('consumerGroup')}]",
+            )
+        if h.sys_flag & FLAG_SUBSCRIPTION:
+            sub = build_subscription(h.topic, h.subscription, h.sub_version)
+            if h.expression_type:
+                sub.expression_type = h.expression_type
+        else:
+            found = self._registered_subscription(cmd, h)
+            if isinstance(found, RemotingCommand):
+                return found
+            sub = found
+        if sub.expression_type.upper() != "TAG":
+            remark = f"The broker does not support consumer to filter message by {sub.expression_type}"
+            return cmd.response(ResponseCode.SYSTEM_ERROR, remark)
+        return sub
+
+    def _registered_subscription(self, cmd: RemotingCommand, h: PullHeader) -> SubscriptionData | RemotingCommand:
+        """The subscription from the consumer's heartbeat (clients that do not send it in the pull)."""
+        info = self.clients.consumers.get(h.group)
+        if info is None:
+            return cmd.response(ResponseCode.SUBSCRIPTION_NOT_EXIST, "the consumer's group info not exist")
+        sub = info.subscriptions.get(h.topic)
+        if sub is None:
+            return cmd.response(ResponseCode.SUBSCRIPTION_NOT_EXIST, "the consumer's subscription not exist")
+        if sub.sub_version < h.sub_version:
+            return cmd.response(ResponseCode.SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest")
+        return sub
+
+    # --- offsets of a queue ----------------------------------------------------------------
+
+    async def get_max_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        offset = self.store.max_offset(need(cmd, "topic"), need_int(cmd, "queueId"))
+        return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
+
+    async def get_min_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        offset = self.store.min_offset(need(cmd, "topic"), need_int(cmd, "queueId"))
+        return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
+
+    async def search_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        topic, qid = need(cmd, "topic"), need_int(cmd, "queueId")
+        offset = self.store.search_offset(topic, qid, need_int(cmd, "timestamp"))
+        return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
+
+    async def earliest_store_time(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        topic, qid = need(cmd, "topic"), need_int(cmd, "queueId")
+        ts = self.store.store_time(topic, qid, self.store.min_offset(topic, qid))
+        return cmd.response(ResponseCode.SUCCESS, ext={"timestamp": str(ts)})

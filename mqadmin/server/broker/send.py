@@ -1,0 +1,436 @@
+"""SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320), CONSUMER_SEND_MSG_BACK (36).
+
+The checks are RocketMQ's ``msgCheck`` (seeds 001 and 003), in its order: the broker must be
+writable; the topic name legal; not one of the topics nobody may send to; an unknown topic is
+created from the default topic (TBW102) when autoCreateTopicEnable allows it, a ``%RETRY%``
+topic with one queue; the queue id within the topic's queues. Then the body size, then the store,
+whose result maps to response codes as ``handlePutMessageResult`` does.
+
+Differences from the Java broker, on purpose: a topic without write permission refuses sends
+(NO_PERMISSION) and so does a broker without write permission for every topic (Java checks
+order topics only); delay levels are ignored (a retried or delayed message is delivered at
+once); transactional half messages are refused (no transaction support).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mqadmin.model.topic import (
+    DLQ_PREFIX,
+    NOT_ALLOWED_SEND_TOPICS,
+    PERM_READ,
+    PERM_WRITE,
+    RETRY_PREFIX,
+    TopicConfig,
+)
+from mqadmin.server.broker.admin import topic_remark
+from mqadmin.server.broker.rates import Rates
+from mqadmin.server.headers import HeaderError
+from mqadmin.server.remoting import ClientChannel
+from mqadmin.server.store import MessageStore, PutResult, PutStatus
+from mqadmin.wire.codes import ResponseCode
+from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.message import (
+    PROPERTY_WAIT,
+    MessageDecodeError,
+    MessageExt,
+    decode_message,
+    decode_properties,
+)
+
+if TYPE_CHECKING:
+    from mqadmin.server.broker.broker import Broker
+
+log = logging.getLogger(__name__)
+
+FAQ_APPLY_TOPIC = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
+PROPERTY_CLUSTER = "CLUSTER"
+PROPERTY_TRANSACTION_PREPARED = "TRAN_MSG"
+PROPERTY_RETRY_TOPIC = "RETRY_TOPIC"
+PROPERTY_ORIGIN_MESSAGE_ID = "ORIGIN_MESSAGE_ID"
+PROPERTY_DELAY = "DELAY"
+MULTI_TAGS_FLAG = 0x2
+DLQ_QUEUE_NUMS = 1
+MAX_RECONSUME_VERSION = 121
+"""Clients older than V3_4_9 cannot set maxReconsumeTimes per message."""
+
+_SHORT_KEYS = {
+    "a": "producerGroup", "b": "topic", "c": "defaultTopic", "d": "defaultTopicQueueNums", "e": "queueId",
+    "f": "sysFlag", "g": "bornTimestamp", "h": "flag", "i": "properties", "j": "reconsumeTimes",
+    "k": "unitMode", "l": "maxReconsumeTimes", "m": "batch", "n": "brokerName",
+}  # fmt: skip
+_REQUIRED = ("producerGroup", "topic", "defaultTopic", "defaultTopicQueueNums", "queueId", "sysFlag",
+             "bornTimestamp", "flag")  # fmt: skip
+
+
+@dataclass(slots=True)
+class SendHeader:
+    producer_group: str
+    topic: str
+    default_topic: str
+    default_topic_queue_nums: int
+    queue_id: int
+    sys_flag: int
+    born_timestamp: int
+    flag: int
+    properties: str
+    reconsume_times: int
+    unit_mode: bool
+    max_reconsume_times: int | None
+    batch: bool
+
+    @classmethod
+    def parse(cls, cmd: RemotingCommand) -> SendHeader:
+        """Long field names (code 10) or the short a–n keys (310/320); raises HeaderError like Java."""
+        ext = cmd.ext
+        if "b" in ext and "topic" not in ext:
+            ext = {_SHORT_KEYS.get(k, k): v for k, v in ext.items()}
+        for name in _REQUIRED:
+            if ext.get(name) is None:
+                raise HeaderError(f"the custom field <{name}> is null")
+        max_rt = ext.get("maxReconsumeTimes")
+        return cls(
+            producer_group=ext["producerGroup"],
+            topic=ext["topic"],
+            default_topic=ext["defaultTopic"],
+            default_topic_queue_nums=_int(ext, "defaultTopicQueueNums"),
+            queue_id=_int(ext, "queueId"),
+            sys_flag=_int(ext, "sysFlag"),
+            born_timestamp=_int(ext, "bornTimestamp"),
+            flag=_int(ext, "flag"),
+            properties=ext.get("properties") or "",
+            reconsume_times=_int(ext, "reconsumeTimes", 0),
+            unit_mode=_bool(ext, "unitMode"),
+            max_reconsume_times=_int(ext, "maxReconsumeTimes") if max_rt not in (None, "") else None,
+            batch=_bool(ext, "batch"),
+        )
+
+
+def _int(ext: dict[str, str], name: str, default: int | None = None) -> int:
+    value = ext.get(name)
+    if value is None or value == "":
+        if default is None:
+            raise HeaderError(f"the custom field <{name}> is null")
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise HeaderError(f"the custom field <{name}> is not a number: {value!r}") from None
+
+
+def _bool(ext: dict[str, str], name: str) -> bool:
+    value = ext.get(name)
+    return value is not None and value.strip().lower() in ("true", "1")
+
+
+def host_of(addr: str) -> tuple[str, int]:
+    """An IPv4 (host, port) for the stored BORNHOST; other peers are recorded as 127.0.0.1."""
+    host, _, port = addr.rpartition(":")
+    parts = host.split(".")
+    if len(parts) != 4 or not all(p.isdigit() and int(p) < 256 for p in parts):
+        host = "127.0.0.1"
+    return host, int(port) if port.isdigit() else 0
+
+
+def put_response(
+    cmd: RemotingCommand, result: PutResult, queue_id: int, ext: dict[str, str], max_size: int
+) -> RemotingCommand:
+    """``handlePutMessageResult``: the response code of a store result, and the send's ext."""
+    status = result.status
+    if result.stored:
+        ext["msgId"] = result.msg_id
+        ext["queueId"] = str(queue_id)
+        ext["queueOffset"] = str(result.queue_offset)
+        code = ResponseCode.SUCCESS if status == PutStatus.PUT_OK else ResponseCode.FLUSH_DISK_TIMEOUT
+        return cmd.response(code, None, ext)
+    if status in (PutStatus.MESSAGE_ILLEGAL, PutStatus.PROPERTIES_SIZE_EXCEEDED):
+        remark = (
+            f"the message is illegal, maybe msg body or properties length not matched. msg body length limit "
+            f"{max_size}B, msg properties length limit 32KB. ({result.detail})"
+        )
+        return cmd.response(ResponseCode.MESSAGE_ILLEGAL, remark, ext)
+    remark = (
+        "service not available now. It may be caused by one of the following reasons: the broker's disk is full, "
+        f"messages are put to the slave, message store has been shut down, etc. ({result.detail or status.name})"
+    )
+    return cmd.response(ResponseCode.SERVICE_NOT_AVAILABLE, remark, ext)
+
+
+class SendProcessor:
+    def __init__(
+        self, broker: Broker, store: MessageStore, rates: Rates, store_host: Callable[[], tuple[str, int]]
+    ) -> None:
+        self.broker = broker
+        self.store = store
+        self.rates = rates
+        self._store_host = store_host
+
+    # --- the checks ------------------------------------------------------------------------
+
+    async def _check(self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel) -> TopicConfig | RemotingCommand:
+        """``msgCheck``: the topic's config, or the error response."""
+        cfg = self.broker.config
+        if not cfg.broker_permission & PERM_WRITE:
+            remark = f"the broker[{cfg.listen_host}] sending message is forbidden"
+            return cmd.response(ResponseCode.NO_PERMISSION, remark)
+        topic = h.topic
+        remark = topic_remark(topic)
+        if remark is not None:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, remark)
+        if topic in NOT_ALLOWED_SEND_TOPICS:
+            return cmd.response(ResponseCode.NO_PERMISSION, f"Sending message to topic[{topic}] is forbidden.")
+        tc = self.broker.topics.get(topic)
+        if tc is None:
+            sys_flag = (2 if topic.startswith(RETRY_PREFIX) else 1) if h.unit_mode else 0
+            tc = await self.broker.topics.create_in_send(topic, h.default_topic, h.default_topic_queue_nums, sys_flag)
+            if tc is not None:
+                log.info("created topic %s from %s for producer %s", topic, h.default_topic, ch.remote_addr)
+            elif topic.startswith(RETRY_PREFIX):
+                tc = await self.broker.topics.create_retry_topic(topic, 1, PERM_READ | PERM_WRITE)
+            if tc is None:
+                return cmd.response(
+                    ResponseCode.TOPIC_NOT_EXIST, f"topic[{topic}] not exist, apply first please!{FAQ_APPLY_TOPIC}"
+                )
+        if not tc.perm & PERM_WRITE:
+            return cmd.response(ResponseCode.NO_PERMISSION, f"the topic[{topic}] sending message is forbidden")
+        if h.queue_id >= max(tc.write_queue_nums, tc.read_queue_nums):
+            return cmd.response(
+                ResponseCode.SYSTEM_ERROR,
+                f"request queueId[{h.queue_id}] is illegal, {tc.describe()} Producer: {ch.remote_addr}",
+            )
+        return tc
+
+    def _pick_queue(self, h: SendHeader, tc: TopicConfig) -> int:
+        if h.queue_id >= 0:
+            return h.queue_id
+        return random.randrange(tc.write_queue_nums) if tc.write_queue_nums > 0 else 0
+
+    def _too_big(self, cmd: RemotingCommand, n: int, ext: dict[str, str]) -> RemotingCommand | None:
+        limit = self.broker.config.max_message_size
+        if n <= limit:
+            return None
+        remark = f"the message body is {n} bytes, larger than this broker's maxMessageSize of {limit} bytes"
+        return cmd.response(ResponseCode.MESSAGE_ILLEGAL, remark, ext)
+
+    def _count(self, topic: str, n: int) -> None:
+        self.broker.stats.record_put(n)
+        self.rates.put(topic, n)
+
+    def _base_ext(self) -> dict[str, str]:
+        cfg = self.broker.config
+        return {"MSG_REGION": cfg.region_id, "TRACE_ON": "true" if cfg.trace_on else "false"}
+
+    # --- SEND_MESSAGE / SEND_MESSAGE_V2 ----------------------------------------------------
+
+    async def send_message(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        h = SendHeader.parse(cmd)
+        if h.batch or cmd.code == 320:
+            return await self._send_batch(cmd, ch, h)
+        ext = self._base_ext()
+        checked = await self._check(cmd, h, ch)
+        if isinstance(checked, RemotingCommand):
+            checked.ext.update(ext)
+            return checked
+        tc = checked
+        props = decode_properties(h.properties)
+        if props.get(PROPERTY_TRANSACTION_PREPARED, "").lower() == "true":
+            remark = f"the broker[{self.broker.config.listen_host}] sending transaction message is forbidden"
+            return cmd.response(ResponseCode.NO_PERMISSION, remark, ext)
+        too_big = self._too_big(cmd, len(cmd.body), ext)
+        if too_big is not None:
+            return too_big
+        topic, queue_id = h.topic, self._pick_queue(h, tc)
+        if topic.startswith(RETRY_PREFIX):
+            routed = await self._retry_or_dlq(cmd, h)
+            if isinstance(routed, RemotingCommand):
+                routed.ext.update(ext)
+                return routed
+            if routed is not None:
+                topic, queue_id = routed, 0
+        props.pop(PROPERTY_WAIT, None)
+        props[PROPERTY_CLUSTER] = self.broker.config.cluster_name
+        msg = MessageExt(
+            topic=topic,
+            body=cmd.body,
+            queue_id=queue_id,
+            flag=h.flag,
+            sys_flag=h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0),
+            born_timestamp=h.born_timestamp,
+            born_host=host_of(ch.remote_addr),
+            reconsume_times=h.reconsume_times,
+            properties=props,
+        )
+        self.store.store_host = self._store_host()
+        result = await self.store.put(msg)
+        if result.stored:
+            self._count(topic, 1)
+        return put_response(cmd, result, queue_id, ext, self.broker.config.max_message_size)
+
+    async def _retry_or_dlq(self, cmd: RemotingCommand, h: SendHeader) -> str | None | RemotingCommand:
+        """``handleRetryAndDLQ``: the DLQ topic when a retried message has used up its retries."""
+        group = h.topic[len(RETRY_PREFIX) :]
+        gcfg = await self.broker.groups.find_or_create(group)
+        if gcfg is None:
+            return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"subscription group not exist, {group}")
+        max_times = int(gcfg.get("retryMaxTimes", 16))
+        if cmd.version >= MAX_RECONSUME_VERSION and h.max_reconsume_times is not None:
+            max_times = h.max_reconsume_times
+        if h.reconsume_times < max_times:
+            return None
+        dlq = DLQ_PREFIX + group
+        await self.broker.topics.create_retry_topic(dlq, DLQ_QUEUE_NUMS, PERM_READ | PERM_WRITE)
+        return dlq
+
+    # --- SEND_BATCH_MESSAGE ----------------------------------------------------------------
+
+    async def _send_batch(self, cmd: RemotingCommand, ch: ClientChannel, h: SendHeader) -> RemotingCommand:
+        ext = self._base_ext()
+        checked = await self._check(cmd, h, ch)
+        if isinstance(checked, RemotingCommand):
+            checked.ext.update(ext)
+            return checked
+        tc = checked
+        if h.topic.startswith(RETRY_PREFIX):
+            return cmd.response(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group", ext)
+        try:
+            items = decode_batch(cmd.body)
+        except ValueError as e:
+            return cmd.response(ResponseCode.MESSAGE_ILLEGAL, f"the batch body is malformed: {e}", ext)
+        if not items:
+            return cmd.response(ResponseCode.MESSAGE_ILLEGAL, "the batch holds no message", ext)
+        for _flag, body, _props in items:
+            too_big = self._too_big(cmd, len(body), ext)
+            if too_big is not None:
+                return too_big
+        queue_id = self._pick_queue(h, tc)
+        born_host = host_of(ch.remote_addr)
+        sys_flag = h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0)
+        msgs = []
+        for flag, body, props_text in items:
+            props = decode_properties(props_text)
+            props.pop(PROPERTY_WAIT, None)
+            props[PROPERTY_CLUSTER] = self.broker.config.cluster_name
+            msgs.append(
+                MessageExt(
+                    topic=h.topic,
+                    body=body,
+                    queue_id=queue_id,
+                    flag=flag,
+                    sys_flag=sys_flag,
+                    born_timestamp=h.born_timestamp,
+                    born_host=born_host,
+                    reconsume_times=h.reconsume_times,
+                    properties=props,
+                )  # fmt: skip
+            )
+        self.store.store_host = self._store_host()
+        result = await self.store.put_batch(msgs)
+        if result.stored:
+            self._count(h.topic, len(msgs))
+        return put_response(cmd, result, queue_id, ext, self.broker.config.max_message_size)
+
+    # --- CONSUMER_SEND_MSG_BACK ------------------------------------------------------------
+
+    async def send_back(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        """A consumer hands back a message it failed to consume: store a copy in ``%RETRY%group``
+        (delivered at once: delay levels are not implemented), or in ``%DLQ%group`` once the
+        message has been reconsumed ``maxReconsumeTimes`` times or the delay level is negative."""
+        ext = cmd.ext
+        group = ext.get("group")
+        if group is None:
+            raise HeaderError("the custom field <group> is null")
+        offset = _int(ext, "offset")
+        delay_level = _int(ext, "delayLevel")
+        gcfg = await self.broker.groups.find_or_create(group)
+        if gcfg is None:
+            return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"subscription group not exist, {group}")
+        if not self.broker.config.broker_permission & PERM_WRITE:
+            remark = f"the broker[{self.broker.config.listen_host}] sending message is forbidden"
+            return cmd.response(ResponseCode.NO_PERMISSION, remark)
+        retry_queues = int(gcfg.get("retryQueueNums", 1))
+        if retry_queues <= 0:
+            return cmd.response(ResponseCode.SUCCESS)
+        data = self.store.read_message(offset)
+        if data is None:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, f"look message by offset failed, {offset}")
+        try:
+            orig, _ = decode_message(data, decompress=False)
+        except MessageDecodeError as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, f"look message by offset failed, {offset}: {e}")
+        max_times = int(gcfg.get("retryMaxTimes", 16))
+        if cmd.version >= MAX_RECONSUME_VERSION and ext.get("maxReconsumeTimes"):
+            max_times = _int(ext, "maxReconsumeTimes")
+        if orig.reconsume_times >= max_times or delay_level < 0:
+            topic = DLQ_PREFIX + group
+            await self.broker.topics.create_retry_topic(topic, DLQ_QUEUE_NUMS, PERM_READ | PERM_WRITE)
+            queue_id = 0
+        else:
+            topic = RETRY_PREFIX + group
+            await self.broker.topics.create_retry_topic(topic, retry_queues, PERM_READ | PERM_WRITE)
+            queue_id = random.randrange(retry_queues)
+        props = dict(orig.properties)
+        props.setdefault(PROPERTY_RETRY_TOPIC, orig.topic)
+        props.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, ext.get("originMsgId") or orig.msg_id)
+        props.pop(PROPERTY_DELAY, None)
+        props.pop(PROPERTY_WAIT, None)
+        msg = MessageExt(
+            topic=topic, body=orig.body, queue_id=queue_id, flag=orig.flag, sys_flag=orig.sys_flag,
+            born_timestamp=orig.born_timestamp, born_host=orig.born_host,
+            reconsume_times=orig.reconsume_times + 1, properties=props,
+        )  # fmt: skip
+        self.store.store_host = self._store_host()
+        result = await self.store.put(msg)
+        if not result.stored:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, result.status.name)
+        self._count(topic, 1)
+        return cmd.response(ResponseCode.SUCCESS)
+
+
+_BATCH_HEAD = struct.Struct(">iiiii")  # totalSize magic bodyCrc flag bodyLen
+
+
+def decode_batch(data: bytes) -> list[tuple[int, bytes, str]]:
+    """The body of SEND_BATCH_MESSAGE (``MessageDecoder.encodeMessages``): per message
+    ``TOTALSIZE | MAGICCODE | BODYCRC | FLAG | BODYLEN | BODY | PROPLEN (i16) | PROPERTIES``,
+    magic and CRC written as 0. Returns (flag, body, properties text) per message."""
+    out = []
+    pos = 0
+    while pos < len(data):
+        if pos + _BATCH_HEAD.size > len(data):
+            raise ValueError(f"truncated message header at byte {pos}")
+        total, _magic, _crc, flag, body_len = _BATCH_HEAD.unpack_from(data, pos)
+        p = pos + _BATCH_HEAD.size
+        if body_len < 0 or p + body_len + 2 > len(data):
+            raise ValueError(f"body length {body_len} at byte {pos} runs past the batch")
+        body = data[p : p + body_len]
+        p += body_len
+        (props_len,) = struct.unpack_from(">h", data, p)
+        p += 2
+        if props_len < 0 or p + props_len > len(data):
+            raise ValueError(f"properties length {props_len} at byte {pos} runs past the batch")
+        try:
+            props = data[p : p + props_len].decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"properties at byte {pos} are not UTF-8") from None
+        p += props_len
+        if total != p - pos:
+            raise ValueError(f"TOTALSIZE {total} at byte {pos} does not match the message ({p - pos} bytes)")
+        out.append((flag, body, props))
+        pos = p
+    return out
+
+
+def encode_batch(messages: list[tuple[int, bytes, str]]) -> bytes:
+    """The inverse of ``decode_batch`` (what a producer sends)."""
+    parts = []
+    for flag, body, props in messages:
+        pb = props.encode()
+        total = _BATCH_HEAD.size + len(body) + 2 + len(pb)
+        parts.append(_BATCH_HEAD.pack(total, 0, 0, flag, len(body)) + body + struct.pack(">h", len(pb)) + pb)
+    return b"".join(parts)

@@ -1,0 +1,98 @@
+"""An in-process dev cluster (real name server and brokers on 127.0.0.1) and raw request helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mqadmin.admin.client import AdminClient
+from mqadmin.server.dev import DevCluster, start_cluster
+from mqadmin.transport.tcp import TcpTransport
+from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.message import encode_properties, new_uniq_key
+
+
+@pytest.fixture
+async def make_cluster(tmp_path: Path):
+    """``await make_cluster(brokers=1, auto_create=True)``: a started cluster, stopped at the end."""
+    clusters: list[DevCluster] = []
+
+    async def factory(**kwargs: Any) -> DevCluster:
+        kwargs.setdefault("brokers", 1)
+        kwargs.setdefault("data_dir", tmp_path / f"dev{len(clusters)}")
+        cluster = await start_cluster(namesrv_port=0, broker_port=0, **kwargs)
+        clusters.append(cluster)
+        return cluster
+
+    yield factory
+    for c in clusters:
+        await c.stop()
+
+
+@pytest.fixture
+async def cluster(make_cluster) -> DevCluster:
+    return await make_cluster()
+
+
+@pytest.fixture
+async def transport():
+    t = TcpTransport(timeout=10)
+    yield t
+    await t.aclose()
+
+
+@pytest.fixture
+async def admin(cluster: DevCluster, transport: TcpTransport):
+    client = AdminClient([cluster.namesrv_addr], transport=transport, timeout=10)
+    yield client
+    await client.aclose()
+
+
+async def request(
+    transport: TcpTransport, addr: str, code: int, ext: dict[str, str] | None = None, body: bytes = b"", **kw: Any
+) -> RemotingCommand:
+    return await transport.request(addr, RemotingCommand(code=code, ext=dict(ext or {}), body=body, **kw))
+
+
+def send_ext(topic: str, *, queue_id: int = 0, keys: str = "", tags: str = "", default_queues: int = 4, **extra: str):
+    """SEND_MESSAGE (10) header fields, as the C++ client sends them."""
+    props = {"UNIQ_KEY": new_uniq_key(), "WAIT": "true"}
+    if keys:
+        props["KEYS"] = keys
+    if tags:
+        props["TAGS"] = tags
+    ext = {
+        "producerGroup": "PG_TEST", "topic": topic, "defaultTopic": "TBW102",
+        "defaultTopicQueueNums": str(default_queues), "queueId": str(queue_id), "sysFlag": "0",
+        "bornTimestamp": str(int(time.time() * 1000)), "flag": "0", "properties": encode_properties(props),
+        "reconsumeTimes": "0", "unitMode": "false", "batch": "false",
+    }  # fmt: skip
+    ext.update(extra)
+    return ext
+
+
+def pull_ext(topic: str, queue_id: int = 0, offset: int = 0, *, group: str = "CG_TEST", **extra: str):
+    ext = {
+        "consumerGroup": group, "topic": topic, "queueId": str(queue_id), "queueOffset": str(offset),
+        "maxMsgNums": "32", "sysFlag": "4", "commitOffset": "0", "suspendTimeoutMillis": "0",
+        "subscription": "*", "subVersion": "0",
+    }  # fmt: skip
+    ext.update(extra)
+    return ext
+
+
+async def until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
+    """Poll ``predicate`` on the event loop until it is truthy (bounded; not a sleep as synchronisation)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.01)
