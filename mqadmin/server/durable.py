@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin.server.batcher import Batcher
-from mqadmin.server.persist import fsync_dir, load_json, write_json
+from mqadmin.server.persist import atomic_write, fsync_dir, load_json
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +88,12 @@ class DurableJson:
 
     # --- committing ------------------------------------------------------------------------
 
-    async def commit(self, record: Any = None) -> None:
-        """Wait until the current in-memory state (and ``record``, in journal mode) is on disk."""
-        if self._journal and record is not None:
-            await self._batcher.submit(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+    async def commit(self, *records: Any) -> None:
+        """Wait until the current in-memory state (and ``records``, in journal mode) is on disk."""
+        if self._journal:
+            await self._batcher.submit(
+                *(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records)
+            )
         else:
             await self._batcher.submit()
 
@@ -114,7 +116,7 @@ class DurableJson:
         await asyncio.to_thread(self._replace_snapshot, obj)
 
     def _replace_snapshot(self, obj: Any) -> None:
-        write_json(self.path, obj)
+        atomic_write(self.path, dumps_table(obj))
         if self._journal and (self._journal_fd is not None or self.journal_path.exists()):
             fd = self._journal_file()
             os.ftruncate(fd, 0)
@@ -148,3 +150,20 @@ class DurableJson:
         if self._journal_fd is not None:
             os.close(self._journal_fd)
             self._journal_fd = None
+
+
+_compact = json.JSONEncoder(separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode
+
+
+def dumps_table(obj: dict[str, Any]) -> bytes:
+    """Readable JSON that is fast to write: one top-level key per line, and a map value expanded
+    to one compact entry per line (``json.dumps(indent=...)`` falls back to the slow pure-Python
+    encoder, which costs seconds for ten thousand topics)."""
+    lines = []
+    for key, value in sorted(obj.items()):
+        if isinstance(value, dict) and value:
+            inner = ",\n".join(f"\t\t{_compact(k)}:{_compact(v)}" for k, v in sorted(value.items()))
+            lines.append(f"\t{_compact(key)}:{{\n{inner}\n\t}}")
+        else:
+            lines.append(f"\t{_compact(key)}:{_compact(value)}")
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode()

@@ -131,7 +131,7 @@ class TopicConfigManager:
     def _snapshot(self) -> dict[str, Any]:
         return {
             "dataVersion": self._dv.to_json(),
-            "topicConfigTable": {name: tc.to_json() for name, tc in sorted(self._table.items())},
+            "topicConfigTable": {name: tc.to_json() for name, tc in self._table.items()},
         }
 
     async def close(self) -> None:
@@ -227,6 +227,6 @@ class TopicConfigManager:
             self._table[cfg.topic_name] = cfg
             self._dv.next()
         dv = self._dv.to_json()
-        await asyncio.gather(*(self._file.commit({"put": cfg.to_json(), "dataVersion": dv}) for cfg in cfgs))
+        await self._file.commit(*({"put": cfg.to_json(), "dataVersion": dv} for cfg in cfgs))
         if publish and self._publish is not None:
             await self._publish(cfgs)
