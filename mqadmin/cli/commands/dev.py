@@ -202,6 +202,7 @@ def demo() -> None:
 
     async def main() -> None:
         from mqadmin.admin import AdminClient
+        from mqadmin.admin.messaging import send_message
         from mqadmin.model.topic import TopicConfig
 
         cluster = await start_cluster(namesrv_port=0, broker_port=0)
@@ -211,7 +212,9 @@ def demo() -> None:
                 await admin.create_topic_on_cluster(cluster.cluster, TopicConfig("DemoPrecreated"))
                 report["precreated"] = _route_summary(await admin.topic_route("DemoPrecreated"))
                 try:
-                    sent_to = await _send_through_default_topic(admin, "DemoAutoCreated")
+                    # An unknown topic: the producer takes TBW102's route and one broker creates it.
+                    sent = await send_message(admin, "DemoAutoCreated", b"hello from mqadmin dev demo")
+                    sent_to = sent.broker_name
                 except Exception as e:  # the message path may be missing or refuse
                     report["autoCreated"] = {"error": f"the send failed: {e}"}
                 else:
@@ -235,29 +238,6 @@ def _route_summary(route: Any) -> dict[str, Any]:
         "brokers": sorted(q.broker_name for q in route.queue_datas),
         "queues": {q.broker_name: q.write_queue_nums for q in route.queue_datas},
     }
-
-
-async def _send_through_default_topic(admin: Any, topic: str) -> str:
-    """What a producer does for a topic the name server does not know: take TBW102's route, pick a
-    broker, and send with defaultTopic=TBW102 so that broker creates the topic."""
-    import random
-
-    from mqadmin.model.topic import DEFAULT_TOPIC
-    from mqadmin.wire.codes import RequestCode
-    from mqadmin.wire.message import PROPERTY_UNIQ_KEY, PROPERTY_WAIT, encode_properties, new_uniq_key
-
-    route = await admin.topic_route(DEFAULT_TOPIC)
-    writable = [q for q in route.queue_datas if q.perm & 2 and q.write_queue_nums > 0]
-    queue = random.choice(writable)
-    addr = next(b.master_addr for b in route.broker_datas if b.broker_name == queue.broker_name)
-    props = encode_properties({PROPERTY_UNIQ_KEY: new_uniq_key(), PROPERTY_WAIT: "true"})
-    ext = {
-        "a": "DEMO_PRODUCER_GROUP", "b": topic, "c": DEFAULT_TOPIC, "d": "4",
-        "e": str(random.randrange(min(4, queue.write_queue_nums))), "f": "0", "g": str(int(time.time() * 1000)),
-        "h": "0", "i": props, "j": "0", "k": "false", "m": "false",
-    }  # fmt: skip
-    await admin.call(addr, RequestCode.SEND_MESSAGE_V2, ext, b"hello from mqadmin dev demo")
-    return queue.broker_name
 
 
 def _print_demo(report: dict[str, Any]) -> None:
