@@ -75,9 +75,19 @@ class NamesrvRegistrar:
         self._conns.clear()
 
     async def _periodic(self, ok: bool) -> None:
+        """Full registration every ``register_interval``; sooner (checked every second) when the last
+        one failed or a name-server connection dropped (that name server forgot the broker)."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
         while True:
-            await asyncio.sleep(self.broker.config.register_interval if ok else RETRY_AFTER_FAILURE)
-            ok = await self.register_all()
+            await asyncio.sleep(min(self.broker.config.register_interval, RETRY_AFTER_FAILURE))
+            due = loop.time() - last >= self.broker.config.register_interval
+            if due or not ok or self._lost_connection():
+                last = loop.time()
+                ok = await self.register_all()
+
+    def _lost_connection(self) -> bool:
+        return any(addr not in self._conns or self._conns[addr].closed for addr in self.addrs)
 
     # --- full and incremental registration ------------------------------------------------
 

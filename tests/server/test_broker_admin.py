@@ -1,0 +1,206 @@
+"""The broker's admin requests over TCP, against an in-process cluster."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mqadmin.model.topic import TopicConfig
+from mqadmin.wire import fastjson
+from mqadmin.wire.codes import RequestCode as RC
+from mqadmin.wire.codes import ResponseCode as R
+
+from .conftest import request
+
+
+def addr_of(cluster, i: int = 0) -> str:
+    return cluster.brokers[i].config.addr
+
+
+async def create(transport, addr: str, cfg: TopicConfig):
+    return await request(transport, addr, RC.UPDATE_AND_CREATE_TOPIC, cfg.to_ext())
+
+
+async def test_create_topic_answers_success_without_remark_and_the_route_is_there_at_once(cluster, transport, admin):
+    resp = await create(transport, addr_of(cluster), TopicConfig("Orders", 4, 4))
+    assert (resp.code, resp.remark) == (R.SUCCESS, None)
+    route = await admin.topic_route("Orders")
+    assert [(q.broker_name, q.write_queue_nums) for q in route.queue_datas] == [("broker-a", 4)]
+
+
+async def test_identical_create_does_not_bump_the_data_version(cluster, transport):
+    broker = cluster.brokers[0]
+    await create(transport, broker.config.addr, TopicConfig("Same"))
+    counter = broker.topics.data_version["counter"]
+    assert (await create(transport, broker.config.addr, TopicConfig("Same"))).code == R.SUCCESS
+    assert broker.topics.data_version["counter"] == counter
+
+
+@pytest.mark.parametrize(
+    ("topic", "remark"),
+    [
+        ("bad topic", "The specified topic[bad topic] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"),
+        ("x" * 128, "The specified topic is longer than topic max length."),
+        ("TBW102", "The topic[TBW102] is conflict with system topic."),
+        ("DefaultCluster", "The topic[DefaultCluster] is conflict with system topic."),
+        ("broker-a", "The topic[broker-a] is conflict with system topic."),
+        ("rmq_sys_mine", "The topic[rmq_sys_mine] is conflict with system topic."),
+    ],
+)
+async def test_create_refuses_illegal_and_system_topics_with_code_1(cluster, transport, topic, remark):
+    resp = await create(transport, addr_of(cluster), TopicConfig(topic))
+    assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, remark)
+    assert cluster.brokers[0].topics.get(topic) is None or topic in ("TBW102", "DefaultCluster", "broker-a")
+
+
+async def test_create_with_bad_header_values(cluster, transport):
+    ext = TopicConfig("Typo").to_ext() | {"readQueueNums": "eight"}
+    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, ext)
+    assert resp.code == R.SYSTEM_ERROR and "readQueueNums" in resp.remark
+    missing = {k: v for k, v in TopicConfig("NoPerm").to_ext().items() if k != "perm"}
+    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, missing)
+    assert resp.code == R.SYSTEM_ERROR and "perm" in resp.remark
+
+
+async def test_create_keeps_attributes_and_order(cluster, transport):
+    cfg = TopicConfig("Fifo", order=True, attributes={"message.type": "FIFO"})
+    await create(transport, addr_of(cluster), cfg)
+    got = await request(transport, addr_of(cluster), RC.GET_TOPIC_CONFIG, {"topic": "Fifo", "lo": "true"})
+    assert got.code == R.SUCCESS
+    assert TopicConfig.from_json(json.loads(got.body)) == cfg
+
+
+async def test_get_topic_config_of_unknown_topic_is_17(cluster, transport):
+    got = await request(transport, addr_of(cluster), RC.GET_TOPIC_CONFIG, {"topic": "Nope"})
+    assert (got.code, got.remark) == (R.TOPIC_NOT_EXIST, "No topic in this broker. topic: Nope")
+
+
+async def test_create_topic_list(cluster, transport, admin):
+    body = fastjson.dumps_bytes({"topicConfigList": [TopicConfig(f"L{i}", 2, 2).to_json() for i in range(3)]})
+    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=body)
+    assert resp.code == R.SUCCESS
+    for i in range(3):
+        assert (await admin.topic_route(f"L{i}")).queue_datas[0].read_queue_nums == 2
+    bad = fastjson.dumps_bytes(
+        {"topicConfigList": [TopicConfig("Fine").to_json(), TopicConfig("SELF_TEST_TOPIC").to_json()]}
+    )
+    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=bad)
+    assert resp.code == R.SYSTEM_ERROR and "conflict with system topic" in resp.remark
+    assert cluster.brokers[0].topics.get("Fine") is None  # validated before anything is created
+    broken = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=b"{not json")
+    assert broken.code == R.SYSTEM_ERROR
+
+
+async def test_get_all_topic_config_shape(cluster, transport):
+    await create(transport, addr_of(cluster), TopicConfig("Listed"))
+    obj = json.loads((await request(transport, addr_of(cluster), RC.GET_ALL_TOPIC_CONFIG)).body)
+    assert set(obj) >= {"dataVersion", "topicConfigTable", "topicQueueMappingInfoMap", "topicQueueMappingDetailMap"}
+    assert set(obj["dataVersion"]) == {"counter", "stateVersion", "timestamp"}
+    assert obj["topicConfigTable"]["Listed"]["topicName"] == "Listed"
+    assert "TBW102" in obj["topicConfigTable"]
+
+
+async def test_delete_topic(cluster, transport):
+    await create(transport, addr_of(cluster), TopicConfig("Doomed"))
+    assert (await request(transport, addr_of(cluster), RC.DELETE_TOPIC_IN_BROKER, {"topic": "Doomed"})).code == 0
+    assert cluster.brokers[0].topics.get("Doomed") is None
+    refused = await request(transport, addr_of(cluster), RC.DELETE_TOPIC_IN_BROKER, {"topic": "TBW102"})
+    assert (refused.code, refused.remark) == (R.SYSTEM_ERROR, "The topic[TBW102] is conflict with system topic.")
+
+
+async def test_runtime_info_has_the_keys_java_tools_read(cluster, transport):
+    resp = await request(transport, addr_of(cluster), RC.GET_BROKER_RUNTIME_INFO)
+    table = json.loads(resp.body)["table"]
+    for key in (
+        "brokerVersionDesc", "brokerVersion", "putTps", "getTransferredTps", "getTransferedTps",
+        "earliestMessageTimeStamp", "commitLogDiskRatio", "dispatchBehindBytes", "pageCacheLockTimeMills",
+        "msgPutTotalTodayNow", "msgGetTotalTodayNow", "msgPutTotalYesterdayMorning", "msgGetTotalYesterdayMorning",
+        "msgPutTotalTodayMorning", "msgGetTotalTodayMorning", "sendThreadPoolQueueSize",
+        "sendThreadPoolQueueCapacity", "pullThreadPoolQueueSize", "pullThreadPoolQueueCapacity",
+        "remainHowManyDataToFlush", "commitLogMaxOffset", "commitLogMinOffset", "bootTimestamp", "runtime",
+        "brokerActive", "timerReadBehind", "timerOffsetBehind", "timerCongestNum", "timerEnqueueTps",
+        "timerDequeueTps", "sendThreadPoolQueueHeadWaitTimeMills", "pullThreadPoolQueueHeadWaitTimeMills",
+    ):  # fmt: skip
+        assert key in table, key
+    assert all(isinstance(v, str) for v in table.values())
+    assert len(table["putTps"].split(" ")) == 3 and float(table["commitLogDiskRatio"]) >= 0
+
+
+async def test_runtime_info_counts_sent_messages(cluster, transport, admin):
+    from mqadmin.admin.messaging import send_message
+
+    await create(transport, addr_of(cluster), TopicConfig("Counted"))
+    for _ in range(3):
+        await send_message(admin, "Counted", b"x")
+    table = json.loads((await request(transport, addr_of(cluster), RC.GET_BROKER_RUNTIME_INFO)).body)["table"]
+    assert table["msgPutTotalTodayNow"] == "3"
+    assert float(table["putTps"].split()[0]) > 0
+
+
+async def test_broker_config_get_update_and_blacklist(cluster, transport):
+    addr = addr_of(cluster)
+    got = await request(transport, addr, RC.GET_BROKER_CONFIG)
+    props = dict(line.split("=", 1) for line in got.body.decode().splitlines())
+    assert props["brokerName"] == "broker-a" and props["autoCreateTopicEnable"] == "true"
+    assert json.loads(got.ext["version"])["counter"] == 0
+    for key in ("brokerConfigPath", "configBlackList", "rocketmqHome"):
+        resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=f"{key}=/x\n".encode())
+        assert (resp.code, resp.remark) == (R.NO_PERMISSION, "Can not update config in black list.")
+    resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"autoCreateTopicEnable=false\nnoSuchKey=1\n")
+    assert resp.code == R.SUCCESS
+    assert cluster.brokers[0].config.auto_create_topic_enable is False
+    again = await request(transport, addr, RC.GET_BROKER_CONFIG)
+    assert "autoCreateTopicEnable=false" in again.body.decode() and json.loads(again.ext["version"])["counter"] == 1
+    bad = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"defaultTopicQueueNums=many\n")
+    assert bad.code == R.SYSTEM_ERROR and "defaultTopicQueueNums" in bad.remark
+
+
+async def test_broker_permission_change_reaches_routes(cluster, transport, admin):
+    addr = addr_of(cluster)
+    await create(transport, addr, TopicConfig("Perm"))
+    resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"brokerPermission=4\n")
+    assert resp.code == R.SUCCESS
+    assert (await admin.topic_route("Perm")).queue_datas[0].perm == 4
+    bad = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"brokerPermission=9\n")
+    assert bad.code == R.SYSTEM_ERROR
+
+
+async def test_subscription_groups_create_get_delete_and_persist(cluster, transport):
+    addr = addr_of(cluster)
+    body = fastjson.dumps_bytes({"groupName": "G1", "consumeBroadcastEnable": False, "retryMaxTimes": 3})
+    assert (await request(transport, addr, RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=body)).code == R.SUCCESS
+    wrapper = json.loads((await request(transport, addr, RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)).body)
+    g1 = wrapper["subscriptionGroupTable"]["G1"]
+    assert (g1["consumeBroadcastEnable"], g1["retryMaxTimes"], g1["retryQueueNums"]) == (False, 3, 1)
+    assert "dataVersion" in wrapper and "TOOLS_CONSUMER" in wrapper["subscriptionGroupTable"]
+    on_disk = json.loads(cluster.brokers[0].data_path("subscriptionGroup.json").read_text())
+    assert on_disk["subscriptionGroupTable"]["G1"]["retryMaxTimes"] == 3
+    delete = {"groupName": "G1", "cleanOffset": "true"}
+    assert (await request(transport, addr, RC.DELETE_SUBSCRIPTIONGROUP, delete)).code == R.SUCCESS
+    wrapper = json.loads((await request(transport, addr, RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)).body)
+    assert "G1" not in wrapper["subscriptionGroupTable"]
+
+
+@pytest.mark.parametrize(
+    "body", [b"", b"[1,2]", b'{"groupName":""}', b'{"groupName":"G","retryMaxTimes":"x"}', b"\xff"]
+)
+async def test_bad_subscription_group_bodies_are_refused(cluster, transport, body):
+    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=body)
+    assert resp.code == R.SYSTEM_ERROR
+
+
+async def test_query_topic_consume_by_who(cluster, transport):
+    cluster.brokers[0].consumer_groups_of.append(lambda t: {"CG1", "CG2"} if t == "T" else set())
+    resp = await request(transport, addr_of(cluster), RC.QUERY_TOPIC_CONSUME_BY_WHO, {"topic": "T"})
+    assert json.loads(resp.body)["groupList"] == ["CG1", "CG2"]
+
+
+async def test_unknown_code_answers_3(cluster, transport):
+    resp = await request(transport, addr_of(cluster), 9999)
+    assert resp.code == R.REQUEST_CODE_NOT_SUPPORTED
+
+
+async def test_acl_fields_are_ignored(cluster, transport):
+    ext = TopicConfig("Signed").to_ext() | {"AccessKey": "rocketmq2", "Signature": "xyz="}
+    assert (await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, ext)).code == R.SUCCESS
