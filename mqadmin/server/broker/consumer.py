@@ -43,6 +43,18 @@ def json_body(cmd: RemotingCommand, what: str) -> dict[str, Any]:
     return obj
 
 
+def _consumer_data(c: dict[str, Any]) -> tuple[str, str, str, str, list[SubscriptionData]]:
+    """One ConsumerData of a heartbeat, enums as names whether sent as names or ordinals."""
+    subs = [SubscriptionData.from_json(s) for s in c.get("subscriptionDataSet") or [] if isinstance(s, dict)]
+    return (
+        str(c.get("groupName") or ""),
+        enum_name(c.get("consumeType"), CONSUME_TYPES, "CONSUME_PASSIVELY"),
+        enum_name(c.get("messageModel"), MESSAGE_MODELS, "CLUSTERING"),
+        enum_name(c.get("consumeFromWhere"), CONSUME_FROM_WHERE, "CONSUME_FROM_LAST_OFFSET"),
+        subs,
+    )
+
+
 class ConsumerProcessor:
     def __init__(
         self,
@@ -63,33 +75,21 @@ class ConsumerProcessor:
     async def heartbeat(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         try:
             data = json_body(cmd, "HeartbeatData")
-            consumers = [c for c in data.get("consumerDataSet") or [] if isinstance(c, dict)]
-            producers = [p for p in data.get("producerDataSet") or [] if isinstance(p, dict)]
-        except (ValueError, TypeError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        client_id = str(data.get("clientID") or ch.remote_addr)
-        conn = ClientConn(ch, client_id, cmd.language, cmd.version)
-        for c in consumers:
-            group = str(c.get("groupName") or "")
+            consumers = [_consumer_data(c) for c in data.get("consumerDataSet") or [] if isinstance(c, dict)]
+            producer_data = data.get("producerDataSet") or []
+            producers = [str(p.get("groupName") or "") for p in producer_data if isinstance(p, dict)]
+        except (ValueError, TypeError, AttributeError) as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad HeartbeatData: {e}")
+        conn = ClientConn(ch, str(data.get("clientID") or ch.remote_addr), cmd.language, cmd.version)
+        for group, consume_type, model, from_where, subs in consumers:
             if not group:
                 continue
             gcfg = await self.broker.groups.find_or_create(group)
-            if gcfg is not None:
-                retry = RETRY_PREFIX + group
-                if self.broker.topics.get(retry) is None:
-                    queues = int(gcfg.get("retryQueueNums", 1))
-                    await self.broker.topics.create_retry_topic(retry, queues, PERM_READ | PERM_WRITE)
-            subs = [SubscriptionData.from_json(s) for s in c.get("subscriptionDataSet") or [] if isinstance(s, dict)]
-            self.clients.register_consumer(
-                group,
-                conn,
-                enum_name(c.get("consumeType"), CONSUME_TYPES, "CONSUME_PASSIVELY"),
-                enum_name(c.get("messageModel"), MESSAGE_MODELS, "CLUSTERING"),
-                enum_name(c.get("consumeFromWhere"), CONSUME_FROM_WHERE, "CONSUME_FROM_LAST_OFFSET"),
-                subs,
-            )
-        for p in producers:
-            group = str(p.get("groupName") or "")
+            if gcfg is not None and self.broker.topics.get(RETRY_PREFIX + group) is None:
+                queues = int(gcfg.get("retryQueueNums", 1))
+                await self.broker.topics.create_retry_topic(RETRY_PREFIX + group, queues, PERM_READ | PERM_WRITE)
+            self.clients.register_consumer(group, conn, consume_type, model, from_where, subs)
+        for group in producers:
             if group:
                 self.clients.register_producer(group, conn)
         return cmd.response(ResponseCode.SUCCESS)

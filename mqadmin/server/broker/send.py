@@ -60,13 +60,14 @@ DLQ_QUEUE_NUMS = 1
 MAX_RECONSUME_VERSION = 121
 """Clients older than V3_4_9 cannot set maxReconsumeTimes per message."""
 
-_SHORT_KEYS = {
-    "a": "producerGroup", "b": "topic", "c": "defaultTopic", "d": "defaultTopicQueueNums", "e": "queueId",
-    "f": "sysFlag", "g": "bornTimestamp", "h": "flag", "i": "properties", "j": "reconsumeTimes",
-    "k": "unitMode", "l": "maxReconsumeTimes", "m": "batch", "n": "brokerName",
-}  # fmt: skip
-_REQUIRED = ("producerGroup", "topic", "defaultTopic", "defaultTopicQueueNums", "queueId", "sysFlag",
-             "bornTimestamp", "flag")  # fmt: skip
+_LONG_NAMES = (
+    "producerGroup", "topic", "defaultTopic", "defaultTopicQueueNums", "queueId", "sysFlag", "bornTimestamp",
+    "flag", "properties", "reconsumeTimes", "unitMode", "maxReconsumeTimes", "batch",
+)  # fmt: skip
+_SHORT_NAMES = tuple("abcdefghijklm")
+"""SEND_MESSAGE_V2's keys for the same fields, in the same order."""
+_REQUIRED = 8
+"""The first eight fields are @CFNotNull in Java's header classes."""
 
 
 @dataclass(slots=True)
@@ -89,43 +90,36 @@ class SendHeader:
     def parse(cls, cmd: RemotingCommand) -> SendHeader:
         """Long field names (code 10) or the short a–n keys (310/320); raises HeaderError like Java."""
         ext = cmd.ext
-        if "b" in ext and "topic" not in ext:
-            ext = {_SHORT_KEYS.get(k, k): v for k, v in ext.items()}
-        for name in _REQUIRED:
-            if ext.get(name) is None:
-                raise HeaderError(f"the custom field <{name}> is null")
-        max_rt = ext.get("maxReconsumeTimes")
+        names = _SHORT_NAMES if "b" in ext and "topic" not in ext else _LONG_NAMES
+        v = [ext.get(n) for n in names]
+        for i in range(_REQUIRED):
+            if v[i] is None:
+                raise HeaderError(f"the custom field <{names[i]}> is null")
         return cls(
-            producer_group=ext["producerGroup"],
-            topic=ext["topic"],
-            default_topic=ext["defaultTopic"],
-            default_topic_queue_nums=_int(ext, "defaultTopicQueueNums"),
-            queue_id=_int(ext, "queueId"),
-            sys_flag=_int(ext, "sysFlag"),
-            born_timestamp=_int(ext, "bornTimestamp"),
-            flag=_int(ext, "flag"),
-            properties=ext.get("properties") or "",
-            reconsume_times=_int(ext, "reconsumeTimes", 0),
-            unit_mode=_bool(ext, "unitMode"),
-            max_reconsume_times=_int(ext, "maxReconsumeTimes") if max_rt not in (None, "") else None,
-            batch=_bool(ext, "batch"),
+            producer_group=v[0],  # type: ignore[arg-type]
+            topic=v[1],  # type: ignore[arg-type]
+            default_topic=v[2],  # type: ignore[arg-type]
+            default_topic_queue_nums=_int(names[3], v[3]),
+            queue_id=_int(names[4], v[4]),
+            sys_flag=_int(names[5], v[5]),
+            born_timestamp=_int(names[6], v[6]),
+            flag=_int(names[7], v[7]),
+            properties=v[8] or "",
+            reconsume_times=_int(names[9], v[9]) if v[9] else 0,
+            unit_mode=_bool(v[10]),
+            max_reconsume_times=_int(names[11], v[11]) if v[11] else None,
+            batch=_bool(v[12]),
         )
 
 
-def _int(ext: dict[str, str], name: str, default: int | None = None) -> int:
-    value = ext.get(name)
-    if value is None or value == "":
-        if default is None:
-            raise HeaderError(f"the custom field <{name}> is null")
-        return default
+def _int(name: str, value: str | None) -> int:
     try:
-        return int(value)
-    except ValueError:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
         raise HeaderError(f"the custom field <{name}> is not a number: {value!r}") from None
 
 
-def _bool(ext: dict[str, str], name: str) -> bool:
-    value = ext.get(name)
+def _bool(value: str | None) -> bool:
     return value is not None and value.strip().lower() in ("true", "1")
 
 
@@ -345,8 +339,8 @@ class SendProcessor:
         group = ext.get("group")
         if group is None:
             raise HeaderError("the custom field <group> is null")
-        offset = _int(ext, "offset")
-        delay_level = _int(ext, "delayLevel")
+        offset = _int("offset", ext.get("offset"))
+        delay_level = _int("delayLevel", ext.get("delayLevel"))
         gcfg = await self.broker.groups.find_or_create(group)
         if gcfg is None:
             return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"subscription group not exist, {group}")
@@ -365,7 +359,7 @@ class SendProcessor:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"look message by offset failed, {offset}: {e}")
         max_times = int(gcfg.get("retryMaxTimes", 16))
         if cmd.version >= MAX_RECONSUME_VERSION and ext.get("maxReconsumeTimes"):
-            max_times = _int(ext, "maxReconsumeTimes")
+            max_times = _int("maxReconsumeTimes", ext.get("maxReconsumeTimes"))
         if orig.reconsume_times >= max_times or delay_level < 0:
             topic = DLQ_PREFIX + group
             await self.broker.topics.create_retry_topic(topic, DLQ_QUEUE_NUMS, PERM_READ | PERM_WRITE)

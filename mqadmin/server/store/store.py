@@ -304,6 +304,8 @@ class MessageStore:
             m.store_host = self.store_host
             try:
                 data = bytearray(encode_message(m))
+            except struct.error as e:
+                raise _Illegal(PutStatus.MESSAGE_ILLEGAL, f"a header field is out of range: {e}") from None
             except ValueError as e:
                 status = PutStatus.PROPERTIES_SIZE_EXCEEDED if "properties" in str(e) else PutStatus.MESSAGE_ILLEGAL
                 raise _Illegal(status, str(e)) from None
