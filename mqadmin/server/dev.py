@@ -115,14 +115,17 @@ async def start_cluster(
     return DevCluster(namesrv, started, root, cluster, temporary)
 
 
-async def run_until_signalled(stop: Callable[[], Awaitable[None]]) -> None:
-    """Wait for SIGINT or SIGTERM, then run ``stop``."""
+async def run_until_signalled(stop: Callable[[], Awaitable[None]], ready: Callable[[], None] | None = None) -> None:
+    """Catch SIGINT and SIGTERM, call ``ready`` (so a signal sent right after it is caught), wait for
+    a signal, then run ``stop``."""
     loop = asyncio.get_running_loop()
     done = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, done.set)
     try:
+        if ready is not None:
+            ready()
         await done.wait()
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -87,9 +87,11 @@ def up(
             "--namesrv-port / --broker-port",
         )
         info = cluster_.describe() | {"readySeconds": round(time.perf_counter() - t0, 3)}
-        if _json():
-            _print_json_line(info)
-        else:
+
+        def ready() -> None:
+            if _json():
+                _print_json_line(info)
+                return
             lines = [f"NAMESRV_ADDR={cluster_.namesrv_addr}"]
             lines += [f"{b['name']}  {b['addr']}  {cluster}" for b in info["brokers"]]  # type: ignore[union-attr]
             kept = "deleted at exit" if cluster_.temporary else "kept"
@@ -98,7 +100,8 @@ def up(
                 f"data in {cluster_.data_dir} ({kept}); Ctrl-C stops"
             )
             _print_lines(lines)
-        await run_until_signalled(cluster_.stop)
+
+        await run_until_signalled(cluster_.stop, ready)
 
     _run(main)
 
@@ -132,8 +135,8 @@ def namesrv(
             )
             server = NameServer(cfg)
             await _starting(server.start(), "--port")
-            _ready({"namesrvAddr": server.addr, "dataDir": str(root)}, [f"NAMESRV_ADDR={server.addr}"])
-            await run_until_signalled(server.stop)
+            info = {"namesrvAddr": server.addr, "dataDir": str(root)}
+            await run_until_signalled(server.stop, lambda: _ready(info, [f"NAMESRV_ADDR={server.addr}"]))
 
     _run(main)
 
@@ -184,8 +187,8 @@ def broker(
             if not registered:
                 sys.stderr.write(f"mqadmin: warning: no name server at {namesrv_addr} took the registration yet\n")
             info = {"brokerName": broker_name, "brokerAddr": cfg.addr, "cluster": cluster, "dataDir": str(root)}
-            _ready(info | {"registered": registered}, [f"BROKER_ADDR={cfg.addr}"])
-            await run_until_signalled(server.stop)
+            info |= {"registered": registered}
+            await run_until_signalled(server.stop, lambda: _ready(info, [f"BROKER_ADDR={cfg.addr}"]))
 
     _run(main)
 
