@@ -6,6 +6,9 @@ server turns it into SYSTEM_ERROR with the message as remark, as a Java server a
 
 from __future__ import annotations
 
+from typing import Any
+
+from mqadmin.wire import fastjson
 from mqadmin.wire.frame import RemotingCommand
 
 
@@ -41,3 +44,16 @@ def opt_bool(cmd: RemotingCommand, name: str, default: bool = False) -> bool:
     if value is None or value == "":
         return default
     return value.strip().lower() == "true"
+
+
+class BodyError(ValueError):
+    pass
+
+
+def json_body(cmd: RemotingCommand, what: str) -> Any:
+    """The request body as JSON (fastjson's relaxed form accepted); BodyError naming ``what`` otherwise,
+    including for bodies nested too deeply to parse."""
+    try:
+        return fastjson.loads(cmd.body)
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise BodyError(f"bad {what} body: {type(e).__name__}: {e}") from None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from mqadmin.model.topic import TOPIC_MAX_LENGTH, TopicConfig, topic_name_problem
 from mqadmin.server.broker.config import CONFIG_BLACKLIST
-from mqadmin.server.headers import need, opt_bool
+from mqadmin.server.headers import json_body, need, opt_bool
 from mqadmin.server.properties import format_properties, parse_properties
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire import fastjson
@@ -68,11 +68,12 @@ class AdminProcessor:
 
     async def update_and_create_topic_list(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         try:
-            items = fastjson.loads(cmd.body).get("topicConfigList")
+            obj = json_body(cmd, "CreateTopicListRequestBody")
+            items = obj.get("topicConfigList") if isinstance(obj, dict) else None
             if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
                 raise ValueError("topicConfigList is not a list of objects")
             cfgs = [TopicConfig.from_json(i) for i in items]
-        except (ValueError, TypeError, AttributeError, UnicodeDecodeError) as e:
+        except (ValueError, TypeError) as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad CreateTopicListRequestBody: {e}")
         for cfg in cfgs:
             refusal = self._refusal(cmd, cfg)
@@ -114,8 +115,8 @@ class AdminProcessor:
 
     async def update_subscription_group(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         try:
-            await self.broker.groups.update(fastjson.loads(cmd.body) if cmd.body else None)
-        except (ValueError, UnicodeDecodeError) as e:
+            await self.broker.groups.update(json_body(cmd, "SubscriptionGroupConfig") if cmd.body else None)
+        except ValueError as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad SubscriptionGroupConfig: {e}")
         return cmd.response(ResponseCode.SUCCESS)
 

@@ -148,7 +148,7 @@ class NamesrvRegistrar:
     async def _apply_order_config(self, body: bytes) -> None:
         try:
             table = fastjson.loads(body).get("table") or {}
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             return
         if isinstance(table, dict):
             await self.broker.topics.apply_order_config({str(k): str(v) for k, v in table.items()})

@@ -16,7 +16,7 @@ from typing import Any
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire import fastjson
 
-MAX_INFLATED = 256 * 1024 * 1024
+MAX_INFLATED = 64 * 1024 * 1024
 """Refuse registration bodies that inflate beyond this (a deflate bomb would otherwise eat memory)."""
 
 
@@ -69,7 +69,7 @@ def _topic_line(tc: TopicConfig) -> str:
 def _decode_json(body: bytes) -> RegisterBody:
     try:
         obj = fastjson.loads(body)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise BodyError(f"register body is not JSON: {e}") from None
     if not isinstance(obj, dict):
         raise BodyError("register body is not a JSON object")
@@ -137,7 +137,7 @@ def _decode_compressed(body: bytes) -> RegisterBody:
             tc = _parse_topic_line(r.item().decode())
             topics[tc.topic_name] = tc
         servers = json.loads(r.item()) if r.more else []
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise BodyError(f"compressed register body: {e}") from None
     return RegisterBody(
         data_version=dv if isinstance(dv, dict) else None,

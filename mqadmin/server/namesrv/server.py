@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from mqadmin.model.route import QueueData
 from mqadmin.server.broker.data_version import DataVersion
-from mqadmin.server.headers import need, need_int, opt_bool, opt_int
+from mqadmin.server.headers import json_body, need, need_int, opt_bool, opt_int
 from mqadmin.server.namesrv import register_body
 from mqadmin.server.namesrv.config import CONFIG_BLACKLIST, NamesrvConfig
 from mqadmin.server.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfigManager
@@ -140,9 +140,9 @@ class NameServer:
 
     async def query_data_version(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         try:
-            dv = DataVersion.from_json(fastjson.loads(cmd.body)) if cmd.body else DataVersion(0, 0, 0)
-        except (ValueError, TypeError, UnicodeDecodeError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad DataVersion body: {e}")
+            dv = DataVersion.from_json(json_body(cmd, "DataVersion")) if cmd.body else DataVersion(0, 0, 0)
+        except (ValueError, TypeError) as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
         changed, stored = self.routes.query_data_version(
             need(cmd, "clusterName"), need(cmd, "brokerAddr"), dv, self.clock()
         )
@@ -185,10 +185,11 @@ class NameServer:
     async def register_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         topic = need(cmd, "topic")
         try:
-            obj = fastjson.loads(cmd.body) if cmd.body else {}
-            qds = [QueueData.from_json(q) for q in obj.get("queueDatas") or []]
-        except (ValueError, TypeError, AttributeError, UnicodeDecodeError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad TopicRouteData body: {e}")
+            obj = json_body(cmd, "TopicRouteData") if cmd.body else {}
+            items = obj.get("queueDatas") if isinstance(obj, dict) else None
+            qds = [QueueData.from_json(q) for q in items or []]
+        except (ValueError, TypeError, AttributeError) as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
         self.routes.register_topic(topic, qds)
         return cmd.response(ResponseCode.SUCCESS)
 
