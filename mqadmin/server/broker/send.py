@@ -19,6 +19,7 @@ import random
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from mqadmin.model.topic import (
@@ -132,6 +133,20 @@ def host_of(addr: str) -> tuple[str, int]:
     return host, int(port) if port.isdigit() else 0
 
 
+def born_host(ch: ClientChannel) -> tuple[str, int]:
+    """``host_of`` the channel's peer, computed once per connection."""
+    host = ch.attrs.get("born_host")
+    if host is None:
+        host = ch.attrs["born_host"] = host_of(ch.remote_addr)
+    return host
+
+
+@lru_cache(maxsize=4096)
+def checked_topic_remark(topic: str) -> str | None:
+    """``topic_remark``, remembered: the same few topic names arrive with every send."""
+    return topic_remark(topic)
+
+
 def put_response(
     cmd: RemotingCommand, result: PutResult, queue_id: int, ext: dict[str, str], max_size: int
 ) -> RemotingCommand:
@@ -174,7 +189,7 @@ class SendProcessor:
             remark = f"the broker[{cfg.listen_host}] sending message is forbidden"
             return cmd.response(ResponseCode.NO_PERMISSION, remark)
         topic = h.topic
-        remark = topic_remark(topic)
+        remark = checked_topic_remark(topic)
         if remark is not None:
             return cmd.response(ResponseCode.SYSTEM_ERROR, remark)
         if topic in NOT_ALLOWED_SEND_TOPICS:
@@ -211,6 +226,12 @@ class SendProcessor:
             return None
         remark = f"the message body is {n} bytes, larger than this broker's maxMessageSize of {limit} bytes"
         return cmd.response(ResponseCode.MESSAGE_ILLEGAL, remark, ext)
+
+    def _sync_store_host(self) -> None:
+        """The broker's port is known only once it listens; stored messages must carry it."""
+        host = self._store_host()
+        if self.store.store_host != host:
+            self.store.store_host = host
 
     def _count(self, topic: str, n: int) -> None:
         self.broker.stats.record_put(n)
@@ -256,11 +277,11 @@ class SendProcessor:
             flag=h.flag,
             sys_flag=h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0),
             born_timestamp=h.born_timestamp,
-            born_host=host_of(ch.remote_addr),
+            born_host=born_host(ch),
             reconsume_times=h.reconsume_times,
             properties=props,
         )
-        self.store.store_host = self._store_host()
+        self._sync_store_host()
         result = await self.store.put(msg)
         if result.stored:
             self._count(topic, 1)
@@ -303,7 +324,7 @@ class SendProcessor:
             if too_big is not None:
                 return too_big
         queue_id = self._pick_queue(h, tc)
-        born_host = host_of(ch.remote_addr)
+        peer = born_host(ch)
         sys_flag = h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0)
         msgs = []
         for flag, body, props_text in items:
@@ -318,12 +339,12 @@ class SendProcessor:
                     flag=flag,
                     sys_flag=sys_flag,
                     born_timestamp=h.born_timestamp,
-                    born_host=born_host,
+                    born_host=peer,
                     reconsume_times=h.reconsume_times,
                     properties=props,
-                )  # fmt: skip
+                )
             )
-        self.store.store_host = self._store_host()
+        self._sync_store_host()
         result = await self.store.put_batch(msgs)
         if result.stored:
             self._count(h.topic, len(msgs))
@@ -378,7 +399,7 @@ class SendProcessor:
             born_timestamp=orig.born_timestamp, born_host=orig.born_host,
             reconsume_times=orig.reconsume_times + 1, properties=props,
         )  # fmt: skip
-        self.store.store_host = self._store_host()
+        self._sync_store_host()
         result = await self.store.put(msg)
         if not result.stored:
             return cmd.response(ResponseCode.SYSTEM_ERROR, result.status.name)
