@@ -412,3 +412,21 @@ async def test_order_key_picks_the_java_hash_queue(admin, cluster):
     await until_route(admin, "OrderedTopic")
     result = await send_message(admin, "OrderedTopic", b"x", order_key="order-42")
     assert result.queue_id == abs(java_string_hash("order-42")) % 8
+
+
+async def test_consumer_running_info_is_forwarded_to_the_consumer(cluster, transport):
+    addr = broker_of(cluster).config.addr
+
+    async def consumer_side(cmd: RemotingCommand) -> RemotingCommand:
+        return cmd.response(R.SUCCESS, body=b'{"properties":{"answeredBy":"client-r"}}')
+
+    consumer = TcpTransport(handler=consumer_side)
+    try:
+        await request(consumer, addr, RC.HEART_BEAT, body=heartbeat("client-r", "CG_RUN", "RunTopic"))
+        ext = {"consumerGroup": "CG_RUN", "clientId": "client-r", "jstackEnable": "false"}
+        resp = await request(transport, addr, RC.GET_CONSUMER_RUNNING_INFO, ext)
+        assert resp.code == R.SUCCESS and b"client-r" in resp.body
+        missing = await request(transport, addr, RC.GET_CONSUMER_RUNNING_INFO, {**ext, "clientId": "nobody"})
+        assert missing.code == R.SYSTEM_ERROR and "not online" in missing.remark
+    finally:
+        await consumer.aclose()

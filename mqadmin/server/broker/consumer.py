@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from mqadmin.server.broker.broker import Broker
 
 
+CONSUME_MSG_TIMEOUT = 207
+CALL_CLIENT_TIMEOUT = 10.0
+"""Seconds a consumer has to answer a forwarded request (Java's callClient timeout)."""
+
+
 def json_body(cmd: RemotingCommand, what: str) -> dict[str, Any]:
     """The request body as a JSON object; ValueError naming ``what`` otherwise."""
     try:
@@ -126,6 +131,23 @@ class ConsumerProcessor:
         if not members:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"the producer group[{group}] not exist")
         return cmd.response(body=fastjson.dumps_bytes({"connectionSet": [c.to_json() for c in members.values()]}))
+
+    async def call_consumer(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        """GET_CONSUMER_RUNNING_INFO (307) and CONSUME_MESSAGE_DIRECTLY (309): forward the request to
+        the consumer's own connection and relay its answer (Java's ``callConsumer``)."""
+        group, client_id = need(cmd, "consumerGroup"), need(cmd, "clientId")
+        info = self.clients.consumers.get(group)
+        conn = next((c for c in info.conns.values() if c.client_id == client_id), None) if info else None
+        if conn is None:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, f"The Consumer <{group}> <{client_id}> not online")
+        forward = RemotingCommand(code=cmd.code, ext=dict(cmd.ext), body=cmd.body, language="JAVA")
+        try:
+            return await conn.channel.request(forward, CALL_CLIENT_TIMEOUT)
+        except TimeoutError:
+            remark = f"consumer <{group}> <{client_id}> Timeout: no answer in {CALL_CLIENT_TIMEOUT:.0f}s"
+            return cmd.response(CONSUME_MSG_TIMEOUT, remark)
+        except ConnectionError as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, f"invoke consumer <{group}> <{client_id}> Exception: {e}")
 
     # --- consumer offsets ------------------------------------------------------------------
 

@@ -134,6 +134,8 @@ async def install(broker: Broker) -> BrokerStore:
         RequestCode.UPDATE_CONSUMER_OFFSET: consumer.update_offset,
         RequestCode.LOCK_BATCH_MQ: consumer.lock_batch,
         RequestCode.UNLOCK_BATCH_MQ: consumer.unlock_batch,
+        RequestCode.GET_CONSUMER_RUNNING_INFO: consumer.call_consumer,
+        RequestCode.CONSUME_MESSAGE_DIRECTLY: consumer.call_consumer,
         RequestCode.QUERY_MESSAGE: query.query_message,
         RequestCode.VIEW_MESSAGE_BY_ID: query.view_message,
         RequestCode.GET_TOPIC_STATS_INFO: query.topic_stats,
