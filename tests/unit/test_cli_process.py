@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator
 
@@ -104,3 +105,21 @@ async def test_no_name_server_is_a_usage_error() -> None:
     code, out, err = await mqadmin("topicList")
     assert (code, out) == (2, "")
     assert err == "mqadmin: error: no name server address given\n  hint: pass -n host:9876 or set NAMESRV_ADDR\n"
+
+
+async def test_cluster_list_interval_ends_cleanly_on_ctrl_c() -> None:
+    ns, a, b = _cluster()
+    env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "NO_COLOR")}
+    async with served(ns, a, b):
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "mqadmin", "--format", "json", "clusterList", "-n", ns.addr, "-i", "0.2",
+            env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert proc.stdout is not None
+        first = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))
+        second = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))  # it repeats
+        proc.send_signal(signal.SIGINT)
+        await asyncio.wait_for(proc.wait(), 30)
+    assert len(first["brokers"]) == len(second["brokers"]) == 2
+    assert proc.returncode == 0
+    assert "Traceback" not in (await proc.stderr.read()).decode()
