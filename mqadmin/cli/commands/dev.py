@@ -118,27 +118,22 @@ def namesrv(
     ] = 120.0,
 ) -> None:
     """Run one name server in the foreground until Ctrl-C or SIGTERM."""
-    from mqadmin.server.dev import HOST, run_until_signalled
+    from mqadmin.server.dev import HOST
     from mqadmin.server.namesrv.config import NamesrvConfig
     from mqadmin.server.namesrv.server import NameServer
 
     _check_data_dir(data_dir)
 
-    async def main() -> None:
-        with _DataRoot(data_dir) as root:
-            cfg = NamesrvConfig(
-                listen_host=HOST,
-                listen_port=port,
-                data_dir=root,
-                scan_interval=scan_interval,
-                broker_expire=broker_expire,
-            )
-            server = NameServer(cfg)
-            await _starting(server.start(), "--port")
-            info = {"namesrvAddr": server.addr, "dataDir": str(root)}
-            await run_until_signalled(server.stop, lambda: _ready(info, [f"NAMESRV_ADDR={server.addr}"]))
+    def build(root: Path) -> NameServer:
+        cfg = NamesrvConfig(
+            listen_host=HOST, listen_port=port, data_dir=root, scan_interval=scan_interval, broker_expire=broker_expire
+        )
+        return NameServer(cfg)
 
-    _run(main)
+    def describe(server: NameServer, root: Path) -> tuple[dict[str, Any], list[str]]:
+        return {"namesrvAddr": server.addr, "dataDir": str(root)}, [f"NAMESRV_ADDR={server.addr}"]
+
+    _serve_one(data_dir, build, describe)
 
 
 @dev_app.command("broker")
@@ -160,7 +155,7 @@ def broker(
     from mqadmin.admin import BadNameServerAddress, parse_namesrv_addrs
     from mqadmin.server.broker.broker import Broker
     from mqadmin.server.broker.config import BrokerConfig
-    from mqadmin.server.dev import HOST, run_until_signalled
+    from mqadmin.server.dev import HOST
 
     try:
         addrs = parse_namesrv_addrs(namesrv_addr)
@@ -168,29 +163,29 @@ def broker(
         raise usage_error(str(e), "--namesrv-addr takes 'host:port' or 'host:port;host:port'") from None
     _check_data_dir(data_dir)
 
-    async def main() -> None:
-        with _DataRoot(data_dir) as root:
-            cfg = BrokerConfig(
-                broker_name=broker_name,
-                cluster_name=cluster,
-                broker_id=broker_id,
-                listen_host=HOST,
-                listen_port=port,
-                namesrv_addrs=addrs,
-                data_dir=root,
-                auto_create_topic_enable=auto_create,
-                register_interval=register_interval,
-            )
-            server = Broker(cfg)
-            await _starting(server.start(), "--port")
-            registered = server.registrar.registrations > 0
-            if not registered:
-                sys.stderr.write(f"mqadmin: warning: no name server at {namesrv_addr} took the registration yet\n")
-            info = {"brokerName": broker_name, "brokerAddr": cfg.addr, "cluster": cluster, "dataDir": str(root)}
-            info |= {"registered": registered}
-            await run_until_signalled(server.stop, lambda: _ready(info, [f"BROKER_ADDR={cfg.addr}"]))
+    def build(root: Path) -> Broker:
+        cfg = BrokerConfig(
+            broker_name=broker_name,
+            cluster_name=cluster,
+            broker_id=broker_id,
+            listen_host=HOST,
+            listen_port=port,
+            namesrv_addrs=addrs,
+            data_dir=root,
+            auto_create_topic_enable=auto_create,
+            register_interval=register_interval,
+        )
+        return Broker(cfg)
 
-    _run(main)
+    def describe(server: Broker, root: Path) -> tuple[dict[str, Any], list[str]]:
+        registered = server.registrar.registrations > 0
+        if not registered:
+            sys.stderr.write(f"mqadmin: warning: no name server at {namesrv_addr} took the registration yet\n")
+        addr = server.config.addr
+        info = {"brokerName": broker_name, "brokerAddr": addr, "cluster": cluster, "dataDir": str(root)}
+        return info | {"registered": registered}, [f"BROKER_ADDR={addr}"]
+
+    _serve_one(data_dir, build, describe)
 
 
 @dev_app.command("demo")
@@ -312,6 +307,24 @@ class _DataRoot:
     def __exit__(self, *exc: object) -> None:
         if self._tmp is not None:
             self._tmp.cleanup()
+
+
+def _serve_one(
+    data_dir: Path | None,
+    build: Callable[[Path], Any],
+    describe: Callable[[Any, Path], tuple[dict[str, Any], list[str]]],
+) -> None:
+    """Run one server (built for its data directory) in the foreground until a signal."""
+    from mqadmin.server.dev import run_until_signalled
+
+    async def main() -> None:
+        with _DataRoot(data_dir) as root:
+            server = build(root)
+            await _starting(server.start(), "--port")
+            info, lines = describe(server, root)
+            await run_until_signalled(server.stop, lambda: _ready(info, lines))
+
+    _run(main)
 
 
 async def _starting(coro: Awaitable[Any], port_option: str) -> Any:
