@@ -95,6 +95,10 @@ def _run_update_topic(namesrv: str | None, cfg: TopicConfig, broker_addr: str | 
             results = [await _one_broker(admin, broker_addr, name, cfg)]
         order_conf = None
         done = {r.name: cfg.write_queue_nums for r in results if r.ok and r.name}
+        if cfg.order and not done and any(r.ok for r in results):
+            from mqadmin.cli.render import note
+
+            note("mqadmin: warning: orderTopicConf not written: the broker's name is unknown to the name server")
         if cfg.order and done:
             value, ns_results = await admin.set_order_conf(cfg.topic_name, done, merge=cluster is None)
             order_conf = {"value": value, "results": ns_results}
