@@ -40,6 +40,11 @@ def mq(*args: str, timeout: float = 120) -> Run:
     return Run(done.returncode, done.stdout, done.stderr)
 
 
+def on_cluster(b: Backend) -> list[str]:
+    """``-n <name server> -c <cluster>``."""
+    return ["-n", b.namesrv_addr, "-c", b.cluster]
+
+
 def new_topic(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:10]}"
 
@@ -88,21 +93,7 @@ def test_update_topic_on_the_cluster_created_unchanged_updated(backend: Backend)
 
 def test_update_topic_json_shape(backend: Backend) -> None:
     topic = new_topic("Json")
-    r = mq(
-        "--format",
-        "json",
-        "updateTopic",
-        "-n",
-        backend.namesrv_addr,
-        "-c",
-        backend.cluster,
-        "-t",
-        topic,
-        "-r",
-        "4",
-        "-w",
-        "4",
-    )
+    r = mq("--format", "json", "updateTopic", *on_cluster(backend), "-t", topic, "-r", "4", "-w", "4")
     assert r.code == 0, r.err
     doc = r.json()
     assert set(doc) == {"topic", "target", "config", "results", "order_conf", "outcome"}
@@ -117,10 +108,7 @@ def test_update_topic_json_shape(backend: Backend) -> None:
 
 def test_topic_route_shows_both_brokers_and_java_mqadmin_sees_our_queues(backend: Backend) -> None:
     topic = new_topic("Route")
-    assert (
-        mq("updateTopic", "-n", backend.namesrv_addr, "-c", backend.cluster, "-t", topic, "-r", "3", "-w", "3").code
-        == 0
-    )
+    assert mq("updateTopic", *on_cluster(backend), "-t", topic, "-r", "3", "-w", "3").code == 0
     doc = wait_for_route(backend, topic, both_brokers)
     assert [(b["broker"], b["addrs"]) for b in doc["brokers"]] == [
         (name, {"0": addr}) for name, addr in sorted(backend.brokers.items())
@@ -175,19 +163,7 @@ def test_ordered_topic_writes_order_conf_seen_in_the_route(backend: Backend) -> 
 def test_a_paused_broker_is_a_partial_failure_with_the_other_broker_done(backend: Backend) -> None:
     topic = new_topic("Partial")
     with backend.pause("broker-b"):
-        r = mq(
-            "--timeout",
-            "2",
-            "--format",
-            "json",
-            "updateTopic",
-            "-n",
-            backend.namesrv_addr,
-            "-c",
-            backend.cluster,
-            "-t",
-            topic,
-        )
+        r = mq("--timeout", "2", "--format", "json", "updateTopic", *on_cluster(backend), "-t", topic)
     assert r.code == 3, r.err
     doc = r.json()
     assert [(x["name"], x["status"]) for x in doc["results"]] == [("broker-a", "created"), ("broker-b", "failed")]
@@ -197,7 +173,7 @@ def test_a_paused_broker_is_a_partial_failure_with_the_other_broker_done(backend
     assert err[0].startswith("mqadmin: error: ") and "1 of 2" in err[0] and len(err) == 2
     wait_for_route(backend, topic, lambda d: [q["broker"] for q in d["queues"]] == ["broker-a"])
     # Run again once the broker is back: the done broker is unchanged, the other one created.
-    again = mq("--format", "json", "updateTopic", "-n", backend.namesrv_addr, "-c", backend.cluster, "-t", topic)
+    again = mq("--format", "json", "updateTopic", *on_cluster(backend), "-t", topic)
     assert [x["status"] for x in again.json()["results"]] == ["unchanged", "created"]
 
 
