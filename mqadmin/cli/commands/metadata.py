@@ -1,0 +1,373 @@
+"""Fleet commands: exportMetadata (collect), audit (PySpark or plain Python), generateFleet (synthetic).
+
+Heavy imports (asyncio clients, rich progress, pyspark) happen inside the commands.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from mqadmin.cli.errors import CliError, ExitCode, usage_error
+
+if TYPE_CHECKING:
+    from mqadmin.fleet.fleetfile import Source
+
+
+def register(app: typer.Typer) -> None:
+    app.command("exportMetadata")(export_metadata)
+    app.command("audit")(audit)
+    app.command("generateFleet")(generate_fleet)
+
+
+OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Output directory (created if missing).")]
+
+
+# --- exportMetadata --------------------------------------------------------------------------------
+
+
+def export_metadata(
+    out: OutOpt,
+    namesrv: Annotated[
+        list[str] | None,
+        typer.Option(
+            "-n",
+            "--namesrvAddr",
+            metavar="HOST:PORT[;HOST:PORT]",
+            help="Name servers of one cluster (quote a list); repeat -n for more clusters. Default: $NAMESRV_ADDR.",
+        ),
+    ] = None,
+    fleet: Annotated[
+        Path | None,
+        typer.Option("--fleet", metavar="FILE", help='TOML fleet file: [clusters.<name>] namesrv = ["host:port"].'),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=1024, help="Requests in flight at once, fleet-wide.")
+    ] = 16,
+) -> None:
+    """Collect topic configs, groups, lag and order configs of every cluster into gzip JSON Lines.
+
+    One row per cluster x broker x topic (docs/fleet-schema.md). A cluster or broker that fails is
+    recorded in manifest.json and the export goes on; exit code 3 when part of the fleet failed, 1 when
+    all of it did.
+    """
+    import asyncio
+
+    from mqadmin.cli.options import GLOBAL
+
+    sources = _sources(namesrv, fleet)
+    _check_out_dir(out)
+    manifest = asyncio.run(_export(sources, out, concurrency, GLOBAL.timeout))
+    _print_export(manifest, out)
+    status = manifest["status"]
+    if status == "failed":
+        raise CliError(
+            "no cluster could be collected", "see the REASON column above and manifest.json", ExitCode.FAILURE
+        )
+    if status == "partial":
+        raise CliError(
+            "part of the fleet could not be collected (recorded in manifest.json)",
+            "the rest was exported; the audit skips what is missing",
+            ExitCode.PARTIAL,
+        )
+
+
+def _sources(namesrv: list[str] | None, fleet: Path | None) -> list[Source]:
+    from mqadmin.admin.errors import BadNameServerAddress, NoNameServer
+    from mqadmin.admin.namesrv import resolve_namesrv_addrs
+    from mqadmin.fleet.fleetfile import FleetFileError, Source, load_fleet_file, source_from_option
+
+    sources: list[Source] = []
+    try:
+        if fleet is not None:
+            sources += load_fleet_file(fleet)
+        for value in namesrv or []:
+            sources.append(source_from_option(value))
+        if not sources:
+            addrs = resolve_namesrv_addrs(None)
+            sources.append(Source(";".join(addrs), tuple(addrs)))
+    except FleetFileError as e:
+        raise usage_error(str(e), "see docs/audit.md for the fleet file format") from None
+    except NoNameServer:
+        raise usage_error(
+            "no cluster to export", "pass -n host:9876 (repeatable), --fleet FILE, or set NAMESRV_ADDR"
+        ) from None
+    except BadNameServerAddress as e:
+        raise usage_error(str(e), "-n takes 'host:port' or 'host:port;host:port' (quote it in the shell)") from None
+    seen: set[str] = set()
+    for s in sources:
+        if s.name in seen:
+            raise usage_error(f"cluster {s.name!r} is given twice", "name each cluster once (-n or fleet file)")
+        seen.add(s.name)
+    return sources
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse to scatter files into a non-empty directory that does not hold an export already."""
+    from mqadmin.fleet.manifest import MANIFEST
+    from mqadmin.fleet.schema import TABLES
+
+    if out.exists() and not out.is_dir():
+        raise usage_error(f"--out {out} is a file", "pass a directory (it is created if missing)")
+    if out.is_dir():
+        ours = {MANIFEST} | {f"{t}.jsonl.gz" for t in TABLES}
+        names = {p.name for p in out.iterdir()}
+        if names and not names & ours:
+            raise usage_error(f"--out {out} is not empty and holds no export", "pass a new or empty directory")
+
+
+async def _export(sources: list[Source], out: Path, concurrency: int, timeout: float) -> dict[str, Any]:
+    from mqadmin import __version__
+    from mqadmin.cli import runner
+    from mqadmin.fleet.collect import Collector, export_status
+    from mqadmin.fleet.manifest import new_manifest
+    from mqadmin.fleet.writer import ExportWriter
+    from mqadmin.transport.tcp import TcpTransport
+
+    writer = ExportWriter(out)
+    transport = runner.transport_factory() if runner.transport_factory else TcpTransport(timeout=timeout)
+    manifest = new_manifest({"tool": "mqadmin exportMetadata", "version": __version__})
+    try:
+        with _progress() as progress:
+            collector = Collector(writer, transport, concurrency=concurrency, timeout=timeout, progress=progress)
+            manifest["sources"] = await collector.collect(sources)
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        await transport.aclose()
+    manifest["status"] = export_status(manifest["sources"])
+    return writer.finish(manifest)
+
+
+class _progress:
+    """A request-count progress bar on stderr, shown only on a terminal."""
+
+    def __enter__(self) -> _progress:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._bar = Progress(
+            TextColumn("collecting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("requests"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+            disable=not sys.stderr.isatty(),
+        )
+        self._task = self._bar.add_task("collect", total=0)
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.stop()
+
+    def planned(self, n: int) -> None:
+        self._bar.update(self._task, total=(self._bar.tasks[0].total or 0) + n)
+
+    def finished(self) -> None:
+        self._bar.advance(self._task)
+
+
+def _print_export(manifest: dict[str, Any], out: Path) -> None:
+    from mqadmin.cli.render import Column, json_output, note, print_json, print_table
+
+    rows = []
+    for s in manifest["sources"]:
+        brokers = [b for c in s["clusters"] for b in c["brokers"] if b["role"] == "master"]
+        failed = [b for b in brokers if b["status"] == "failed"]
+        reasons = [s["reason"]] if s["reason"] else []
+        reasons += [f"{b['broker_name']}: {b['reason']}" for b in failed]
+        reasons += [f"{b['broker_name']}: {e}" for b in brokers for e in b["errors"]]
+        if not s["order_conf_ok"] and s["status"] != "failed":
+            reasons.append(f"order configs: {s.get('order_conf_error', 'not read')}")
+        rows.append(
+            {
+                "source": s["source"],
+                "status": s["status"],
+                "clusters": len(s["clusters"]),
+                "masters": len(brokers),
+                "failed_masters": len(failed),
+                "topic_rows": sum(b["rows"].get("topics", 0) for b in brokers),
+                "reasons": reasons,
+            }
+        )
+    if json_output():
+        print_json({"out": str(out), "status": manifest["status"], "sources": rows, "tables": manifest["tables"]})
+        return
+    cols = [Column("SOURCE"), Column("STATUS", styled=True), Column("CLUSTERS", numeric=True),
+            Column("MASTERS", numeric=True), Column("FAILED", numeric=True), Column("TOPIC ROWS", numeric=True),
+            Column("REASON")]  # fmt: skip
+    print_table(
+        cols,
+        [[r["source"], r["status"], r["clusters"], r["masters"], r["failed_masters"], r["topic_rows"],
+          "; ".join(r["reasons"])] for r in rows],
+    )  # fmt: skip
+    tables = ", ".join(f"{name} {info['rows']}" for name, info in manifest["tables"].items())
+    note(f"exported to {out} ({tables} rows)")
+
+
+# --- audit -----------------------------------------------------------------------------------------
+
+
+class Engine(StrEnum):
+    spark = "spark"
+    python = "python"
+
+
+def audit(
+    inputs: Annotated[list[str], typer.Argument(metavar="DIR...", help="Export directories (exportMetadata --out).")],
+    out: OutOpt,
+    master: Annotated[
+        str, typer.Option("--master", help="Spark master URL: local[*], local[4], spark://host:7077, yarn, ...")
+    ] = "local[*]",
+    lag_threshold: Annotated[
+        int, typer.Option("--lag-threshold", min=0, help="Report groups whose summed lag exceeds this.")
+    ] = 100_000,
+    skew_factor: Annotated[
+        float,
+        typer.Option("--skew-factor", min=1.0, help="Report brokers more than X times above or below the median."),
+    ] = 2.0,
+    skew_min: Annotated[
+        int, typer.Option("--skew-min", min=0, help="...and at least this many topics/queues away from it.")
+    ] = 10,
+    engine: Annotated[
+        Engine, typer.Option("--engine", help="spark (default) or python (single process, no Spark needed).")
+    ] = Engine.spark,
+    top: Annotated[int, typer.Option("--top", min=0, help="Findings to show on the terminal.")] = 20,
+) -> None:
+    """Audit fleet exports for misplaced topics (the auto-create trap) and other defects, on Spark.
+
+    Writes findings.parquet/, findings.jsonl, plan.toml (an updateTopic command per placement finding)
+    and summary.json to --out; prints the summary. For a Spark cluster, run the same job with
+    spark-submit (docs/audit.md).
+    """
+    from mqadmin.audit.job import AuditInputError, Params
+    from mqadmin.audit.runner import EngineUnavailable, run_audit
+
+    params = Params(lag_threshold, skew_factor, skew_min)
+    try:
+        summary = _with_status(lambda: run_audit(inputs, str(out), params, engine.value, master), engine)
+    except AuditInputError as e:
+        raise usage_error(str(e), "pass directories written by mqadmin exportMetadata or generateFleet") from None
+    except EngineUnavailable as e:
+        raise CliError(
+            f"cannot run the audit on Spark: {e}",
+            "install the extra: pip install 'mqadmin[spark]', or run with --engine python",
+            ExitCode.FAILURE,
+        ) from None
+    except Exception as e:
+        if type(e).__name__ not in ("Py4JJavaError", "AnalysisException", "IllegalArgumentException"):
+            raise
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CliError(f"the Spark job failed: {first}", "run again with --debug for the whole error") from e
+    _print_audit(summary, top)
+
+
+def _with_status(fn: Any, engine: Engine) -> Any:
+    """Run ``fn`` under a spinner on stderr (terminal only): a Spark start alone takes seconds."""
+    if not sys.stderr.isatty():
+        return fn()
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"auditing ({engine.value})..."):
+        return fn()
+
+
+def _print_audit(summary: dict[str, Any], top: int) -> None:
+    import json
+
+    from mqadmin.cli.render import Column, json_output, note, print_json, print_table
+
+    shown: list[dict[str, Any]] = []
+    if top:
+        with open(summary["outputs"]["findings_jsonl"], encoding="utf-8") as f:
+            for line in f:
+                shown.append(json.loads(line))
+                if len(shown) >= top:
+                    break
+    if json_output():
+        print_json({**summary, "top": shown})
+        return
+    cov = summary["coverage"]
+    print_table(
+        [Column("RULE"), Column("SEVERITY"), Column("COUNT", numeric=True), Column("WHAT")],
+        [[r["rule"], r["severity"], r["count"], r["description"]] for r in summary["by_rule"]],
+        title=f"{summary['findings']} findings in {cov['rows'].get('topics', 0)} topic rows",
+    )
+    if shown:
+        sys.stdout.write("\n")
+        print_table(
+            [Column("SEVERITY"), Column("RULE"), Column("SOURCE"), Column("CLUSTER"), Column("SUBJECT"),
+             Column("MESSAGE")],
+            [[f["severity"], f["rule"], f["source"], f["cluster"], f["topic"] or f["broker"] or f["group"],
+              f["message"]] for f in shown],
+            title=f"first {len(shown)} of {summary['findings']}",
+        )  # fmt: skip
+    for s in cov["failed_sources"]:
+        note(f"warning: source {s['source']} was not collected ({s['reason']}); nothing about it is reported")
+    for b in cov["failed_brokers"]:
+        note(f"warning: broker {b['broker']} of {b['source']}/{b['cluster']} was not collected ({b['reason']})")
+    for s in cov["sources_without_order_conf"]:
+        note(f"warning: order configs of {s} were not collected; order rules skipped there")
+    outputs = summary["outputs"]
+    note(f"findings: {outputs['findings_jsonl']} and {outputs['findings_parquet']}")
+    note(f"plan: {outputs['plan']} ({summary['fixes']} updateTopic commands)")
+
+
+# --- generateFleet ---------------------------------------------------------------------------------
+
+
+def generate_fleet(
+    out: OutOpt,
+    rows: Annotated[
+        int | None,
+        typer.Option("--rows", min=1, help="About this many topic rows (clusters of 4 brokers x 2000 topics)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed; same seed, same fleet.")] = 7,
+    sources: Annotated[int, typer.Option("--sources", min=1, help="Name-server sets (without --rows).")] = 2,
+    clusters_per_source: Annotated[int, typer.Option("--clusters-per-source", min=1)] = 2,
+    brokers: Annotated[int | None, typer.Option("--brokers", min=1, help="Masters per cluster.")] = None,
+    topics: Annotated[int | None, typer.Option("--topics", min=0, help="Regular topics per cluster.")] = None,
+    defects: Annotated[bool, typer.Option("--defects/--no-defects", help="Plant every kind of defect.")] = True,
+    failed_broker: Annotated[
+        bool, typer.Option("--failed-broker/--no-failed-broker", help="Record one master as not collected.")
+    ] = True,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Processes writing in parallel.")] = None,
+) -> None:
+    """Write a synthetic fleet export with planted defects and their ground_truth.jsonl (tests, benchmarks)."""
+    from mqadmin.cli.render import json_output, note, print_json
+    from mqadmin.fleet.synth import FleetSpec, default_workers, generate, spec_for_rows
+
+    if rows is not None:
+        spec = spec_for_rows(rows, seed, brokers or 4, topics or 2000, defects=defects, failed_broker=failed_broker)
+    else:
+        spec = FleetSpec(seed, sources, clusters_per_source, brokers or 3, topics if topics is not None else 60,
+                         defects=defects, failed_broker=failed_broker)  # fmt: skip
+    try:
+        spec.check()
+    except ValueError as e:
+        raise usage_error(str(e), "use more brokers/topics, or --no-defects") from None
+    started = time.monotonic()
+    manifest = generate(out, spec, workers or default_workers())
+    elapsed = time.monotonic() - started
+    doc = {
+        "out": str(out),
+        "seed": spec.seed,
+        "clusters": spec.clusters,
+        "rows": {t: info["rows"] for t, info in manifest["tables"].items()},
+        "seconds": round(elapsed, 3),
+    }
+    if json_output():
+        print_json(doc)
+    else:
+        topic_rows = doc["rows"]["topics"]
+        sys.stdout.write(f"{out}: {spec.clusters} clusters, {topic_rows} topic rows in {elapsed:.1f}s\n")
+        note(f"planted defects listed in {out / 'ground_truth.jsonl'}")

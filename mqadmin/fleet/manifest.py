@@ -1,0 +1,98 @@
+"""``manifest.json``: what an export holds and how collecting it went.
+
+Shape (schema version 1; documented in docs/fleet-schema.md)::
+
+    {"kind": "mqadmin-fleet-export", "schema_version": 1, "created_at": "2026-01-01T00:00:00Z",
+     "producer": {"tool": "mqadmin exportMetadata", "version": "0.1.0"},
+     "status": "ok" | "partial" | "failed",
+     "tables": {"topics": {"files": ["topics.jsonl.gz"], "rows": 123}, ...},
+     "sources": [{"source": "prod-a", "namesrv": ["10.0.0.1:9876"], "status": "ok", "reason": null,
+                  "order_conf_ok": true,
+                  "clusters": [{"cluster": "DefaultCluster",
+                                "brokers": [{"broker_name": "broker-a", "broker_id": 0, "addr": "...",
+                                             "role": "master", "status": "ok", "reason": null,
+                                             "errors": [], "rows": {"topics": 10, "groups": 2,
+                                                                    "consumer_lag": 3}}]}]}]}
+
+The manifest is the authority on which files make up the export: readers open the files it lists.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from mqadmin.fleet.schema import KIND, SCHEMA_VERSION, TABLES
+from mqadmin.server.persist import atomic_write
+
+MANIFEST = "manifest.json"
+
+
+class ExportFormatError(ValueError):
+    """A directory that is not a readable export of a schema version we know."""
+
+
+def new_manifest(producer: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "kind": KIND,
+        "schema_version": SCHEMA_VERSION,
+        "created_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "producer": producer,
+        "status": "ok",
+        "tables": {},
+        "sources": [],
+    }
+
+
+def overall_status(statuses: list[str]) -> str:
+    """``ok`` when everything is ok, ``failed`` when nothing is (or there is nothing), else ``partial``."""
+    if statuses and all(s == "ok" for s in statuses):
+        return "ok"
+    if not statuses or all(s == "failed" for s in statuses):
+        return "failed"
+    return "partial"
+
+
+def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+    atomic_write(root / MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+
+
+def load_manifest(root: Path) -> dict[str, Any]:
+    path = root / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ExportFormatError(f"{root} has no {MANIFEST} (not an export, or the export did not finish)") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ExportFormatError(f"{path} is not valid JSON ({e})") from None
+    check_manifest(manifest, str(path))
+    return manifest
+
+
+def check_manifest(manifest: Any, where: str) -> None:
+    if not isinstance(manifest, dict) or manifest.get("kind") != KIND:
+        raise ExportFormatError(f"{where} is not an mqadmin fleet export manifest")
+    version = manifest.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ExportFormatError(f"{where} has schema version {version!r}; this mqadmin reads {SCHEMA_VERSION}")
+    missing = [t for t in TABLES if t not in (manifest.get("tables") or {})]
+    if missing:
+        raise ExportFormatError(f"{where} lists no files for table(s) {', '.join(missing)}")
+
+
+def table_paths(root: Path, manifest: dict[str, Any], table: str) -> list[Path]:
+    return [root / rel for rel in manifest["tables"][table]["files"]]
+
+
+def iter_rows(root: Path, manifest: dict[str, Any], table: str) -> Iterator[dict[str, Any]]:
+    """Every row of a table, file by file, without holding the table in memory."""
+    loads = json.loads
+    for path in table_paths(root, manifest, table):
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    yield loads(line)
