@@ -431,7 +431,11 @@ class MessageStore:
         while True:
             await asyncio.sleep(self.flush_interval)
             try:
-                await self.flush()
+                # shielded: a flush cancelled mid-write would leave its worker thread running
+                # alongside the final flush of close()
+                await asyncio.shield(self.flush())
+            except asyncio.CancelledError:
+                raise
             except Exception:  # keep flushing; the next round retries
                 log.exception("store: flush failed")
 
@@ -499,6 +503,9 @@ class MessageStore:
             except OSError as e:
                 log.error("store: fsync of the commit log failed: %s", e)
                 status = PutStatus.FLUSH_DISK_TIMEOUT
+            except asyncio.CancelledError:
+                self._sync_waiters[:0] = waiters  # close() answers them after its final flush
+                raise
             for fut in waiters:
                 if not fut.done():
                     fut.set_result(status)
