@@ -25,6 +25,13 @@ from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process: comparable across runs even on a busy machine."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mib(pid: int) -> float:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -76,7 +83,9 @@ def main() -> None:
             info = json.loads(proc.stdout.readline())
             ready = time.perf_counter() - t0
             rss0 = rss_mib(proc.pid)
+            cpu0, own0 = cpu_seconds(proc.pid), time.process_time()
             elapsed, failures = asyncio.run(create_all(info, args.topics, args.concurrency))
+            server_cpu, client_cpu = cpu_seconds(proc.pid) - cpu0, time.process_time() - own0
             n_routed = asyncio.run(routed(info["namesrvAddr"], args.topics))
             rss1 = rss_mib(proc.pid)
         finally:
@@ -87,7 +96,8 @@ def main() -> None:
         "topics": args.topics, "brokers": args.brokers, "concurrency": args.concurrency,
         "seconds": round(elapsed, 3), "topicsPerSecond": round(args.topics / elapsed),
         "requestsPerSecond": round(args.topics * args.brokers / elapsed), "failures": failures,
-        "routedAtEnd": n_routed, "processStartToReadySeconds": round(ready, 3),
+        "serverCpuSeconds": round(server_cpu, 2), "clientCpuSeconds": round(client_cpu, 2),
+        "loadAverage": os.getloadavg()[0], "routedAtEnd": n_routed, "processStartToReadySeconds": round(ready, 3),
         "rssMiBIdle": round(rss0, 1), "rssMiBAfter": round(rss1, 1), "topicsJsonBytesAfterStop": size,
     }))  # fmt: skip
 

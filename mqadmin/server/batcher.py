@@ -2,10 +2,9 @@
 
 ``await submit(items)`` queues the items and returns once a flush that *started after* they were
 queued has finished (or raises that flush's error). One flusher task runs at a time; while it
-works, new items gather for the next flush. With ``min_interval`` consecutive flushes start at
-least that many seconds apart, so under load batches grow instead of flushes multiplying, while
-an isolated submit is still flushed at once. Used for durable config files and for announcing
-new topics to the name servers.
+works, new items gather for the next flush, so batches grow by themselves under load while an
+isolated submit is flushed at once. Used for durable config files and for announcing new topics
+to the name servers.
 """
 
 from __future__ import annotations
@@ -19,10 +18,8 @@ T = TypeVar("T")
 
 
 class Batcher(Generic[T]):
-    def __init__(self, flush: Callable[[list[T]], Awaitable[None]], min_interval: float = 0.0) -> None:
+    def __init__(self, flush: Callable[[list[T]], Awaitable[None]]) -> None:
         self._flush = flush
-        self._min_interval = min_interval
-        self._last_start = float("-inf")
         self._items: list[T] = []
         self._dirty = False
         self._batch: asyncio.Future[None] | None = None
@@ -41,12 +38,7 @@ class Batcher(Generic[T]):
         await asyncio.shield(batch)
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         while self._dirty:
-            wait = self._last_start + self._min_interval - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self._last_start = loop.time()
             items, batch = self._items, self._batch
             self._items, self._batch, self._dirty = [], None, False
             try:

@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RETRY_AFTER_FAILURE = 1.0
-INCREMENTAL_MIN_INTERVAL = 0.02
-"""Under a burst of topic changes, incremental registrations go out at most every 20 ms, each
-carrying every change since the previous one (an isolated change goes out at once)."""
 
 
 class RegistrationError(Exception):
@@ -50,7 +47,7 @@ class NamesrvRegistrar:
         self._known: set[str] = set()
         """Name servers that got a full registration on their current connection."""
         self._opaque = itertools.count(1)
-        self._batcher: Batcher[TopicConfig] = Batcher(self._register_changes, INCREMENTAL_MIN_INTERVAL)
+        self._batcher: Batcher[TopicConfig] = Batcher(self._register_changes)
         self._task: asyncio.Task[None] | None = None
         self.registrations = 0
 

@@ -28,6 +28,7 @@ class BodyError(ValueError):
 class RegisterBody:
     data_version: dict[str, Any] | None = None
     topics: dict[str, TopicConfig] = field(default_factory=dict)
+    """Queue numbers, perm and sys flag of each topic (other TopicConfig fields are not read from JSON)."""
     filter_servers: list[str] = field(default_factory=list)
 
 
@@ -84,7 +85,7 @@ def _decode_json(body: bytes) -> RegisterBody:
         if not isinstance(tc, dict):
             raise BodyError(f"topic config of {name!r} is not an object")
         try:
-            topics[name] = TopicConfig.from_json(tc, name)
+            topics[name] = _route_fields(name, tc)
         except (TypeError, ValueError) as e:
             raise BodyError(f"topic config of {name!r}: {e}") from None
     dv = wrapper.get("dataVersion")
@@ -93,6 +94,17 @@ def _decode_json(body: bytes) -> RegisterBody:
         data_version=dv if isinstance(dv, dict) else None,
         topics=topics,
         filter_servers=[str(s) for s in servers] if isinstance(servers, list) else [],
+    )
+
+
+def _route_fields(name: str, tc: dict[str, Any]) -> TopicConfig:
+    """Only what routes need (queues, perm, sys flag): a registration may carry thousands of topics."""
+    return TopicConfig(
+        name,
+        int(tc.get("readQueueNums", 16)),
+        int(tc.get("writeQueueNums", 16)),
+        int(tc.get("perm", 6)),
+        topic_sys_flag=int(tc.get("topicSysFlag", 0)),
     )
 
 
