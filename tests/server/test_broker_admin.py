@@ -204,3 +204,25 @@ async def test_unknown_code_answers_3(cluster, transport):
 async def test_acl_fields_are_ignored(cluster, transport):
     ext = TopicConfig("Signed").to_ext() | {"AccessKey": "rocketmq2", "Signature": "xyz="}
     assert (await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, ext)).code == R.SUCCESS
+
+
+async def test_a_slave_refuses_topic_and_group_changes(tmp_path, transport):
+    from mqadmin.server.broker.broker import Broker
+    from mqadmin.server.broker.config import BrokerConfig
+
+    slave = Broker(BrokerConfig(listen_port=0, broker_id=1, namesrv_addrs=[], data_dir=tmp_path))
+    await slave.start()
+    try:
+        addr = slave.config.addr
+        requests = [
+            (RC.UPDATE_AND_CREATE_TOPIC, TopicConfig("OnSlave").to_ext(), b""),
+            (RC.DELETE_TOPIC_IN_BROKER, {"topic": "OnSlave"}, b""),
+            (RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, fastjson.dumps_bytes({"groupName": "G"})),
+            (RC.DELETE_SUBSCRIPTIONGROUP, {"groupName": "G"}, b""),
+        ]
+        for code, ext, body in requests:
+            resp = await request(transport, addr, code, ext, body)
+            assert resp.code == R.SYSTEM_ERROR and resp.remark.startswith("Can't modify topic or subscription group")
+        assert slave.topics.get("OnSlave") is None
+    finally:
+        await slave.stop()

@@ -34,9 +34,18 @@ def topic_remark(topic: str) -> str | None:
     return f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
 
 
+SLAVE_REFUSAL = "Can't modify topic or subscription group from slave broker, please execute it from master broker."
+
+
 class AdminProcessor:
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
+
+    def _slave_refusal(self, cmd: RemotingCommand) -> RemotingCommand | None:
+        """A slave (broker id > 0) refuses topic and group changes, as a Java slave does."""
+        if self.broker.config.broker_id != 0:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, SLAVE_REFUSAL)
+        return None
 
     def _refusal(self, cmd: RemotingCommand, cfg: TopicConfig) -> RemotingCommand | None:
         """The error answer for a topic config that must not be created, or None."""
@@ -54,6 +63,8 @@ class AdminProcessor:
     # --- topics ----------------------------------------------------------------------------
 
     async def update_and_create_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        if refusal := self._slave_refusal(cmd):
+            return refusal
         for name in ("topic", "readQueueNums", "writeQueueNums", "perm"):
             need(cmd, name)
         try:
@@ -67,6 +78,8 @@ class AdminProcessor:
         return cmd.response(ResponseCode.SUCCESS)
 
     async def update_and_create_topic_list(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        if refusal := self._slave_refusal(cmd):
+            return refusal
         try:
             obj = json_body(cmd, "CreateTopicListRequestBody")
             items = obj.get("topicConfigList") if isinstance(obj, dict) else None
@@ -83,6 +96,8 @@ class AdminProcessor:
         return cmd.response(ResponseCode.SUCCESS)
 
     async def delete_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        if refusal := self._slave_refusal(cmd):
+            return refusal
         topic = need(cmd, "topic")
         if not topic.strip():
             return cmd.response(ResponseCode.SYSTEM_ERROR, "The specified topic is blank.")
@@ -114,6 +129,8 @@ class AdminProcessor:
     # --- subscription groups ---------------------------------------------------------------
 
     async def update_subscription_group(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        if refusal := self._slave_refusal(cmd):
+            return refusal
         try:
             await self.broker.groups.update(json_body(cmd, "SubscriptionGroupConfig") if cmd.body else None)
         except ValueError as e:
@@ -121,6 +138,8 @@ class AdminProcessor:
         return cmd.response(ResponseCode.SUCCESS)
 
     async def delete_subscription_group(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        if refusal := self._slave_refusal(cmd):
+            return refusal
         group = need(cmd, "groupName")
         await self.broker.groups.delete(group)
         hook = getattr(self.broker.store, "delete_group", None)
