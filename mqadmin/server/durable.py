@@ -102,7 +102,8 @@ class DurableJson:
             await self._write_snapshot()
             self.flushes += 1
             return
-        await asyncio.to_thread(self._append, "".join(lines).encode())
+        if lines:
+            await asyncio.to_thread(self._append, "".join(lines).encode())
         self._journal_records += len(lines)
         self.flushes += 1
         if self._journal_records >= max(self._compact_min, self._size()):
@@ -133,8 +134,6 @@ class DurableJson:
         return self._journal_fd
 
     def _append(self, data: bytes) -> None:
-        if not data:
-            return
         fd = self._journal_file()
         view = memoryview(data)
         while view:

@@ -147,3 +147,12 @@ async def test_order_config_from_the_name_server_marks_topics_ordered(tmp_path):
     assert m.get("Ord").order and m.get("Unknown") is None
     await m.apply_order_config({})
     assert m.get("Ord").order  # never cleared, as in Java
+
+
+async def test_an_identical_update_is_acknowledged_only_once_the_first_is_on_disk(tmp_path):
+    m = manager(tmp_path)
+    first = asyncio.ensure_future(m.update(TopicConfig("Twice")))
+    await asyncio.sleep(0)  # the first change is in memory, its flush under way
+    assert await m.update(TopicConfig("Twice")) == "unchanged"
+    assert manager(tmp_path).get("Twice") == TopicConfig("Twice")  # already durable when acknowledged
+    await first

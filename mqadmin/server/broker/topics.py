@@ -153,7 +153,10 @@ class TopicConfigManager:
                 continue
             results.append("created" if old is None else "updated")
             changed.append(cfg)
-        await self._commit_puts(changed)
+        if changed:
+            await self._commit_puts(changed)
+        else:  # identical to memory, but maybe not yet on disk (a concurrent request's change): wait for it
+            await self._file.commit()
         return results
 
     async def delete(self, name: str) -> bool:
