@@ -229,7 +229,8 @@ def _topic_findings(
             unseen = source_brokers.get(s, set()) - masters.get((s, c), set())
             if ";".join(sorted(e for e in entries if conf_entry_broker(e) not in unseen)) != expected:
                 msg = MESSAGES["ORDER_CONF_MISMATCH"] % (conf, expected)
-                evidence = {"order_conf": conf, "expected": expected, "brokers": brokers}
+                other = sorted(e for e in entries if conf_entry_broker(e) and conf_entry_broker(e) not in names)
+                evidence = {"order_conf": conf, "expected": expected, "other_clusters": other, "brokers": brokers}
                 out.append(_finding(s, c, "ORDER_CONF_MISMATCH", msg, evidence, t))
     return out
 

@@ -217,51 +217,45 @@ def order_conf_sources(manifests: list[tuple[str, dict[str, Any]]]) -> list[str]
 # --- outputs (driver side, shared by both engines) -------------------------------------------------
 
 
-def plan_entry(f: dict[str, Any], namesrv: str) -> dict[str, Any]:
-    """The ``updateTopic -c`` that puts the topic on every master with the largest queue count seen,
-    the topic's permission (the union of its bits without priority; 6 when none), order flag and attributes."""
+def plan_entry(findings: list[dict[str, Any]], namesrv: str) -> dict[str, Any]:
+    """The ``updateTopic -c`` fixing one topic's fixable findings: on every master, with the largest queue
+    count seen, the topic's permission (the union of its bits without priority; 6 when none), its
+    attributes, and ``-o true`` when it is ordered here or an order finding is among them (which makes
+    mqadmin rewrite the orderTopicConf from the cluster's brokers)."""
+    import shlex
+
+    f = findings[0]
     brokers = json.loads(f["evidence"])["brokers"]
     queues = max(max(b["read"], b["write"]) for b in brokers)
     perm = 0
     for b in brokers:
         perm |= b["perm"]
     perm = (perm & 7) or 6
+    rules = sorted({x["rule"] for x in findings})
     argv = ["mqadmin", "updateTopic", "-n", namesrv, "-c", f["cluster"], "-t", f["topic"]]
     argv += ["-r", str(queues), "-w", str(queues), "-p", str(perm)]
-    if any(b["order"] for b in brokers):
+    if any(b["order"] for b in brokers) or any(r.startswith("ORDER_") for r in rules):
         argv += ["-o", "true"]
     attrs = sorted({a for b in brokers for a in b["attributes"].split(",") if a})
     if attrs:
         argv += ["-a", ",".join("+" + a for a in attrs)]
-    return {"source": f["source"], "cluster": f["cluster"], "topic": f["topic"], "argv": argv}
+    entry = {"source": f["source"], "cluster": f["cluster"], "topic": f["topic"], "fixes": rules,
+             "command": shlex.join(argv), "argv": argv}  # fmt: skip
+    other = sorted({e for x in findings for e in json.loads(x["evidence"]).get("other_clusters") or []})
+    if other:  # -c -o true replaces the whole conf with this cluster's brokers
+        entry["warning"] = (
+            f"orderTopicConf also names other clusters' queues ({';'.join(other)}); the command would drop "
+            "them: merge them into the conf with updateOrderConf instead"
+        )
+    return entry
 
 
 def build_plan(fixable: Iterable[dict[str, Any]], namesrv: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
-    """One command per (source, cluster, topic) among the fixable findings, listing the rules it fixes."""
-    import shlex
-
-    by_topic: dict[tuple[str, str, str], dict[str, Any]] = {}
+    """One command per (source, cluster, topic) among the fixable findings, sorted by place."""
+    by_topic: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for f in fixable:
-        key = (f["source"], f["cluster"], f["topic"])
-        entry = by_topic.get(key)
-        if entry is None:
-            entry = by_topic[key] = plan_entry(f, namesrv.get((f["source"], f["cluster"]), f["source"]))
-            entry["fixes"] = []
-        entry["fixes"].append(f["rule"])
-    plan = []
-    for key in sorted(by_topic):
-        e = by_topic[key]
-        plan.append(
-            {
-                "source": e["source"],
-                "cluster": e["cluster"],
-                "topic": e["topic"],
-                "fixes": sorted(e["fixes"]),
-                "command": shlex.join(e["argv"]),
-                "argv": e["argv"],
-            }
-        )
-    return plan
+        by_topic.setdefault((f["source"], f["cluster"], f["topic"]), []).append(f)
+    return [plan_entry(by_topic[k], namesrv.get(k[:2], k[0])) for k in sorted(by_topic)]
 
 
 def toml_text(doc: dict[str, Any]) -> str:
@@ -700,6 +694,15 @@ def _order_rules(per_topic: Any, order_conf: Any, conf_sources: list[str]) -> li
     relevant = ordered_here | F.exists(
         entries, lambda e: F.array_contains("broker_names", F.regexp_extract(e, _ENTRY, 1))
     )
+    other_clusters = F.array_sort(
+        F.filter(
+            entries,
+            lambda e: (
+                (F.regexp_extract(e, _ENTRY, 1) != "")
+                & ~F.array_contains("broker_names", F.regexp_extract(e, _ENTRY, 1))
+            ),
+        )
+    )
     ordered = (
         per_topic.where(col("source").isin(conf_sources))
         .join(order_conf, ["source", "topic"], "left")
@@ -718,7 +721,7 @@ def _order_rules(per_topic: Any, order_conf: Any, conf_sources: list[str]) -> li
             ),
             "ORDER_CONF_MISMATCH",
             F.format_string(MESSAGES["ORDER_CONF_MISMATCH"], col("order_conf"), col("expected")),
-            F.struct("order_conf", "expected", "brokers"),
+            F.struct("order_conf", "expected", other_clusters.alias("other_clusters"), "brokers"),
         ),
     ]
 

@@ -1,0 +1,143 @@
+"""The export format: schema module, docs, the audit job's Spark schemas, writer and manifest."""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from mqadmin.audit import job
+from mqadmin.fleet import manifest as mf
+from mqadmin.fleet.schema import SCHEMA_VERSION, TABLES, column_names
+from mqadmin.fleet.writer import ExportWriter, TableWriter
+from mqadmin.model.topic import SYSTEM_TOPICS
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "fleet-schema.md"
+
+
+def documented_columns() -> dict[str, list[tuple[str, str]]]:
+    """``### table`` sections of docs/fleet-schema.md and their ``| `col` | type |`` rows."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    current = None
+    for line in DOC.read_text().splitlines():
+        if m := re.match(r"### (\w+) ", line):
+            current = m.group(1)
+            out[current] = []
+        elif current and (m := re.match(r"\| `(\w+)` \| ([^|]+?) \|", line)):
+            out[current].append((m.group(1), m.group(2).replace(", nullable", "").strip()))
+    return out
+
+
+def test_the_doc_lists_every_column_of_every_table_in_order():
+    doc = documented_columns()
+    assert list(doc) == list(TABLES)
+    for table, cols in TABLES.items():
+        assert doc[table] == [(c.name, c.type) for c in cols], table
+
+
+def test_the_spark_job_reads_exactly_the_schema():
+    spark = pytest.importorskip("pyspark")
+    del spark
+    schemas = job.spark_schemas()
+    assert tuple(schemas) == job.TABLES == tuple(TABLES)
+    spark_type = {"string": "string", "int": "int", "long": "bigint", "bool": "boolean"}
+    for table, cols in TABLES.items():
+        fields = [(f.name, f.dataType.simpleString()) for f in schemas[table].fields]
+        assert fields == [(c.name, spark_type.get(c.type, c.type)) for c in cols], table
+    assert job.SCHEMA_VERSION == SCHEMA_VERSION
+
+
+def test_the_job_file_is_self_contained():
+    """spark-submit runs job.py as a file on nodes without mqadmin: it may import nothing from mqadmin,
+    and pyspark only inside functions (so the plain-Python engine works without Spark)."""
+    tree = ast.parse((ROOT / "mqadmin" / "audit" / "job.py").read_text())
+    top_level = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    modules = {a.name.split(".")[0] for n in top_level if isinstance(n, ast.Import) for a in n.names}
+    modules |= {(n.module or "").split(".")[0] for n in top_level if isinstance(n, ast.ImportFrom)}
+    assert modules <= {"__future__", "argparse", "contextlib", "json", "os", "shutil", "sys", "tempfile", "time",
+                       "collections", "dataclasses", "typing"}, modules  # fmt: skip
+    every = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    every |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any(m and m.startswith("mqadmin") for m in every)
+
+
+def test_the_job_excludes_every_system_topic_the_model_knows():
+    assert job.SYSTEM_TOPICS >= SYSTEM_TOPICS
+    for t in SYSTEM_TOPICS:
+        assert job.is_system_topic(t, "DefaultCluster")
+    assert job.is_system_topic("DefaultCluster", "DefaultCluster")
+    assert job.is_system_topic("DefaultCluster_REPLY_TOPIC", "DefaultCluster")
+    assert job.is_system_topic("rmq_sys_wheel_timer", "C")
+    assert job.is_system_topic("%RETRY%G", "C") and job.is_system_topic("%DLQ%G", "C")
+    assert not job.is_system_topic("Orders", "DefaultCluster")
+
+
+def test_table_writer_is_atomic_and_deterministic(tmp_path):
+    rows = [{"a": i, "b": "x" * (i % 7)} for i in range(5000)]
+    paths = []
+    for d in ("one", "two"):
+        w = TableWriter(tmp_path / d, "topics", part=3)
+        for r in rows:
+            w.write(r)
+        assert not (tmp_path / d / "topics" / "part-00003.jsonl.gz").exists()  # only the .tmp until closed
+        assert w.close() == ("topics/part-00003.jsonl.gz", 5000)
+        paths.append(tmp_path / d / "topics" / "part-00003.jsonl.gz")
+        assert not list((tmp_path / d).rglob("*.tmp"))
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    with gzip.open(paths[0], "rt") as f:
+        assert [json.loads(line) for line in f] == rows
+
+
+def test_aborted_writer_leaves_nothing(tmp_path):
+    w = TableWriter(tmp_path, "topics")
+    w.write({"a": 1})
+    w.abort()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
+    (tmp_path / "manifest.json").write_text("{}")
+    w = ExportWriter(tmp_path)
+    assert not (tmp_path / "manifest.json").exists()  # until finish, the directory claims no export
+    w.write("topics", {"topic": "T"})
+    manifest = w.finish(mf.new_manifest({"tool": "test"}))
+    loaded = mf.load_manifest(tmp_path)
+    assert loaded == manifest
+    assert loaded["tables"]["topics"] == {"files": ["topics.jsonl.gz"], "rows": 1}
+    assert set(loaded["tables"]) == set(TABLES)
+    assert list(mf.iter_rows(tmp_path, loaded, "topics")) == [{"topic": "T"}]
+    assert list(mf.iter_rows(tmp_path, loaded, "groups")) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (None, "has no manifest.json"),
+        ("not json", "not valid JSON"),
+        ('{"kind": "something-else"}', "not an mqadmin fleet export"),
+        ('{"kind": "mqadmin-fleet-export", "schema_version": 99, "tables": {}}', "schema version 99"),
+        ('{"kind": "mqadmin-fleet-export", "schema_version": 1, "tables": {}}', "lists no files"),
+    ],
+)
+def test_load_manifest_refuses_what_it_cannot_read(tmp_path, content, fragment):
+    if content is not None:
+        (tmp_path / "manifest.json").write_text(content)
+    with pytest.raises(mf.ExportFormatError, match=fragment):
+        mf.load_manifest(tmp_path)
+
+
+def test_overall_status():
+    assert mf.overall_status(["ok", "ok"]) == "ok"
+    assert mf.overall_status(["ok", "failed"]) == "partial"
+    assert mf.overall_status(["partial"]) == "partial"
+    assert mf.overall_status(["failed", "failed"]) == "failed"
+    assert mf.overall_status([]) == "failed"
+
+
+def test_column_names():
+    assert column_names("order_conf") == ["source", "topic", "order_conf"]
