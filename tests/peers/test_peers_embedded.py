@@ -20,10 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.peers.harness import KINDS, PeerUnavailable, ensure_peer, run_peer
-from tests.peers.test_peers_apache import COUNT, PRODUCE_TIMEOUT, _check_round_trip, _consume, _produce
+from tests.peers import test_peers_apache as on_apache
+from tests.peers.harness import KINDS, run_peer
+from tests.peers.test_peers_apache import COUNT, PRODUCE_TIMEOUT, _check_round_trip, _consume, _need, _produce
 
 pytestmark = [pytest.mark.conformance, pytest.mark.timeout(300)]
+
+peers = on_apache.peers
+"""The same module fixture: kind -> None when the peer is usable, else why not."""
 
 
 def _uid() -> str:
@@ -61,24 +65,6 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevUp]:
     d = DevUp(tmp_path_factory.mktemp("embedded"), "--brokers", "2")
     yield d
     d.stop()
-
-
-@pytest.fixture(scope="module")
-def peers() -> dict[str, str | None]:
-    def probe(kind: str) -> str | None:
-        try:
-            ensure_peer(kind)
-        except PeerUnavailable as e:
-            return f"{kind} peer unavailable: {e.reason}"
-        return None
-
-    with ThreadPoolExecutor(len(KINDS)) as pool:
-        return dict(zip(KINDS, pool.map(probe, KINDS), strict=True))
-
-
-def _need(peers: dict[str, str | None], kind: str) -> None:
-    if peers[kind]:
-        pytest.skip(peers[kind])
 
 
 def _create(dev: DevUp, topic: str) -> None:

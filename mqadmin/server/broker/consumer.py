@@ -9,27 +9,25 @@ from typing import TYPE_CHECKING, Any
 
 from mqadmin.model.tags import SubscriptionData
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, RETRY_PREFIX
+from mqadmin.server.broker.brokerstore import Processor
 from mqadmin.server.broker.clients import (
     CONSUME_FROM_WHERE,
     CONSUME_TYPES,
     MESSAGE_MODELS,
     ClientConn,
-    ClientRegistry,
-    RebalanceLocks,
+    MQKey,
     enum_name,
     mq_json,
     mq_key,
 )
-from mqadmin.server.broker.offsets import ConsumerOffsetManager
 from mqadmin.server.headers import need, need_int, opt_bool
 from mqadmin.server.remoting import ClientChannel
-from mqadmin.server.store import MessageStore
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
 if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
+    pass
 
 
 CONSUME_MSG_TIMEOUT = 207
@@ -60,21 +58,7 @@ def _consumer_data(c: dict[str, Any]) -> tuple[str, str, str, str, list[Subscrip
     )
 
 
-class ConsumerProcessor:
-    def __init__(
-        self,
-        broker: Broker,
-        store: MessageStore,
-        offsets: ConsumerOffsetManager,
-        clients: ClientRegistry,
-        locks: RebalanceLocks,
-    ) -> None:
-        self.broker = broker
-        self.store = store
-        self.offsets = offsets
-        self.clients = clients
-        self.locks = locks
-
+class ConsumerProcessor(Processor):
     # --- heartbeat and unregister ----------------------------------------------------------
 
     async def heartbeat(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
@@ -161,7 +145,7 @@ class ConsumerProcessor:
                 return cmd.response(
                     ResponseCode.QUERY_NOT_FOUND, "Not found, do not set to zero, maybe this group boot first"
                 )
-            if self.store.min_offset(topic, qid) > 0:
+            if self.messages.min_offset(topic, qid) > 0:
                 return cmd.response(
                     ResponseCode.QUERY_NOT_FOUND, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first"
                 )
@@ -176,20 +160,25 @@ class ConsumerProcessor:
     # --- orderly consumers -----------------------------------------------------------------
 
     async def lock_batch(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        try:
-            body = json_body(cmd, "LockBatchRequestBody")
-            mqs = [mq_key(mq) for mq in body.get("mqSet") or [] if isinstance(mq, dict)]
-        except (ValueError, TypeError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        group, client_id = str(body.get("consumerGroup") or ""), str(body.get("clientId") or "")
-        locked = self.locks.try_lock(group, mqs, client_id)
+        req = _mq_request(cmd, "LockBatchRequestBody")
+        if isinstance(req, RemotingCommand):
+            return req
+        locked = self.locks.try_lock(*req)
         return cmd.response(body=fastjson.dumps_bytes({"lockOKMQSet": [mq_json(k) for k in locked]}))
 
     async def unlock_batch(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        try:
-            body = json_body(cmd, "UnlockBatchRequestBody")
-            mqs = [mq_key(mq) for mq in body.get("mqSet") or [] if isinstance(mq, dict)]
-        except (ValueError, TypeError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        self.locks.unlock(str(body.get("consumerGroup") or ""), mqs, str(body.get("clientId") or ""))
+        req = _mq_request(cmd, "UnlockBatchRequestBody")
+        if isinstance(req, RemotingCommand):
+            return req
+        self.locks.unlock(*req)
         return cmd.response(ResponseCode.SUCCESS)
+
+
+def _mq_request(cmd: RemotingCommand, what: str) -> tuple[str, list[MQKey], str] | RemotingCommand:
+    """(group, queues, client id) of a (Un)LockBatchRequestBody, or the error answer."""
+    try:
+        body = json_body(cmd, what)
+        mqs = [mq_key(mq) for mq in body.get("mqSet") or [] if isinstance(mq, dict)]
+    except (ValueError, TypeError) as e:
+        return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+    return str(body.get("consumerGroup") or ""), mqs, str(body.get("clientId") or "")

@@ -8,87 +8,21 @@ mqadmin.server.store.store for what each guarantees) and ``mapped_file_size_comm
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mqadmin.server.broker.clients import ClientRegistry, RebalanceLocks
+from mqadmin.server.broker.brokerstore import BrokerStore, store_host
+from mqadmin.server.broker.clients import ClientRegistry
 from mqadmin.server.broker.consumer import ConsumerProcessor
 from mqadmin.server.broker.offsets import ConsumerOffsetManager
-from mqadmin.server.broker.pull import (
-    GET_EARLIEST_MSG_STORETIME,
-    SEARCH_OFFSET_BY_TIMESTAMP,
-    LongPolling,
-    PullProcessor,
-)
+from mqadmin.server.broker.pull import GET_EARLIEST_MSG_STORETIME, SEARCH_OFFSET_BY_TIMESTAMP, PullProcessor
 from mqadmin.server.broker.query import QueryProcessor
-from mqadmin.server.broker.rates import Rates
 from mqadmin.server.broker.send import SendProcessor
 from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType, MessageStore
 from mqadmin.wire.codes import RequestCode
 
 if TYPE_CHECKING:
     from mqadmin.server.broker.broker import Broker
-
-log = logging.getLogger(__name__)
-
-CLIENT_SCAN_INTERVAL = 10.0
-
-
-class BrokerStore:
-    """What ``broker.store`` holds: the message store, consumer offsets and connected clients,
-    plus the hooks the broker core calls (runtime info, topic and group deletion)."""
-
-    def __init__(
-        self, messages: MessageStore, offsets: ConsumerOffsetManager, clients: ClientRegistry, polling: LongPolling
-    ) -> None:
-        self.messages = messages
-        self.offsets = offsets
-        self.clients = clients
-        self.polling = polling
-        self._scan: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self.offsets.start()
-        self._scan = asyncio.get_running_loop().create_task(self._scan_clients())
-
-    async def _scan_clients(self) -> None:
-        while True:
-            await asyncio.sleep(CLIENT_SCAN_INTERVAL)
-            self.clients.expire()
-
-    def runtime_info(self) -> dict[str, str]:
-        m = self.messages
-        return {
-            "commitLogMaxOffset": str(m.max_phys_offset),
-            "commitLogMinOffset": str(m.min_phys_offset),
-            "flushDiskType": m.flush_disk_type.value,
-        }
-
-    async def delete_topic(self, topic: str) -> None:
-        await self.messages.delete_topic(topic)
-        self.offsets.delete_topic(topic)
-
-    async def delete_group(self, group: str) -> None:
-        self.offsets.delete_group(group)
-
-    async def close(self) -> None:
-        if self._scan is not None:
-            self._scan.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._scan
-        await self.offsets.close()
-        await self.messages.close()
-
-
-def store_host(broker: Broker) -> tuple[str, int]:
-    """The address stored in messages (and encoded in their offset ids): where clients reach us."""
-    host = broker.config.listen_host
-    if host in ("", "0.0.0.0", "::"):
-        host = "127.0.0.1"
-    return host, broker.config.listen_port
 
 
 async def install(broker: Broker) -> BrokerStore:
@@ -106,15 +40,9 @@ async def install(broker: Broker) -> BrokerStore:
         return bool((broker.groups.get(group) or {}).get("notifyConsumerIdsChangedEnable", True))
 
     clients = ClientRegistry(notify_enabled)
-    polling = LongPolling()
-    messages.add_arrival_listener(polling.on_arrival)
-    rates = Rates()
-    store = BrokerStore(messages, offsets, clients, polling)
-
-    send = SendProcessor(broker, messages, rates, lambda: store_host(broker))
-    pull = PullProcessor(broker, messages, offsets, clients, polling, rates)
-    consumer = ConsumerProcessor(broker, messages, offsets, clients, RebalanceLocks())
-    query = QueryProcessor(broker, messages, offsets, clients, rates)
+    store = BrokerStore(messages, offsets, clients)
+    send, pull = SendProcessor(broker, store), PullProcessor(broker, store)
+    consumer, query = ConsumerProcessor(broker, store), QueryProcessor(broker, store)
     handlers = {
         RequestCode.SEND_MESSAGE: send.send_message,
         RequestCode.SEND_MESSAGE_V2: send.send_message,

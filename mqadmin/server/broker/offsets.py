@@ -70,20 +70,13 @@ class ConsumerOffsetManager:
         return self._table.get(f"{topic}{SEPARATOR}{group}", {}).get(queue_id, -1)
 
     def topics_of(self, group: str) -> set[str]:
-        out = set()
-        for key in self._table:
-            topic, _, g = key.partition(SEPARATOR)
-            if g == group:
-                out.add(topic)
-        return out
+        return {topic for topic, g in self._pairs() if g == group}
 
     def groups_of(self, topic: str) -> set[str]:
-        out = set()
-        for key in self._table:
-            t, _, group = key.partition(SEPARATOR)
-            if t == topic:
-                out.add(group)
-        return out
+        return {group for t, group in self._pairs() if t == topic}
+
+    def _pairs(self) -> list[tuple[str, str]]:
+        return [(t, g) for t, _, g in (key.partition(SEPARATOR) for key in self._table)]
 
     def delete_group(self, group: str) -> None:
         for key in [k for k in self._table if k.partition(SEPARATOR)[2] == group]:

@@ -16,17 +16,15 @@ from typing import TYPE_CHECKING
 
 from mqadmin.model.tags import SubscriptionData, build_subscription
 from mqadmin.model.topic import PERM_READ
-from mqadmin.server.broker.clients import ClientRegistry
-from mqadmin.server.broker.offsets import ConsumerOffsetManager
-from mqadmin.server.broker.rates import Rates
+from mqadmin.server.broker.brokerstore import Processor
 from mqadmin.server.headers import need, need_int
 from mqadmin.server.remoting import ClientChannel
-from mqadmin.server.store import GetResult, GetStatus, MessageStore
+from mqadmin.server.store import GetResult, GetStatus
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
 if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
+    pass
 
 FLAG_COMMIT_OFFSET = 0x1
 FLAG_SUSPEND = 0x2
@@ -119,23 +117,7 @@ class PullHeader:
         )
 
 
-class PullProcessor:
-    def __init__(
-        self,
-        broker: Broker,
-        store: MessageStore,
-        offsets: ConsumerOffsetManager,
-        clients: ClientRegistry,
-        polling: LongPolling,
-        rates: Rates,
-    ) -> None:
-        self.broker = broker
-        self.store = store
-        self.offsets = offsets
-        self.clients = clients
-        self.polling = polling
-        self.rates = rates
-
+class PullProcessor(Processor):
     async def pull(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand | None:
         h = PullHeader.parse(cmd)
         checked = await self._check(cmd, h)
@@ -144,11 +126,11 @@ class PullProcessor:
         sub = checked
         if h.sys_flag & FLAG_COMMIT_OFFSET:
             self.offsets.commit(h.group, h.topic, h.queue_id, h.commit_offset)
-        result = self.store.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
+        result = self.messages.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
         code = pull_code(result.status, h.queue_offset)
         if code == ResponseCode.PULL_NOT_FOUND and h.sys_flag & FLAG_SUSPEND:
             if await self.polling.wait(h.topic, h.queue_id, self._hold_seconds(h)):
-                result = self.store.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
+                result = self.messages.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
                 code = pull_code(result.status, h.queue_offset)
             if ch.closed:
                 return None
@@ -225,19 +207,19 @@ class PullProcessor:
     # --- offsets of a queue ----------------------------------------------------------------
 
     async def get_max_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        offset = self.store.max_offset(need(cmd, "topic"), need_int(cmd, "queueId"))
+        offset = self.messages.max_offset(need(cmd, "topic"), need_int(cmd, "queueId"))
         return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
 
     async def get_min_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        offset = self.store.min_offset(need(cmd, "topic"), need_int(cmd, "queueId"))
+        offset = self.messages.min_offset(need(cmd, "topic"), need_int(cmd, "queueId"))
         return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
 
     async def search_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         topic, qid = need(cmd, "topic"), need_int(cmd, "queueId")
-        offset = self.store.search_offset(topic, qid, need_int(cmd, "timestamp"))
+        offset = self.messages.search_offset(topic, qid, need_int(cmd, "timestamp"))
         return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
 
     async def earliest_store_time(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         topic, qid = need(cmd, "topic"), need_int(cmd, "queueId")
-        ts = self.store.store_time(topic, qid, self.store.min_offset(topic, qid))
+        ts = self.messages.store_time(topic, qid, self.messages.min_offset(topic, qid))
         return cmd.response(ResponseCode.SUCCESS, ext={"timestamp": str(ts)})

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mqadmin.server.broker.clients import ClientRegistry
-from mqadmin.server.broker.offsets import ConsumerOffsetManager
-from mqadmin.server.broker.rates import Rates
+from mqadmin.server.broker.brokerstore import Processor
 from mqadmin.server.headers import need, need_int, opt_bool
 from mqadmin.server.remoting import ClientChannel
-from mqadmin.server.store import MessageStore
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
 if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
+    pass
 
 DEFAULT_QUERY_MAX_NUM = 32
 MAX_QUERY_NUM = 64
@@ -38,21 +35,7 @@ def mq_keyed_json(fields: dict[str, Any], table: list[tuple[dict[str, Any], dict
     return ("{" + ",".join(sorted(items)) + "}").encode()
 
 
-class QueryProcessor:
-    def __init__(
-        self,
-        broker: Broker,
-        store: MessageStore,
-        offsets: ConsumerOffsetManager,
-        clients: ClientRegistry,
-        rates: Rates,
-    ) -> None:
-        self.broker = broker
-        self.store = store
-        self.offsets = offsets
-        self.clients = clients
-        self.rates = rates
-
+class QueryProcessor(Processor):
     async def query_message(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         topic, key = need(cmd, "topic"), need(cmd, "key")
         max_num = need_int(cmd, "maxNum")
@@ -60,10 +43,10 @@ class QueryProcessor:
         unique = opt_bool(cmd, UNIQUE_KEY_QUERY)
         if unique:
             max_num = DEFAULT_QUERY_MAX_NUM
-        found = self.store.query(topic, key, min(max(max_num, 0), MAX_QUERY_NUM), begin, end, unique=unique)
+        found = self.messages.query(topic, key, min(max(max_num, 0), MAX_QUERY_NUM), begin, end, unique=unique)
         ext = {
-            "indexLastUpdateTimestamp": str(self.store.last_store_timestamp),
-            "indexLastUpdatePhyoffset": str(self.store.max_phys_offset),
+            "indexLastUpdateTimestamp": str(self.messages.last_store_timestamp),
+            "indexLastUpdatePhyoffset": str(self.messages.max_phys_offset),
         }
         if not found:
             return cmd.response(ResponseCode.QUERY_NOT_FOUND, "can not find message, maybe time range not correct", ext)
@@ -71,7 +54,7 @@ class QueryProcessor:
 
     async def view_message(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         offset = need_int(cmd, "offset")
-        data = self.store.read_message(offset)
+        data = self.messages.read_message(offset)
         if data is None:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"can not find message by the offset, {offset}")
         return cmd.response(body=data)
@@ -84,14 +67,14 @@ class QueryProcessor:
         broker_name = self.broker.config.broker_name
         table = []
         for qid in range(tc.write_queue_nums):
-            hi = self.store.max_offset(topic, qid)
+            hi = self.messages.max_offset(topic, qid)
             table.append(
                 (
                     {"brokerName": broker_name, "queueId": qid, "topic": topic},
                     {
-                        "lastUpdateTimestamp": self.store.store_time(topic, qid, hi - 1) if hi > 0 else 0,
+                        "lastUpdateTimestamp": self.messages.store_time(topic, qid, hi - 1) if hi > 0 else 0,
                         "maxOffset": hi,
-                        "minOffset": self.store.min_offset(topic, qid),
+                        "minOffset": self.messages.min_offset(topic, qid),
                     },
                 )
             )
@@ -113,9 +96,9 @@ class QueryProcessor:
                 continue
             for qid in range(tc.read_queue_nums):
                 consumer = max(self.offsets.query(group, t, qid), 0)
-                last = self.store.store_time(t, qid, consumer - 1) if consumer > 0 else 0
+                last = self.messages.store_time(t, qid, consumer - 1) if consumer > 0 else 0
                 value = {
-                    "brokerOffset": self.store.max_offset(t, qid),
+                    "brokerOffset": self.messages.max_offset(t, qid),
                     "consumerOffset": consumer,
                     "lastTimestamp": last,
                     "pullOffset": consumer,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import random
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -31,10 +30,10 @@ from mqadmin.model.topic import (
     TopicConfig,
 )
 from mqadmin.server.broker.admin import topic_remark
-from mqadmin.server.broker.rates import Rates
+from mqadmin.server.broker.brokerstore import Processor, store_host
 from mqadmin.server.headers import HeaderError
 from mqadmin.server.remoting import ClientChannel
-from mqadmin.server.store import MessageStore, PutResult, PutStatus
+from mqadmin.server.store import PutResult, PutStatus
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.message import (
@@ -46,7 +45,7 @@ from mqadmin.wire.message import (
 )
 
 if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -171,15 +170,7 @@ def put_response(
     return cmd.response(ResponseCode.SERVICE_NOT_AVAILABLE, remark, ext)
 
 
-class SendProcessor:
-    def __init__(
-        self, broker: Broker, store: MessageStore, rates: Rates, store_host: Callable[[], tuple[str, int]]
-    ) -> None:
-        self.broker = broker
-        self.store = store
-        self.rates = rates
-        self._store_host = store_host
-
+class SendProcessor(Processor):
     # --- the checks ------------------------------------------------------------------------
 
     async def _check(self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel) -> TopicConfig | RemotingCommand:
@@ -229,9 +220,9 @@ class SendProcessor:
 
     def _sync_store_host(self) -> None:
         """The broker's port is known only once it listens; stored messages must carry it."""
-        host = self._store_host()
-        if self.store.store_host != host:
-            self.store.store_host = host
+        host = store_host(self.broker)
+        if self.messages.store_host != host:
+            self.messages.store_host = host
 
     def _count(self, topic: str, n: int) -> None:
         self.broker.stats.record_put(n)
@@ -248,11 +239,10 @@ class SendProcessor:
         if h.batch or cmd.code == 320:
             return await self._send_batch(cmd, ch, h)
         ext = self._base_ext()
-        checked = await self._check(cmd, h, ch)
-        if isinstance(checked, RemotingCommand):
-            checked.ext.update(ext)
-            return checked
-        tc = checked
+        tc = await self._check(cmd, h, ch)
+        if isinstance(tc, RemotingCommand):
+            tc.ext.update(ext)
+            return tc
         props = decode_properties(h.properties)
         if props.get(PROPERTY_TRANSACTION_PREPARED, "").lower() == "true":
             remark = f"the broker[{self.broker.config.listen_host}] sending transaction message is forbidden"
@@ -282,7 +272,7 @@ class SendProcessor:
             properties=props,
         )
         self._sync_store_host()
-        result = await self.store.put(msg)
+        result = await self.messages.put(msg)
         if result.stored:
             self._count(topic, 1)
         return put_response(cmd, result, queue_id, ext, self.broker.config.max_message_size)
@@ -306,11 +296,10 @@ class SendProcessor:
 
     async def _send_batch(self, cmd: RemotingCommand, ch: ClientChannel, h: SendHeader) -> RemotingCommand:
         ext = self._base_ext()
-        checked = await self._check(cmd, h, ch)
-        if isinstance(checked, RemotingCommand):
-            checked.ext.update(ext)
-            return checked
-        tc = checked
+        tc = await self._check(cmd, h, ch)
+        if isinstance(tc, RemotingCommand):
+            tc.ext.update(ext)
+            return tc
         if h.topic.startswith(RETRY_PREFIX):
             return cmd.response(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group", ext)
         try:
@@ -345,7 +334,7 @@ class SendProcessor:
                 )
             )
         self._sync_store_host()
-        result = await self.store.put_batch(msgs)
+        result = await self.messages.put_batch(msgs)
         if result.stored:
             self._count(h.topic, len(msgs))
         return put_response(cmd, result, queue_id, ext, self.broker.config.max_message_size)
@@ -371,7 +360,7 @@ class SendProcessor:
         retry_queues = int(gcfg.get("retryQueueNums", 1))
         if retry_queues <= 0:
             return cmd.response(ResponseCode.SUCCESS)
-        data = self.store.read_message(offset)
+        data = self.messages.read_message(offset)
         if data is None:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"look message by offset failed, {offset}")
         try:
@@ -400,7 +389,7 @@ class SendProcessor:
             reconsume_times=orig.reconsume_times + 1, properties=props,
         )  # fmt: skip
         self._sync_store_host()
-        result = await self.store.put(msg)
+        result = await self.messages.put(msg)
         if not result.stored:
             return cmd.response(ResponseCode.SYSTEM_ERROR, result.status.name)
         self._count(topic, 1)
