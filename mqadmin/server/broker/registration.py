@@ -73,13 +73,14 @@ class NamesrvRegistrar:
 
     async def _periodic(self, ok: bool) -> None:
         """Full registration every ``register_interval``; sooner (checked every second) when the last
-        one failed or a name-server connection dropped (that name server forgot the broker)."""
+        one failed, an incremental one failed, or a name-server connection dropped (that name server
+        forgot the broker)."""
         loop = asyncio.get_running_loop()
         last = loop.time()
         while True:
             await asyncio.sleep(min(self.broker.config.register_interval, RETRY_AFTER_FAILURE))
             due = loop.time() - last >= self.broker.config.register_interval
-            if due or not ok or self._lost_connection():
+            if due or not ok or self._lost_connection() or not self._known.issuperset(self.addrs):
                 last = loop.time()
                 ok = await self.register_all()
 
@@ -105,7 +106,8 @@ class NamesrvRegistrar:
         topics = {tc.topic_name: tc for tc in changed}
         results = await asyncio.gather(*(self._register(a, topics) for a in self.addrs), return_exceptions=True)
         for addr, r in zip(self.addrs, results, strict=True):
-            if isinstance(r, BaseException):  # the periodic full registration will catch up
+            if isinstance(r, BaseException):  # a full registration within a second will catch up
+                self._known.discard(addr)
                 log.warning("%s: incremental registration with %s failed: %s", self.broker.config.broker_name, addr, r)
 
     async def _register(self, addr: str, topics: dict[str, TopicConfig] | None) -> None:
