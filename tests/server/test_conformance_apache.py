@@ -203,3 +203,32 @@ def test_our_broker_registers_with_an_apache_name_server(version, tmp_path):
                        timeout=30, what="the Apache name server dropping our dead broker")  # fmt: skip
         finally:
             ours.stop()
+
+
+@VERSIONS
+def test_java_config_and_group_commands_against_our_cluster(dev, version):
+    ns = dev.info["namesrvAddr"]
+    out = apache.java_mqadmin(version, ["updateNamesrvConfig", "-k", "clusterTest", "-v", "true"], ns).stdout
+    assert "update name server config success" in out
+    out = apache.java_mqadmin(version, ["getNamesrvConfig"], ns).stdout
+    assert re.search(r"clusterTest\s+=\s+true", out) and re.search(r"orderMessageEnable\s+=\s+true", out)
+
+    group = f"JavaGroup{version.replace('.', '')}"
+    out = apache.java_mqadmin(version, ["updateSubGroup", "-c", "DefaultCluster", "-g", group, "-r", "5"], ns).stdout
+    assert out.count("create subscription group to") == 2, out
+
+    async def groups() -> list[dict]:
+        async with AdminClient([ns]) as admin:
+            found = []
+            for b in dev.info["brokers"]:
+                resp = await admin.call(b["addr"], 201)
+                found.append(fastjson.loads(resp.body)["subscriptionGroupTable"][group])
+            return found
+
+    assert [(g["retryMaxTimes"], g["consumeBroadcastEnable"]) for g in asyncio.run(groups())] == [(5, False)] * 2
+
+    args = ["updateBrokerConfig", "-c", "DefaultCluster", "-k", "maxMessageSize", "-v", "1048576"]
+    out = apache.java_mqadmin(version, args, ns).stdout
+    assert out.count("update broker config success") == 2, out
+    out = apache.java_mqadmin(version, ["getBrokerConfig", "-b", dev.info["brokers"][1]["addr"]], ns).stdout
+    assert re.search(r"maxMessageSize\s+=\s+1048576", out)
