@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +41,17 @@ def mqadmin(*args: str, namesrv: str | None = None) -> subprocess.CompletedProce
     return subprocess.run([sys.executable, "-m", "mqadmin", *args], env=env, capture_output=True, text=True, timeout=60)
 
 
+def route_of(topic: str, namesrv: str, timeout: float = 30.0) -> dict:
+    """The topic's route once the name server has it (a broker announces a new topic right after
+    creating it, but a loaded machine can take a moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = mqadmin("--format", "json", "topicRoute", "-t", topic, namesrv=namesrv)
+        if r.returncode == 0:
+            return json.loads(r.stdout)
+        assert time.monotonic() < deadline, f"no route for {topic}: {r.stderr}"
+
+
 def test_send_to_a_new_topic_creates_it_through_tbw102(dev):
     r = mqadmin("sendMessage", "-t", "CliNew", "-p", "hello", "-k", "k1 k2", "-c", "TagA", namesrv=dev["namesrvAddr"])
     assert r.returncode == 0, r.stderr
@@ -47,7 +59,7 @@ def test_send_to_a_new_topic_creates_it_through_tbw102(dev):
     assert header.split() == ["BROKER", "QUEUE", "OFFSET", "MSG", "ID", "OFFSET", "MSG", "ID", "STATUS"]
     assert row.split()[0] in ("broker-a", "broker-b") and row.split()[-1] == "SEND_OK"
     assert "sent through TBW102" in r.stderr
-    route = json.loads(mqadmin("--format", "json", "topicRoute", "-t", "CliNew", namesrv=dev["namesrvAddr"]).stdout)
+    route = route_of("CliNew", dev["namesrvAddr"])
     assert len(route["brokers"]) == 1  # the seeds' trap: the topic lives on the broker the send reached
 
 
@@ -70,13 +82,14 @@ def test_send_json_then_consume_json(dev):
 def test_pinned_broker_and_queue(dev):
     ns = dev["namesrvAddr"]
     mqadmin("sendMessage", "-t", "CliPinned", "-p", "create", namesrv=ns)
-    route = json.loads(mqadmin("--format", "json", "topicRoute", "-t", "CliPinned", namesrv=ns).stdout)
+    route = route_of("CliPinned", ns)
     broker = route["brokers"][0]["broker"]
     r = mqadmin("--format", "json", "sendMessage", "-t", "CliPinned", "-p", "x", "-b", broker, "-i", "2", namesrv=ns)
-    assert (json.loads(r.stdout)["broker"], json.loads(r.stdout)["queueId"]) == (broker, 2)
-    got = json.loads(mqadmin("--format", "json", "consumeMessage", "-t", "CliPinned", "-b", broker, "-i", "2",
-                             namesrv=ns).stdout)  # fmt: skip
-    assert [m["body"] for m in got] == ["x"]
+    sent = json.loads(r.stdout)
+    assert (sent["broker"], sent["queueId"]) == (broker, 2)
+    args = ["-b", broker, "-i", "2", "-o", str(sent["queueOffset"])]
+    got = json.loads(mqadmin("--format", "json", "consumeMessage", "-t", "CliPinned", *args, namesrv=ns).stdout)
+    assert [(m["body"], m["queueId"]) for m in got] == [("x", 2)]
     bad = mqadmin("sendMessage", "-t", "CliPinned", "-p", "x", "-b", broker, "-i", "99", namesrv=ns)
     assert bad.returncode == 1 and "request queueId[99] is illegal" in bad.stderr
     assert bad.stderr.startswith("mqadmin: error:") and "Traceback" not in bad.stderr
@@ -85,6 +98,7 @@ def test_pinned_broker_and_queue(dev):
 def test_order_key_selects_the_hash_queue(dev):
     ns = dev["namesrvAddr"]
     mqadmin("sendMessage", "-t", "CliOrder", "-p", "create", namesrv=ns)
+    route_of("CliOrder", ns)
     r = mqadmin("--format", "json", "sendMessage", "-t", "CliOrder", "-p", "x", "--order-key", "order-9", namesrv=ns)
     assert json.loads(r.stdout)["queueId"] == abs(java_string_hash("order-9")) % 4
 
