@@ -1,0 +1,113 @@
+"""The PySpark job: same findings as the plain-Python engine and as the planted truth; its outputs."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mqadmin.audit import job
+from mqadmin.audit.baseline import audit_findings, run_python
+from mqadmin.audit.job import Params
+from mqadmin.fleet.synth import FleetSpec, generate, load_ground_truth
+from tests.audit.exports import edge_case_export, keys
+
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(900)]
+
+
+def spark_skip_reason() -> str | None:
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "pyspark is not installed (pip install -e '.[spark]')"
+    from mqadmin.audit.runner import EngineUnavailable, prepare_spark
+
+    try:
+        prepare_spark()
+    except EngineUnavailable as e:
+        return f"Spark cannot run here: {e}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def spark() -> Any:
+    reason = spark_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    session = job.build_session("local[2]")
+    yield session
+    job.stop_session(session)
+
+
+def comparable(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Findings with evidence parsed (Spark and Python may spell a double differently: 1.0E7 / 10000000.0)."""
+    return [{**f, "evidence": json.loads(f["evidence"])} for f in findings]
+
+
+def spark_findings(spark: Any, inputs: list[Path], params: Params) -> list[dict[str, Any]]:
+    roots = [str(p) for p in inputs]
+    manifests = job.read_manifests_spark(spark, roots)
+    return [r.asDict() for r in job.spark_findings(spark, roots, params, manifests).collect()]
+
+
+def test_spark_finds_exactly_the_planted_defects_like_the_python_engine(spark, tmp_path):
+    generate(tmp_path / "a", FleetSpec(seed=21))
+    generate(tmp_path / "b", FleetSpec(seed=22, sources=1, brokers=5, topics=50, failed_broker=False))
+    # b's only source is named like a's first: audit b alone, and a with the edge cases
+    found = spark_findings(spark, [tmp_path / "a"], Params())
+    assert keys(found) == keys(load_ground_truth(tmp_path / "a"))
+    assert comparable(found) == comparable(audit_findings([tmp_path / "a"], Params()))
+    found_b = spark_findings(spark, [tmp_path / "b"], Params())
+    assert keys(found_b) == keys(load_ground_truth(tmp_path / "b"))
+
+
+def test_spark_edge_cases_match_the_expected_and_the_python_engine(spark, tmp_path):
+    expected = edge_case_export(tmp_path)
+    params = Params(lag_threshold=100)
+    found = spark_findings(spark, [tmp_path], params)
+    assert keys(found) == expected
+    assert comparable(found) == comparable(audit_findings([tmp_path], params))
+
+
+def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
+    edge_case_export(tmp_path / "in")
+    generate(tmp_path / "in2", FleetSpec(seed=4, sources=1))
+    inputs = [tmp_path / "in", tmp_path / "in2"]
+    params = Params(lag_threshold=100)
+    s_sum = job.run_spark(spark, [str(p) for p in inputs], str(tmp_path / "spark"), params, "local[2]")
+    p_sum = run_python(inputs, str(tmp_path / "python"), params)
+    assert s_sum["by_rule"] == p_sum["by_rule"] and s_sum["findings"] == p_sum["findings"] > 0
+    assert s_sum["coverage"] == p_sum["coverage"]
+
+    def lines(d: str) -> list[dict[str, Any]]:
+        return [json.loads(x) for x in (tmp_path / d / "findings.jsonl").read_text().splitlines()]
+
+    assert comparable(lines("spark")) == comparable(lines("python"))
+
+    def plan(d: str) -> list[dict[str, Any]]:
+        return tomllib.loads((tmp_path / d / "plan.toml").read_text())["fix"]
+
+    assert plan("spark") == plan("python") and plan("spark")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pq.read_table(tmp_path / "spark" / "findings.parquet")
+    assert table.num_rows == s_sum["findings"]
+    assert set(table.column_names) == set(job.FINDING_COLUMNS)
+
+
+def test_a_corrupt_table_fails_the_job_instead_of_dropping_rows(spark, tmp_path):
+    import gzip
+
+    generate(tmp_path, FleetSpec(seed=8, sources=1))
+    part = tmp_path / "topics" / "part-00000.jsonl.gz"
+    with gzip.open(part, "ab") as f:
+        f.write(b"{this is not json\n")
+    with pytest.raises(Exception, match="(?i)malformed|FAILFAST"):
+        spark_findings(spark, [tmp_path], Params())
+
+
+def test_a_missing_export_is_an_input_error(spark, tmp_path):
+    with pytest.raises(job.AuditInputError, match="has no readable manifest.json"):
+        job.read_manifests_spark(spark, [str(tmp_path / "nothing")])
