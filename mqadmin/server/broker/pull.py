@@ -10,9 +10,7 @@ finds nothing and carries the suspend flag waits until a message arrives for its
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mqadmin.model.tags import SubscriptionData, build_subscription
 from mqadmin.model.topic import PERM_READ
@@ -23,14 +21,9 @@ from mqadmin.server.store import GetResult, GetStatus
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
-if TYPE_CHECKING:
-    pass
-
 FLAG_COMMIT_OFFSET = 0x1
 FLAG_SUSPEND = 0x2
 FLAG_SUBSCRIPTION = 0x4
-MAX_SUSPENDED_PULLS = 10_000
-"""Pulls held at once; beyond that a pull that finds nothing is answered at once."""
 
 SEARCH_OFFSET_BY_TIMESTAMP = 29
 GET_EARLIEST_MSG_STORETIME = 32
@@ -50,40 +43,6 @@ def pull_code(status: GetStatus, request_offset: int) -> int:
     if status in (GetStatus.NO_MESSAGE_IN_QUEUE, GetStatus.NO_MATCHED_LOGIC_QUEUE):
         return ResponseCode.PULL_OFFSET_MOVED if request_offset != 0 else ResponseCode.PULL_NOT_FOUND
     return _CODES[status]
-
-
-class LongPolling:
-    """Pulls waiting for a message to arrive in their queue."""
-
-    def __init__(self, limit: int = MAX_SUSPENDED_PULLS) -> None:
-        self.limit = limit
-        self._waiting: dict[tuple[str, int], set[asyncio.Future[None]]] = {}
-        self.suspended = 0
-
-    def on_arrival(self, topic: str, queue_id: int, max_offset: int) -> None:
-        for fut in self._waiting.pop((topic, queue_id), ()):
-            if not fut.done():
-                fut.set_result(None)
-
-    async def wait(self, topic: str, queue_id: int, timeout: float) -> bool:
-        """Wait for an arrival in the queue; False when the timeout ended it or no slot was free."""
-        if self.suspended >= self.limit or timeout <= 0:
-            return False
-        key = (topic, queue_id)
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        waiters = self._waiting.setdefault(key, set())
-        waiters.add(fut)
-        self.suspended += 1
-        try:
-            await asyncio.wait_for(fut, timeout)
-            return True
-        except TimeoutError:
-            return False
-        finally:
-            self.suspended -= 1
-            waiters.discard(fut)
-            if not waiters and self._waiting.get(key) is waiters:
-                del self._waiting[key]
 
 
 @dataclass(slots=True)
