@@ -195,6 +195,16 @@ def test_demo_shows_the_auto_created_topic_on_one_broker_only():
     done = subprocess.run([*MQADMIN, "--format", "json", "dev", "demo"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["precreated"]["brokers"] == ["broker-a", "broker-b"]
+    assert [q["broker"] for q in report["precreated"]["queues"]] == ["broker-a", "broker-b"]
     auto = report["autoCreated"]
-    assert auto["brokers"] == [auto["sentTo"]]
+    assert [q["broker"] for q in auto["queues"]] == [auto["sentTo"]]
+    assert [b["broker"] for b in auto["brokers"]] == [auto["sentTo"]]
+
+
+def test_demo_prints_both_routes_as_tables():
+    done = subprocess.run([*MQADMIN, "dev", "demo"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Queues of DemoPrecreated" in out and "Queues of DemoAutoCreated" in out
+    auto_part = out.split("Queues of DemoAutoCreated", 1)[1]
+    assert sum(line.startswith("broker-") for line in auto_part.splitlines()) == 1

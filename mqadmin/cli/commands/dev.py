@@ -206,19 +206,17 @@ def demo() -> None:
         cluster = await start_cluster(namesrv_port=0, broker_port=0)
         try:
             async with AdminClient([cluster.namesrv_addr], timeout=GLOBAL.timeout) as admin:
-                report: dict[str, Any] = {"namesrvAddr": cluster.namesrv_addr}
+                report: dict[str, Any] = {"namesrvAddr": cluster.namesrv_addr, "cluster": cluster.cluster}
                 await admin.create_topic_on_cluster(cluster.cluster, TopicConfig("DemoPrecreated"))
-                report["precreated"] = _route_summary(await admin.topic_route("DemoPrecreated"))
+                report["precreated"] = {"route": await admin.topic_route("DemoPrecreated")}
                 try:
                     # An unknown topic: the producer takes TBW102's route and one broker creates it.
                     sent = await send_message(admin, "DemoAutoCreated", b"hello from mqadmin dev demo")
-                    sent_to = sent.broker_name
-                except Exception as e:  # the message path may be missing or refuse
+                except Exception as e:  # the message path may refuse; report it instead of a traceback
                     report["autoCreated"] = {"error": f"the send failed: {e}"}
                 else:
-                    report["autoCreated"] = {"sentTo": sent_to} | _route_summary(
-                        await admin.topic_route("DemoAutoCreated")
-                    )
+                    route = await admin.topic_route("DemoAutoCreated")
+                    report["autoCreated"] = {"sentTo": sent.broker_name, "route": route}
         finally:
             await cluster.stop()
         _print_demo(report)
@@ -231,31 +229,51 @@ def demo() -> None:
     _run(main)
 
 
-def _route_summary(route: Any) -> dict[str, Any]:
-    return {
-        "brokers": sorted(q.broker_name for q in route.queue_datas),
-        "queues": {q.broker_name: q.write_queue_nums for q in route.queue_datas},
-    }
-
-
 def _print_demo(report: dict[str, Any]) -> None:
-    if _json():
-        _print_json_line(report)
-        return
+    from mqadmin.cli.commands.topic import print_route, route_json
+
     pre, auto = report["precreated"], report["autoCreated"]
-    lines = [
-        f"1. updateTopic -c: DemoPrecreated is on {', '.join(pre['brokers'])} (every master).",
-    ]
+    if _json():
+        out = dict(report)
+        out["precreated"] = route_json("DemoPrecreated", pre["route"])
+        if "route" in auto:
+            out["autoCreated"] = {"sentTo": auto["sentTo"]} | route_json("DemoAutoCreated", auto["route"])
+        _print_json_line(out)
+        return
+    ns, cluster = report["namesrvAddr"], report["cluster"]
+    pre_brokers = sorted(q.broker_name for q in pre["route"].queue_datas)
+    _print_lines(
+        [
+            f"Embedded cluster {cluster} started: name server {ns}, brokers {', '.join(pre_brokers)}.",
+            "",
+            f"1. Pre-created: mqadmin updateTopic -n {ns} -c {cluster} -t DemoPrecreated",
+            f"   The topic is on every master ({', '.join(pre_brokers)}):",
+            "",
+        ]
+    )
+    print_route("DemoPrecreated", pre["route"])
     if "error" in auto:
-        lines.append(f"2. auto-creation through TBW102 could not be shown: {auto['error']}")
-    else:
-        lines.append(
-            f"2. a send to the unknown topic DemoAutoCreated reached {auto['sentTo']}, which created it "
-            f"from TBW102: it is on {', '.join(auto['brokers'])} only, with {auto['queues'][auto['sentTo']]} queues."
-        )
-        lines.append("   Every later send follows this route, so one broker carries the whole topic;")
-        lines.append("   create topics with updateTopic -c, and run brokers with --no-auto-create in production.")
-    _print_lines(lines)
+        _print_lines(["", f"2. Auto-creation through TBW102 could not be shown: {auto['error']}"])
+        return
+    auto_brokers = sorted(q.broker_name for q in auto["route"].queue_datas)
+    _print_lines(
+        [
+            "",
+            f"2. Auto-created: mqadmin sendMessage -n {ns} -t DemoAutoCreated -p hello  (the topic did not exist)",
+            f"   The producer used TBW102's route; the send reached {auto['sentTo']}, which created the topic from",
+            f"   TBW102 and registered it. It is on {', '.join(auto_brokers)} only:",
+            "",
+        ]
+    )
+    print_route("DemoAutoCreated", auto["route"])
+    _print_lines(
+        [
+            "",
+            "Every later send follows that route, so one broker carries the whole topic (the auto-create trap).",
+            "Create topics with updateTopic -c, and run brokers with --no-auto-create in production.",
+            "The cluster is stopped and its data removed.",
+        ]
+    )
 
 
 # --- helpers ------------------------------------------------------------------------------------

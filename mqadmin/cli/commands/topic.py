@@ -214,7 +214,7 @@ def topic_route(
     elif as_list:
         _print_route_list(route)
     else:
-        _print_route(topic, route)
+        print_route(topic, route)
 
 
 def route_json(topic: str, route: TopicRouteData) -> dict[str, Any]:
@@ -245,7 +245,7 @@ def route_json(topic: str, route: TopicRouteData) -> dict[str, Any]:
     }
 
 
-def _print_route(topic: str, route: TopicRouteData) -> None:
+def print_route(topic: str, route: TopicRouteData) -> None:
     from mqadmin.cli.render import Column, print_table
 
     data = route_json(topic, route)
