@@ -71,7 +71,12 @@ def run() -> None:
     except typer.Abort:
         sys.exit(int(ExitCode.INTERRUPTED))
     except _click_exceptions() as e:  # usage errors: bad option, missing argument
-        e.show()
+        ctx = getattr(e, "ctx", None)
+        if type(e).__name__ == "NoArgsIsHelpError":  # bare "mqadmin": the help itself
+            e.show()
+        else:
+            command = ctx.command_path if ctx is not None else "mqadmin"
+            _report(e.format_message(), f"see: {command} --help")
         sys.exit(int(ExitCode.USAGE))
     except Exception as e:
         if GLOBAL.debug or os.environ.get("MQADMIN_DEBUG"):
