@@ -8,6 +8,7 @@ brokers (broker-a, broker-b) in one cluster. Adding a backend (the embedded clus
 from __future__ import annotations
 
 import contextlib
+import signal
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -30,11 +31,10 @@ class Backend:
 
 
 def skip_reason(name: str) -> str | None:
-    if name.startswith("apache-"):
-        from tests.realrmq.apache import skip_reason as apache_skip_reason
+    """Why a backend cannot run here. The embedded one needs Java too: Java mqadmin is its reference."""
+    from tests.realrmq.apache import skip_reason as apache_skip_reason
 
-        return apache_skip_reason(_APACHE_VERSIONS[name])
-    return None
+    return apache_skip_reason(_APACHE_VERSIONS.get(name, _EMBEDDED_REFERENCE))
 
 
 _APACHE_VERSIONS = {"apache-5.3": "5.3.3", "apache-4.9": "4.9.8"}
@@ -83,7 +83,56 @@ def apache(name: str) -> Iterator[Backend]:
         )
 
 
+_EMBEDDED_REFERENCE = "5.3.3"
+"""The Java mqadmin that checks the embedded cluster (it reports itself as 5.3.3)."""
+
+
+@contextlib.contextmanager
+def embedded(name: str) -> Iterator[Backend]:
+    """Our own name server and brokers, one process each (``mqadmin dev namesrv|broker``)."""
+    import tempfile
+    from pathlib import Path
+
+    from mqadmin.server.broker.admin import VERSION_DESC
+    from tests.devprocs import EmbeddedCluster
+    from tests.realrmq.apache import java_mqadmin
+
+    with tempfile.TemporaryDirectory(prefix="mqadmin-conformance-") as tmp, EmbeddedCluster(Path(tmp)) as cluster:
+
+        @contextlib.contextmanager
+        def pause(broker: str) -> Iterator[None]:
+            proc = cluster.broker_procs[broker].p
+            proc.send_signal(signal.SIGSTOP)
+            try:
+                yield
+            finally:
+                proc.send_signal(signal.SIGCONT)
+
+        @contextlib.contextmanager
+        def start_slave(broker: str) -> Iterator[str]:
+            proc, addr = cluster.start_broker(broker, broker_id=1)
+            try:
+                yield addr
+            finally:
+                proc.stop()
+
+        def reference(args: list[str]) -> str:
+            return java_mqadmin(_EMBEDDED_REFERENCE, args, cluster.namesrv_addr).stdout
+
+        yield Backend(
+            name=name,
+            namesrv_addr=cluster.namesrv_addr,
+            cluster=cluster.cluster,
+            brokers=dict(cluster.broker_addrs),
+            version_desc=VERSION_DESC,
+            pause=pause,
+            start_slave=start_slave,
+            java_mqadmin=reference,
+        )
+
+
 BACKENDS: dict[str, Callable[[], AbstractContextManager[Backend]]] = {
     "apache-5.3": lambda: apache("apache-5.3"),
     "apache-4.9": lambda: apache("apache-4.9"),
+    "embedded": lambda: embedded("embedded"),
 }

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import queue
 import signal
 import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,46 +18,7 @@ from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from tests.conftest import wait_until
-
-MQADMIN = [sys.executable, "-m", "mqadmin"]
-
-
-class Proc:
-    def __init__(self, *args: str) -> None:
-        self.args = [*MQADMIN, *args]
-        self.p = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self._lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.p.stdout:
-            self._lines.put(line)
-        self._lines.put("")
-
-    def line(self, timeout: float = 30.0) -> str:
-        """The next stdout line (bounded wait)."""
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no output from {self.args} within {timeout}s") from None
-        if not line:
-            raise AssertionError(f"{self.args} exited: {self.p.wait(5)} {self.p.stderr.read()}")
-        return line
-
-    def json(self) -> dict:
-        return json.loads(self.line())
-
-    def kill9(self) -> None:
-        self.p.send_signal(signal.SIGKILL)
-        self.p.wait(10)
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.p.poll() is None:
-            self.p.send_signal(sig)
-        try:
-            return self.p.wait(15)
-        finally:
-            self.p.stderr.close()
+from tests.devprocs import MQADMIN, Proc
 
 
 @pytest.fixture
