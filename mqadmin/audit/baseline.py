@@ -65,13 +65,13 @@ def read_manifests(inputs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _rows(inputs: list[Path], manifests: list[tuple[str, dict[str, Any]]], table: str) -> Iterator[dict[str, Any]]:
-    loads = json.loads
+    decode = json.JSONDecoder().raw_decode  # one object per line: skips loads()'s whitespace regexes
     for root, (_, m) in zip(inputs, manifests, strict=True):
         for rel in m["tables"][table]["files"]:
             with gzip.open(root / rel, "rt", encoding="utf-8") as f:
                 for line in f:
-                    if line.strip():
-                        yield loads(line)
+                    if len(line) > 1:
+                        yield decode(line)[0]
 
 
 def _finding(
@@ -196,32 +196,35 @@ def _topic_findings(
     order_conf: dict[tuple[str, str], str],
 ) -> list[dict[str, Any]]:
     out = []
-    brokers = [_config_json(x) for x in configs]
+
+    def brokers() -> list[dict[str, Any]]:  # evidence, built only for a topic with a finding
+        return [_config_json(x) for x in configs]
+
     present = [x[0] for x in configs]
     w = writable.get((s, c), set())
     missing = sorted(w - set(present))
     if missing:
         msg = MESSAGES["PLACEMENT_SUBSET"] % (len(w & set(present)), len(w), ", ".join(missing))
         out.append(
-            _finding(s, c, "PLACEMENT_SUBSET", msg, {"present": present, "missing": missing, "brokers": brokers}, t)
+            _finding(s, c, "PLACEMENT_SUBSET", msg, {"present": present, "missing": missing, "brokers": brokers()}, t)
         )
     if len({x[1] for x in configs}) > 1 or len({x[2] for x in configs}) > 1:
         msg = MESSAGES["QUEUE_COUNT_UNEQUAL"] % ", ".join(f"{x[0]} {x[1]}/{x[2]}" for x in configs)
-        out.append(_finding(s, c, "QUEUE_COUNT_UNEQUAL", msg, {"brokers": brokers}, t))
+        out.append(_finding(s, c, "QUEUE_COUNT_UNEQUAL", msg, {"brokers": brokers()}, t))
     uneven = [x for x in configs if x[1] != x[2]]
     if uneven:
         msg = MESSAGES["READ_WRITE_MISMATCH"] % ", ".join(f"{x[0]} {x[1]}/{x[2]}" for x in uneven)
-        out.append(_finding(s, c, "READ_WRITE_MISMATCH", msg, {"brokers": brokers}, t))
+        out.append(_finding(s, c, "READ_WRITE_MISMATCH", msg, {"brokers": brokers()}, t))
     not_rw = [x for x in configs if x[3] & 6 != 6]
     if not_rw:
         msg = MESSAGES["PERM_NOT_RW"] % ", ".join(f"{x[0]} {perm_letters(x[3])}" for x in not_rw)
-        out.append(_finding(s, c, "PERM_NOT_RW", msg, {"brokers": brokers}, t))
+        out.append(_finding(s, c, "PERM_NOT_RW", msg, {"brokers": brokers()}, t))
     if s in conf_sources:
         conf = order_conf.get((s, t))
         expected = ";".join(sorted(f"{x[0]}:{x[2]}" for x in configs))
         if conf is None and any(x[4] for x in configs):
             msg = MESSAGES["ORDER_CONF_MISSING"] % expected
-            out.append(_finding(s, c, "ORDER_CONF_MISSING", msg, {"expected": expected, "brokers": brokers}, t))
+            out.append(_finding(s, c, "ORDER_CONF_MISSING", msg, {"expected": expected, "brokers": brokers()}, t))
         entries = order_conf_entries(conf) if conf is not None else []
         names = broker_names.get((s, c), set())
         relevant = any(x[4] for x in configs) or any(conf_entry_broker(e) in names for e in entries)
@@ -230,7 +233,7 @@ def _topic_findings(
             if ";".join(sorted(e for e in entries if conf_entry_broker(e) not in unseen)) != expected:
                 msg = MESSAGES["ORDER_CONF_MISMATCH"] % (conf, expected)
                 other = sorted(e for e in entries if conf_entry_broker(e) and conf_entry_broker(e) not in names)
-                evidence = {"order_conf": conf, "expected": expected, "other_clusters": other, "brokers": brokers}
+                evidence = {"order_conf": conf, "expected": expected, "other_clusters": other, "brokers": brokers()}
                 out.append(_finding(s, c, "ORDER_CONF_MISMATCH", msg, evidence, t))
     return out
 

@@ -125,7 +125,7 @@ def group_candidates(rest: str) -> list[str]:
 
 
 def attrs_text(attrs: dict[str, str] | None) -> str:
-    return ",".join(sorted(f"{k}={v}" for k, v in (attrs or {}).items()))
+    return ",".join(sorted(f"{k}={v}" for k, v in attrs.items())) if attrs else ""
 
 
 def perm_letters(perm: int) -> str:
@@ -515,18 +515,19 @@ def spark_findings(spark: Any, inputs: list[str], params: Params, manifests: lis
     from pyspark.sql import functions as F
 
     tables = _Tables(spark, inputs, manifests)
-    clusters = F.broadcast(_cluster_meta(tables["brokers"]).cache())
-    all_topics = _per_topic(tables["topics"], clusters).cache()
+    meta = _cluster_meta(tables["brokers"]).cache()
+    all_topics = _per_topic(tables["topics"], meta).cache()
     per_topic = all_topics.where(~F.col("system"))
-    out = _topic_rules(per_topic)
-    out += _order_rules(per_topic, tables["order_conf"], order_conf_sources(manifests))
-    out += _orphan_rules(all_topics, clusters, tables["groups"])
+    out = _topic_rules(per_topic, meta)
+    out += _order_rules(per_topic, meta, tables["order_conf"], order_conf_sources(manifests))
+    out += _orphan_rules(all_topics, meta, tables["groups"])
     out += _lag_rule(tables["consumer_lag"], params)
-    out += _skew_rules(per_topic, clusters, params)
+    out += _skew_rules(per_topic, meta, params)
     result = out[0]
     for df in out[1:]:
         result = result.unionByName(df)
-    return sort_findings(result)
+    # Cached before sorting: the sort samples its input first, which would otherwise run every rule twice.
+    return sort_findings(result.cache())
 
 
 _KEY = ["source", "cluster"]
@@ -562,7 +563,7 @@ def _cluster_meta(brokers: Any) -> Any:
     return per_cluster.join(per_source, "source").withColumn("unseen", F.array_except("source_brokers", "masters"))
 
 
-def _per_topic(topics: Any, clusters: Any) -> Any:
+def _per_topic(topics: Any, meta: Any) -> Any:
     """One row per (source, cluster, topic): ``brokers``, the sorted array of per-broker configs, and
     ``system`` (left out of every rule but the orphan one)."""
     from pyspark.sql import functions as F
@@ -592,9 +593,14 @@ def _per_topic(topics: Any, clusters: Any) -> Any:
     return (
         topics.groupBy(*_KEY, "topic")
         .agg(F.array_sort(F.collect_list(config)).alias("brokers"))
-        .join(clusters, _KEY, "left")
-        .withColumn("system", F.coalesce(system, lit(False)))
-        .withColumn("present", F.transform("brokers", lambda b: b["broker"]))
+        .join(F.broadcast(meta.select(*_KEY, "broker_names")), _KEY, "left")
+        .select(
+            *_KEY,
+            "topic",
+            "brokers",
+            F.transform("brokers", lambda b: b["broker"]).alias("present"),
+            F.coalesce(system, lit(False)).alias("system"),
+        )
     )
 
 
@@ -616,7 +622,7 @@ def _finding(df: Any, rule: str, message: Any, evidence: Any, topic: bool = True
     )
 
 
-def _topic_rules(per_topic: Any) -> list[Any]:
+def _topic_rules(per_topic: Any, meta: Any) -> list[Any]:
     from pyspark.sql import functions as F
 
     def listing(arr: Any, fn: Any) -> Any:
@@ -636,7 +642,11 @@ def _topic_rules(per_topic: Any) -> list[Any]:
     def uneven(b: Any) -> Any:
         return b["read"] != b["write"]
 
-    placed = per_topic.withColumn("missing", F.array_sort(F.array_except("writable", "present")))
+    placed = (
+        per_topic.join(F.broadcast(meta.select(*_KEY, "writable")), _KEY, "left")
+        .withColumn("writable", F.coalesce("writable", F.array().cast("array<string>")))
+        .withColumn("missing", F.array_sort(F.array_except("writable", "present")))
+    )
 
     def varies(field: str) -> Any:
         return F.size(F.array_distinct(F.transform("brokers", lambda b: b[field]))) > 1
@@ -678,7 +688,7 @@ def _topic_rules(per_topic: Any) -> list[Any]:
     ]
 
 
-def _order_rules(per_topic: Any, order_conf: Any, conf_sources: list[str]) -> list[Any]:
+def _order_rules(per_topic: Any, meta: Any, order_conf: Any, conf_sources: list[str]) -> list[Any]:
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
@@ -706,6 +716,8 @@ def _order_rules(per_topic: Any, order_conf: Any, conf_sources: list[str]) -> li
     ordered = (
         per_topic.where(col("source").isin(conf_sources))
         .join(order_conf, ["source", "topic"], "left")
+        .where(col("order_conf").isNotNull() | ordered_here)
+        .join(F.broadcast(meta.select(*_KEY, "broker_names", "unseen")), _KEY, "left")
         .withColumn("expected", expected)
     )
     return [
@@ -726,15 +738,14 @@ def _order_rules(per_topic: Any, order_conf: Any, conf_sources: list[str]) -> li
     ]
 
 
-def _orphan_rules(all_topics: Any, clusters: Any, groups: Any) -> list[Any]:
+def _orphan_rules(all_topics: Any, meta: Any, groups: Any) -> list[Any]:
     from pyspark.sql import functions as F
 
     col = F.col
     rest = F.when(col("topic").startswith(RETRY_PREFIX), F.substring("topic", len(RETRY_PREFIX) + 1, 1 << 20))
     retry_like = (
-        all_topics.where(
-            col("groups_complete") & (col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX))
-        )
+        all_topics.where(col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX))
+        .join(F.broadcast(meta.where(col("groups_complete")).select(*_KEY)), _KEY, "left_semi")
         .select(*_KEY, "topic", col("present").alias("brokers"))
         .withColumn("rest", rest.otherwise(F.substring("topic", len(DLQ_PREFIX) + 1, 1 << 20)))
     )
@@ -785,7 +796,7 @@ def _lag_rule(consumer_lag: Any, params: Params) -> list[Any]:
     ]
 
 
-def _skew_rules(per_topic: Any, clusters: Any, params: Params) -> list[Any]:
+def _skew_rules(per_topic: Any, meta: Any, params: Params) -> list[Any]:
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
@@ -795,7 +806,7 @@ def _skew_rules(per_topic: Any, clusters: Any, params: Params) -> list[Any]:
         .agg(F.count(lit(1)).alias("topics"), F.sum("b.write").alias("queues"))
     )
     per_broker = (
-        clusters.where(F.size("masters") >= 2)
+        meta.where(F.size("masters") >= 2)
         .select(*_KEY, F.explode("masters").alias("broker"))
         .join(counts, [*_KEY, "broker"], "left")
         .select(*_KEY, "broker", *(F.coalesce(c, lit(0)).cast("long").alias(c) for c in ("topics", "queues")))

@@ -80,15 +80,25 @@ class FleetSpec:
     def clusters(self) -> int:
         return self.sources * self.clusters_per_source
 
+    def rows_per_cluster(self, drained: bool) -> float:
+        """About how many topics rows one cluster gets: regular topics on every master (a drained one holds
+        a tenth), 11 system topics per broker, a %RETRY% topic per group per broker, a few more."""
+        b, t, g = self.brokers, self.topics, self.groups
+        regular = (b - 1) * t + t // 10 if drained else b * t
+        return regular + 11 * b + g * b + g / 3 + 2 * b + 1
+
     @property
     def approx_topic_rows(self) -> int:
-        return self.clusters * self.brokers * self.topics
+        drains = self.defects and self.brokers >= 3 and self.topics >= 40
+        per_cluster = (self.rows_per_cluster(False) + self.rows_per_cluster(drains)) / 2
+        return round(self.clusters * per_cluster)
 
 
 def spec_for_rows(rows: int, seed: int = 7, brokers: int = 4, topics: int = 2000, **kw: Any) -> FleetSpec:
-    """A spec of about ``rows`` (cluster, broker, topic) rows: clusters of ``brokers`` x ``topics``,
-    two clusters per source."""
-    clusters = max(1, round(rows / (brokers * topics)))
+    """A spec of about ``rows`` topic rows (cluster x broker x topic): clusters of ``brokers`` masters and
+    ``topics`` topics, two clusters per source."""
+    unit = FleetSpec(seed, 1, 1, brokers, topics, max(2, topics // 20), **kw)
+    clusters = max(1, round(rows / unit.approx_topic_rows))
     per_source = 2 if clusters >= 2 else 1
     return FleetSpec(
         seed=seed,
@@ -96,7 +106,7 @@ def spec_for_rows(rows: int, seed: int = 7, brokers: int = 4, topics: int = 2000
         clusters_per_source=per_source,
         brokers=brokers,
         topics=topics,
-        groups=max(2, topics // 20),
+        groups=unit.groups,
         **kw,
     )
 
