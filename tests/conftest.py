@@ -35,16 +35,28 @@ def _is_free(port: int) -> bool:
     return True
 
 
+class Deadline:
+    """A bounded wait: ``expired()`` turns true after ``timeout`` seconds; ``fail()`` says what was awaited."""
+
+    def __init__(self, timeout: float, what: str) -> None:
+        self.timeout, self.what = timeout, what
+        self._end = time.monotonic() + timeout
+
+    def expired(self) -> bool:
+        return time.monotonic() > self._end
+
+    def fail(self) -> AssertionError:
+        return AssertionError(f"timed out after {self.timeout}s waiting for {self.what}")
+
+
 def wait_until(predicate: Callable[[], T], timeout: float = 30.0, interval: float = 0.05, what: str = "condition") -> T:
     """Poll ``predicate`` until it returns a truthy value, or fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+    deadline = Deadline(timeout, what)
+    while not (value := predicate()):
+        if deadline.expired():
+            raise deadline.fail()
         time.sleep(interval)
+    return value
 
 
 # --- CI must run the conformance and Spark tests, not skip them ---------------------------------

@@ -15,6 +15,7 @@ from mqadmin.server.dev import DevCluster, start_cluster
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.message import encode_properties, new_uniq_key
+from tests.conftest import Deadline
 
 
 @pytest.fixture
@@ -88,11 +89,9 @@ def pull_ext(topic: str, queue_id: int = 0, offset: int = 0, *, group: str = "CG
 
 async def until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
     """Poll ``predicate`` on the event loop until it is truthy (bounded; not a sleep as synchronisation)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+    deadline = Deadline(timeout, what)
+    while not (value := predicate()):
+        if deadline.expired():
+            raise deadline.fail()
         await asyncio.sleep(0.01)
+    return value
