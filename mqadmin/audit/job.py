@@ -404,10 +404,11 @@ def spark_schemas() -> dict[str, Any]:
     }
 
 
-def build_session(master: str | None, app_name: str = "mqadmin-audit") -> Any:
+def build_session(master: str | None, driver_memory: str | None = None, app_name: str = "mqadmin-audit") -> Any:
     """A SparkSession with a quiet, small footprint: no UI, no console progress, WARN logs, scratch
     and warehouse directories in a temporary directory (nothing left in the working directory), and in
-    local mode a loopback driver and 2 shuffle partitions per core."""
+    local mode a loopback driver and 2 shuffle partitions per core. ``driver_memory`` (``4g``) is the heap
+    of the whole job in local mode; it only takes effect when this call starts the JVM."""
     from pyspark.sql import SparkSession
 
     scratch = tempfile.mkdtemp(prefix="mqadmin-spark-")
@@ -431,6 +432,8 @@ def build_session(master: str | None, app_name: str = "mqadmin-audit") -> Any:
         "spark.driver.extraJavaOptions": java_opts,
         "spark.sql.session.timeZone": "UTC",
     }
+    if driver_memory:
+        conf["spark.driver.memory"] = driver_memory
     if local:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         conf |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}

@@ -46,7 +46,12 @@ def prepare_spark() -> None:
 
 
 def run_audit(
-    inputs: list[str], out: str, params: Params, engine: str = "spark", master: str = "local[*]"
+    inputs: list[str],
+    out: str,
+    params: Params,
+    engine: str = "spark",
+    master: str = "local[*]",
+    driver_memory: str | None = None,
 ) -> dict[str, Any]:
     """Audit the export directories ``inputs`` into ``out``; returns the summary (also in summary.json)."""
     os.makedirs(out, exist_ok=True)
@@ -57,7 +62,7 @@ def run_audit(
     prepare_spark()
     from mqadmin.audit import job
 
-    spark = job.build_session(master)
+    spark = job.build_session(master, driver_memory)
     try:
         return job.run_spark(spark, inputs, out, params, master)
     finally:

@@ -242,6 +242,12 @@ def audit(
         Engine, typer.Option("--engine", help="spark (default) or python (single process, no Spark needed).")
     ] = Engine.spark,
     top: Annotated[int, typer.Option("--top", min=0, help="Findings to show on the terminal.")] = 20,
+    driver_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--driver-memory", metavar="SIZE", help="Spark driver heap, e.g. 4g (in local mode: the whole job's)."
+        ),
+    ] = None,
 ) -> None:
     """Audit fleet exports for misplaced topics (the auto-create trap) and other defects, on Spark.
 
@@ -254,7 +260,7 @@ def audit(
 
     params = Params(lag_threshold, skew_factor, skew_min)
     try:
-        summary = _with_status(lambda: run_audit(inputs, str(out), params, engine.value, master), engine)
+        summary = _with_status(lambda: run_audit(inputs, str(out), params, engine.value, master, driver_memory), engine)
     except AuditInputError as e:
         raise usage_error(str(e), "pass directories written by mqadmin exportMetadata or generateFleet") from None
     except EngineUnavailable as e:

@@ -1,0 +1,213 @@
+"""Audit of 1M and 10M (cluster, broker, topic) rows: local Spark against the plain single-process Python
+implementation of the same rules, side by side in one run.
+
+    python bench/bench_audit.py                       # 1M and 10M rows, both engines
+    python bench/bench_audit.py --sizes 100000 --engines python
+
+For each size a synthetic fleet is generated once (mqadmin generateFleet, cached under --data) and each
+engine runs as a user runs it: ``mqadmin audit DIR --out OUT --engine E`` in its own process, so Spark's
+JVM start is paid as it would be. Reported per run: wall time, the audit's own time (summary.json
+``elapsed_s``: reading inputs to writing outputs, without interpreter/JVM start), topic rows per second
+of audit time, peak resident memory of the whole process tree (python + JVM), and the load average
+(the machine may be shared). Then the Spark/Python ratio per size and how each engine's time grows
+from the smallest to the largest size. Both engines must report the same findings (checked).
+
+Bounds: each run has a time limit (--timeout) and a memory cap on its process tree (--mem-cap); a run
+that exceeds either is stopped and reported as such rather than hidden.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+MQADMIN = [sys.executable, "-m", "mqadmin"]
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and all its descendants (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [pid]
+    page = os.sysconf("SC_PAGE_SIZE")
+    while todo:
+        p = todo.pop()
+        todo.extend(children.get(p, []))
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * page
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def run_measured(cmd: list[str], timeout: float, mem_cap: int) -> dict[str, Any]:
+    """Run ``cmd`` sampling its tree's memory every 0.2 s; stop it past ``timeout`` or ``mem_cap``."""
+    load_before = os.getloadavg()[0]
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    peak, stopped = 0, None
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak, stopped
+        while not done.wait(0.2):
+            rss = tree_rss(proc.pid)
+            peak = max(peak, rss)
+            if rss > mem_cap:
+                stopped = f"memory above {mem_cap / 2**30:.1f} GiB"
+            elif time.monotonic() - started > timeout:
+                stopped = f"time above {timeout:.0f} s"
+            if stopped:
+                os.killpg(proc.pid, 9)
+                return
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    done.set()
+    sampler.join()
+    return {
+        "returncode": proc.returncode,
+        "wall_s": round(time.monotonic() - started, 2),
+        "peak_rss_mb": round(peak / 2**20),
+        "load_before": round(load_before, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+        "stopped": stopped,
+        "stdout": out,
+        "stderr": err[-2000:],
+    }
+
+
+def ensure_fleet(data: Path, rows: int, workers: int) -> tuple[Path, dict[str, Any]]:
+    target = data / f"rows-{rows}"
+    manifest_path = target / "manifest.json"
+    gen = None
+    if not manifest_path.exists():
+        cmd = [*MQADMIN, "--format", "json", "generateFleet", "--out", str(target), "--rows", str(rows)]
+        cmd += ["--workers", str(workers)]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        gen = json.loads(res.stdout)
+    manifest = json.loads(manifest_path.read_text())
+    topic_rows = manifest["tables"]["topics"]["rows"]
+    return target, {"topic_rows": topic_rows, "generate_s": gen["seconds"] if gen else None}
+
+
+def findings_digest(path: Path) -> str:
+    """Order-independent digest of (source, cluster, topic, broker, group, rule, message)."""
+    keys = sorted(
+        "\x00".join(str(f[k]) for k in ("source", "cluster", "topic", "broker", "group", "rule", "message"))
+        for f in map(json.loads, path.read_text().splitlines())
+    )
+    return hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
+
+
+def audit(engine: str, fleet: Path, out: Path, args: argparse.Namespace) -> dict[str, Any]:
+    cmd = [*MQADMIN, "--format", "json", "audit", str(fleet), "--out", str(out), "--engine", engine, "--top", "0"]
+    if engine == "spark":
+        cmd += ["--master", args.master]
+        if args.driver_memory:
+            cmd += ["--driver-memory", args.driver_memory]
+    res = run_measured(cmd, args.timeout, int(args.mem_cap * 2**30))
+    row = {k: v for k, v in res.items() if k not in ("stdout", "stderr")}
+    if res["returncode"] == 0:
+        summary = json.loads(res["stdout"])
+        row["audit_s"] = summary["elapsed_s"]
+        row["findings"] = summary["findings"]
+        row["digest"] = findings_digest(out / "findings.jsonl")
+    else:
+        row["error"] = res["stderr"].strip().splitlines()[-1:] if res["stderr"].strip() else []
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000000,10000000", help="topic-row counts, comma-separated")
+    parser.add_argument("--engines", default="spark,python")
+    parser.add_argument("--data", type=Path, default=Path.home() / ".cache" / "mqadmin" / "bench-audit")
+    parser.add_argument("--work", type=Path, default=ROOT / "bench" / "results" / "audit-work")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="generator processes")
+    parser.add_argument("--master", default="local[*]")
+    parser.add_argument("--driver-memory", default="6g", help="Spark heap (local mode: the whole job)")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
+    parser.add_argument("--mem-cap", type=float, default=20, help="GiB per run (process tree)")
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "bench_audit.json")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    engines = args.engines.split(",")
+
+    results: dict[str, Any] = {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "driver_memory": args.driver_memory,
+        "master": args.master,
+        "runs": [],
+    }
+    for rows in sizes:
+        fleet, info = ensure_fleet(args.data, rows, args.workers)
+        print(f"\n== {info['topic_rows']:,} topic rows ({fleet})", flush=True)
+        if info["generate_s"] is not None:
+            print(f"   generated in {info['generate_s']:.1f} s", flush=True)
+        for engine in engines:
+            row = audit(engine, fleet, args.work / f"{rows}-{engine}", args)
+            row |= {"size": rows, "topic_rows": info["topic_rows"], "engine": engine}
+            if "audit_s" in row:
+                row["rows_per_s"] = round(info["topic_rows"] / row["audit_s"])
+            results["runs"].append(row)
+            print("   " + _line(row), flush=True)
+    _report(results, sizes, engines)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nresults: {args.json}")
+    return 0
+
+
+def _line(r: dict[str, Any]) -> str:
+    if "audit_s" not in r:
+        why = r["stopped"] or f"exit {r['returncode']}: {' '.join(r.get('error', []))}"
+        return f"{r['engine']:<6}  FAILED ({why}) after {r['wall_s']} s, peak {r['peak_rss_mb']} MB"
+    return (
+        f"{r['engine']:<6}  audit {r['audit_s']:>8.1f} s  wall {r['wall_s']:>8.1f} s  {r['rows_per_s']:>10,} rows/s  "
+        f"peak {r['peak_rss_mb']:>6} MB  findings {r['findings']}  load {r['load_before']}->{r['load_after']}"
+    )
+
+
+def _report(results: dict[str, Any], sizes: list[int], engines: list[str]) -> None:
+    runs = {(r["size"], r["engine"]): r for r in results["runs"]}
+    print("\n== side by side")
+    for size in sizes:
+        s, p = runs.get((size, "spark")), runs.get((size, "python"))
+        if s and p and "audit_s" in s and "audit_s" in p:
+            same = "same findings" if s["digest"] == p["digest"] else "FINDINGS DIFFER"
+            ratio = s["rows_per_s"] / p["rows_per_s"]
+            print(f"   {size:>11,} rows: spark/python throughput = {ratio:.2f}x ({same})")
+            results.setdefault("ratios", {})[str(size)] = round(ratio, 3)
+    if len(sizes) >= 2:
+        lo, hi = min(sizes), max(sizes)
+        for engine in engines:
+            a, b = runs.get((lo, engine)), runs.get((hi, engine))
+            if a and b and "audit_s" in a and "audit_s" in b:
+                growth = b["audit_s"] / a["audit_s"]
+                print(f"   {engine}: {lo:,} -> {hi:,} rows ({hi / lo:.0f}x): time x{growth:.2f}")
+                results.setdefault("growth", {})[engine] = round(growth, 3)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
