@@ -526,6 +526,9 @@ def bench_send(report: Report, targets: list[str], args: argparse.Namespace, scr
                 report.row(f"  server CPU, {threads} threads", "% core", "lower").values[target] = (
                     100 * run.server_cpu / run.window
                 )
+                report.row(f"  server CPU per 1000 msgs, {threads} threads", "cpu-ms", "lower").values[target] = (
+                    1e6 * run.server_cpu / r["sent"] if r["sent"] else None
+                )
                 report.note(
                     f"send {target} {threads}t: {r['sent']} sent in {r['seconds']} s, {r['errors']} errors"
                     f" (first: {r['firstError']}), p90 {r['p90Ms']} p99.9 {r['p999Ms']} max {r['maxMs']} ms;"
@@ -572,22 +575,26 @@ def summarize_profile(path: Path, top: int = 18) -> list[str]:
             incl[f] += n
     if not total:
         return ["(no samples)"]
-    lines = [f"{total} samples; self time:"]
+    lines = [f"{total} samples of running threads (share of those below); self time by function:"]
     lines += [f"  {100 * n / total:5.1f}%  {f}" for f, n in own.most_common(top)]
     lines.append("inclusive time (mqadmin code):")
-    ours = [(f, n) for f, n in incl.most_common() if "mqadmin/" in f]
+    ours = [(f, n) for f, n in incl.most_common() if "mqadmin/" in f and not any(e in f for e in _ENTRY)]
     lines += [f"  {100 * n / total:5.1f}%  {f}" for f, n in ours[:top]]
     return lines
 
 
+_ENTRY = ("mqadmin/__main__.py", "mqadmin/cli/")
+"""Frames every sample of the main thread passes through; left out of the inclusive list."""
+
+
 def _short(frame: str) -> str:
-    """'func (/path/to/site-packages/pkg/mod.py:12)' -> 'func (pkg/mod.py:12)'."""
+    """'func (/path/to/lib/python3.11/pkg/mod.py:12)' -> 'func (pkg/mod.py)': one entry per function."""
     name, _, where = frame.partition(" (")
-    where = where.rstrip(")")
-    for marker in ("/mqadmin/mqadmin/", "/main/mqadmin/", "/lib/python3"):
-        if marker in where:
-            where = ("mqadmin/" if "mqadmin" in marker else "") + where.split(marker, 1)[1]
-            break
+    where = where.rstrip(")").rsplit(":", 1)[0]
+    if "/mqadmin/" in where:
+        where = "mqadmin/" + where.rsplit("/mqadmin/", 1)[1]
+    elif "/lib/python3" in where:
+        where = where.split("/lib/python3", 1)[1].split("/", 1)[-1]
     return f"{name} ({where})"
 
 
@@ -662,14 +669,15 @@ def bench_topics(report: Report, targets: list[str], args: argparse.Namespace, s
                 servers.kill()  # SIGKILL: nothing gets a chance to save more on the way out
                 restarted = OurCluster(1, servers.data_dir)
                 with restarted:
-                    restarted.start()
+                    restart_secs = restarted.start()
                     found = asyncio.run(topic_names_on(restarted.broker_addrs["broker-a"]))
                 durable = sum(1 for n in names if n in found)
                 report.row(
                     "topics found after kill -9 + restart", "topics", "higher", f"= {acked} acknowledged"
                 ).values["ours"] = durable
                 report.note(
-                    f"topics ours: files at kill: {sizes}; after SIGKILL + restart {durable} of {acked} present"
+                    f"topics ours: files at kill: {sizes}; after SIGKILL + restart (ready in {restart_secs:.2f} s)"
+                    f" {durable} of {acked} present"
                 )
 
 
@@ -685,7 +693,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--warmup", type=float, default=3.0, help="seconds of warm-up before each window (send)")
     ap.add_argument("--duration", type=float, default=10.0, help="measured seconds per run (send)")
     ap.add_argument("--body", type=int, default=1024, help="message body bytes (send)")
-    ap.add_argument("--producers", choices=("per-thread", "shared"), default="per-thread",
+    ap.add_argument("--producers", choices=("shared", "per-thread"), default="shared",
                     help="one DefaultMQProducer per thread, or one shared by all threads (send)")  # fmt: skip
     ap.add_argument("--profile", action="store_true", help="py-spy our server during each send window")
     ap.add_argument("--topics", type=int, default=10000, help="topics to create (topics)")
