@@ -511,21 +511,25 @@ class _Tables:
 def spark_findings(spark: Any, inputs: list[str], params: Params, manifests: list[tuple[str, dict[str, Any]]]) -> Any:
     """All findings as one DataFrame with FINDING_COLUMNS, sorted by severity and place.
 
-    The topics table, by far the largest, is read once and grouped once per (source, cluster, topic);
-    every topic rule then works on that cached, per-topic array of broker configs. Only built-in
+    The topics table, by far the largest, is parsed once into a cached flat table. A cheap aggregation
+    per (source, cluster, topic) (counts, min/max, flags) picks the topics that can have a finding; only
+    those get the sorted array of per-broker configs the rules and the evidence need. Only built-in
     expressions are used (no Python UDFs), so the work stays in the JVM.
     """
     from pyspark.sql import functions as F
 
     tables = _Tables(spark, inputs, manifests)
-    meta = _cluster_meta(tables["brokers"]).cache()
-    all_topics = _per_topic(tables["topics"], meta).cache()
-    per_topic = all_topics.where(~F.col("system"))
+    conf_sources = order_conf_sources(manifests)
+    brokers = tables["brokers"].cache()
+    meta = _cluster_meta(brokers).cache()
+    rows = _topic_rows(tables["topics"], brokers).cache()
+    regular = rows.where(~F.col("system"))
+    per_topic = _configs_of(regular, _suspects(regular, meta, tables["order_conf"], conf_sources))
     out = _topic_rules(per_topic, meta)
-    out += _order_rules(per_topic, meta, tables["order_conf"], order_conf_sources(manifests))
-    out += _orphan_rules(all_topics, meta, tables["groups"])
+    out += _order_rules(per_topic, meta, tables["order_conf"], conf_sources)
+    out += _orphan_rules(rows, meta, tables["groups"])
     out += _lag_rule(tables["consumer_lag"], params)
-    out += _skew_rules(per_topic, meta, params)
+    out += _skew_rules(regular, meta, params)
     result = out[0]
     for df in out[1:]:
         result = result.unionByName(df)
@@ -546,7 +550,7 @@ def _cluster_meta(brokers: Any) -> Any:
     col = F.col
     master = col("role") == "master"
     collected = master & col("topics_ok")
-    writable = collected & (col("broker_perm").isNull() | (col("broker_perm").bitwiseAND(2) != 0))
+    writable = _writable_master()
     per_broker = brokers.groupBy(*_KEY, "broker_name").agg(
         F.max(collected.cast("int")).alias("collected"),
         F.max(writable.cast("int")).alias("writable"),
@@ -566,24 +570,19 @@ def _cluster_meta(brokers: Any) -> Any:
     return per_cluster.join(per_source, "source").withColumn("unseen", F.array_except("source_brokers", "masters"))
 
 
-def _per_topic(topics: Any, meta: Any) -> Any:
-    """One row per (source, cluster, topic): ``brokers``, the sorted array of per-broker configs, and
-    ``system`` (left out of every rule but the orphan one)."""
+def _topic_rows(topics: Any, brokers: Any) -> Any:
+    """The topics table, flat, with per row ``system`` (left out of every rule but the orphan one) and
+    ``on_writable`` (the broker is a writable master of the cluster). Both come from broadcast joins on
+    flat keys, which is cheaper per row than carrying the cluster's broker lists."""
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
-    attrs = F.array_join(
-        F.array_sort(F.transform(F.map_entries("attributes"), lambda e: F.concat(e["key"], lit("="), e["value"]))),
-        ",",
+    writable = (
+        brokers.where(_writable_master())
+        .select(*_KEY, col("broker_name").alias("broker"), lit(True).alias("on_writable"))
+        .distinct()
     )
-    config = F.struct(
-        col("broker_name").alias("broker"),
-        col("read_queue_nums").alias("read"),
-        col("write_queue_nums").alias("write"),
-        col("perm"),
-        col("order"),
-        F.coalesce(attrs, lit("")).alias("attributes"),
-    )
+    named = brokers.select(*_KEY, col("broker_name").alias("topic"), lit(True).alias("broker_topic")).distinct()
     system = (
         col("topic").isin(sorted(SYSTEM_TOPICS))
         | col("topic").startswith(SYSTEM_PREFIXES[0])
@@ -591,19 +590,93 @@ def _per_topic(topics: Any, meta: Any) -> Any:
         | col("topic").startswith(DLQ_PREFIX)
         | (col("topic") == col("cluster"))
         | (col("topic") == F.concat(col("cluster"), lit(REPLY_SUFFIX)))
-        | F.array_contains("broker_names", col("topic"))
+        | col("broker_topic").isNotNull()
     )
     return (
-        topics.groupBy(*_KEY, "topic")
-        .agg(F.array_sort(F.collect_list(config)).alias("brokers"))
-        .join(F.broadcast(meta.select(*_KEY, "broker_names")), _KEY, "left")
+        topics.select(
+            *_KEY,
+            col("broker_name").alias("broker"),
+            "topic",
+            col("read_queue_nums").alias("read"),
+            col("write_queue_nums").alias("write"),
+            "perm",
+            "order",
+            "attributes",
+        )
+        .join(F.broadcast(writable), [*_KEY, "broker"], "left")
+        .join(F.broadcast(named), [*_KEY, "topic"], "left")
         .select(
             *_KEY,
+            "broker",
             "topic",
-            "brokers",
-            F.transform("brokers", lambda b: b["broker"]).alias("present"),
-            F.coalesce(system, lit(False)).alias("system"),
+            "read",
+            "write",
+            "perm",
+            "order",
+            "attributes",
+            system.alias("system"),
+            F.coalesce("on_writable", lit(False)).alias("on_writable"),
         )
+    )
+
+
+def _writable_master() -> Any:
+    """A master whose topic configs were collected and whose brokerPermission allows writes (or is unknown)."""
+    from pyspark.sql import functions as F
+
+    col = F.col
+    return (
+        (col("role") == "master")
+        & col("topics_ok")
+        & (col("broker_perm").isNull() | (col("broker_perm").bitwiseAND(2) != 0))
+    )
+
+
+_BROADCAST_SUSPECTS = 500_000
+
+
+def _suspects(regular: Any, meta: Any, order_conf: Any, conf_sources: list[str]) -> Any:
+    """(source, cluster, topic) of every topic that may have a topic or order finding: necessary
+    conditions of each rule, from plain aggregates (no arrays)."""
+    from pyspark.sql import functions as F
+
+    col = F.col
+    flags = regular.groupBy(*_KEY, "topic").agg(
+        F.sum(col("on_writable").cast("int")).alias("on_writable"),
+        (
+            (F.min("read") != F.max("read"))
+            | (F.min("write") != F.max("write"))
+            | F.max(col("read") != col("write"))
+            | F.max(col("perm").bitwiseAND(6) != 6)
+            | F.max(F.coalesce(col("order"), F.lit(False)))
+        ).alias("flagged"),
+    )
+    with_conf = order_conf.where(col("source").isin(conf_sources)).select("source", "topic", F.lit(True).alias("conf"))
+    return (
+        flags.join(F.broadcast(meta.select(*_KEY, F.size("writable").alias("writable"))), _KEY, "left")
+        .join(with_conf, ["source", "topic"], "left")
+        .where(col("flagged") | (col("on_writable") < F.coalesce("writable", F.lit(0))) | col("conf").isNotNull())
+        .select(*_KEY, "topic")
+    )
+
+
+def _configs_of(regular: Any, suspects: Any) -> Any:
+    """One row per suspect topic: ``brokers``, its per-broker configs sorted by broker, and ``present``."""
+    from pyspark.sql import functions as F
+
+    suspects = suspects.cache()
+    if suspects.count() <= _BROADCAST_SUSPECTS:  # normally a small fraction of the fleet
+        suspects = F.broadcast(suspects)
+    attrs = F.array_join(
+        F.array_sort(F.transform(F.map_entries("attributes"), lambda e: F.concat(e["key"], F.lit("="), e["value"]))),
+        ",",
+    )
+    config = F.struct("broker", "read", "write", "perm", "order", F.coalesce(attrs, F.lit("")).alias("attributes"))
+    return (
+        regular.join(suspects, [*_KEY, "topic"], "left_semi")
+        .groupBy(*_KEY, "topic")
+        .agg(F.array_sort(F.collect_list(config)).alias("brokers"))
+        .withColumn("present", F.transform("brokers", lambda b: b["broker"]))
     )
 
 
@@ -741,15 +814,16 @@ def _order_rules(per_topic: Any, meta: Any, order_conf: Any, conf_sources: list[
     ]
 
 
-def _orphan_rules(all_topics: Any, meta: Any, groups: Any) -> list[Any]:
+def _orphan_rules(rows: Any, meta: Any, groups: Any) -> list[Any]:
     from pyspark.sql import functions as F
 
     col = F.col
     rest = F.when(col("topic").startswith(RETRY_PREFIX), F.substring("topic", len(RETRY_PREFIX) + 1, 1 << 20))
     retry_like = (
-        all_topics.where(col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX))
+        rows.where(col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX))
         .join(F.broadcast(meta.where(col("groups_complete")).select(*_KEY)), _KEY, "left_semi")
-        .select(*_KEY, "topic", col("present").alias("brokers"))
+        .groupBy(*_KEY, "topic")
+        .agg(F.array_sort(F.collect_set("broker")).alias("brokers"))
         .withColumn("rest", rest.otherwise(F.substring("topic", len(DLQ_PREFIX) + 1, 1 << 20)))
     )
     separators = ", ".join(f"'{c}'" for c in GROUP_SEPARATORS)
@@ -799,15 +873,11 @@ def _lag_rule(consumer_lag: Any, params: Params) -> list[Any]:
     ]
 
 
-def _skew_rules(per_topic: Any, meta: Any, params: Params) -> list[Any]:
+def _skew_rules(regular: Any, meta: Any, params: Params) -> list[Any]:
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
-    counts = (
-        per_topic.select(*_KEY, F.explode("brokers").alias("b"))
-        .groupBy(*_KEY, col("b.broker").alias("broker"))
-        .agg(F.count(lit(1)).alias("topics"), F.sum("b.write").alias("queues"))
-    )
+    counts = regular.groupBy(*_KEY, "broker").agg(F.count(lit(1)).alias("topics"), F.sum("write").alias("queues"))
     per_broker = (
         meta.where(F.size("masters") >= 2)
         .select(*_KEY, F.explode("masters").alias("broker"))
