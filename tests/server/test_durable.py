@@ -57,6 +57,19 @@ async def test_journal_is_compacted_into_the_snapshot(tmp_path):
     assert t.file.journal_path.read_text() == ""
 
 
+async def test_snapshot_is_written_while_entries_are_only_added_to_a_table_with_initial_entries(tmp_path):
+    """Like a broker's start-up topics: entries in the table that never went through the journal."""
+    t = Table(tmp_path / "t.json", compact_min=10)
+    t.data = {f"start{i}": i for i in range(12)}
+    for i in range(40):
+        await t.put(f"k{i}", i)
+    snapshot = json.loads((tmp_path / "t.json").read_text())  # written without any close()
+    assert len(snapshot["table"]) >= 12 + 10
+    again = Table(tmp_path / "t.json")
+    again.load()
+    assert again.data == t.data
+
+
 async def test_torn_journal_tail_is_cut_and_later_appends_stay_readable(tmp_path):
     t = Table(tmp_path / "t.json")
     await t.put("a", 1)
