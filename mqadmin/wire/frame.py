@@ -147,7 +147,11 @@ def _encode_json_header(cmd: RemotingCommand) -> bytes:
         obj["extFields"] = cmd.ext
     if cmd.remark:
         obj["remark"] = cmd.remark
-    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode()
+    return _HEADER_ENCODER.encode(obj).encode()
+
+
+_HEADER_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+"""Built once: ``json.dumps`` with non-default options builds a new encoder on every call."""
 
 
 def _ext_value(value: object) -> str:
