@@ -51,13 +51,12 @@ class ClientChannel:
         """
         if self.closed:
             return
-        if not self._out:
-            if self.in_flight <= 1:  # nothing else to batch with: write now, no extra loop turn
-                self._out.append(encode_frame(cmd))
-                self._flush()
-                return
-            asyncio.get_running_loop().call_soon(self._flush)
+        first = not self._out
         self._out.append(encode_frame(cmd))
+        if first and self.in_flight <= 1:  # nothing else to batch with: write now, no extra loop turn
+            self._flush()
+        elif first:
+            asyncio.get_running_loop().call_soon(self._flush)
         if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
             try:
                 await self._writer.drain()
