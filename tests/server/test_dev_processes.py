@@ -18,7 +18,7 @@ from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from tests.conftest import wait_until
-from tests.devprocs import MQADMIN, Proc
+from tests.devprocs import MQADMIN, Proc, start_dev
 
 
 @pytest.fixture
@@ -31,9 +31,9 @@ def procs() -> Iterator[list[Proc]]:
 
 
 def start(procs: list[Proc], *args: str) -> tuple[Proc, dict]:
-    p = Proc("--format", "json", "dev", *args)
+    p, info = start_dev(*args)
     procs.append(p)
-    return p, p.json()
+    return p, info
 
 
 def run(coro):
