@@ -1155,8 +1155,14 @@ class Broker(_JavaServer):
             info.get("clusterAddrTable", {}).get(self.cluster) or []
         )
 
+    def answers_runtime_info(self) -> bool:
+        """Does GET_BROKER_RUNTIME_INFO (28) succeed? Right after start a Java broker can answer it with
+        code 1 (``NoSuchElementException`` from its still-empty stats list), which breaks clusterList."""
+        code, _, _ = remoting_request(self.addr, 28, version=_remoting_version(self.version))
+        return code == 0
+
     def _probe(self) -> bool:
-        return self.registered()
+        return self.registered() and self.answers_runtime_info()
 
 
 def _write_properties(path: Path, props: Mapping[str, object]) -> None:
