@@ -1,3 +1,3 @@
-from mqadmin.cli.main import run
+from mqadmin.cli import run
 
 run()

@@ -1,6 +1,6 @@
 """Typed async admin operations over the transport (no CLI imports here)."""
 
-from mqadmin.admin.client import ORDER_TOPIC_CONFIG, AdminClient
+from mqadmin.admin.client import AdminClient
 from mqadmin.admin.errors import (
     AdminError,
     BadNameServerAddress,
@@ -9,11 +9,11 @@ from mqadmin.admin.errors import (
     ResponseError,
     UnknownCluster,
 )
+from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.namesrv import NameServerSet, parse_namesrv_addrs, resolve_namesrv_addrs
 from mqadmin.admin.results import Status, TargetResult, outcome
 
 __all__ = [
-    "ORDER_TOPIC_CONFIG",
     "AdminClient",
     "AdminError",
     "BadNameServerAddress",
@@ -22,8 +22,10 @@ __all__ = [
     "NoNameServer",
     "ResponseError",
     "Status",
+    "Target",
     "TargetResult",
     "UnknownCluster",
+    "fan_out",
     "outcome",
     "parse_namesrv_addrs",
     "resolve_namesrv_addrs",

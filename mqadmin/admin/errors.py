@@ -34,6 +34,15 @@ class ResponseError(AdminError):
         return f"{label}: {_first_line(self.remark)}" if self.remark else label
 
 
+class MalformedResponse(AdminError):
+    """A server answered with something that cannot be read (invalid UTF-8, JSON nested too deep, a body of
+    the wrong shape). A name server that does so is skipped like one that does not answer."""
+
+    def __init__(self, addr: str, detail: str) -> None:
+        self.addr = addr
+        super().__init__(f"{addr} sent an answer that cannot be read: {detail}")
+
+
 class NoNameServer(AdminError):
     """Neither ``-n`` nor ``NAMESRV_ADDR`` names a name server."""
 
@@ -50,7 +59,7 @@ class BadNameServerAddress(AdminError, ValueError):
 class NameServerUnreachable(AdminError):
     """Every configured name server failed with a transport error."""
 
-    def __init__(self, errors: Mapping[str, TransportError]) -> None:
+    def __init__(self, errors: Mapping[str, TransportError | MalformedResponse]) -> None:
         self.errors = dict(errors)
         detail = "; ".join(str(e) for e in self.errors.values())
         super().__init__(f"no name server answered ({detail})")

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 
 from mqadmin.admin.client import AdminClient
 from mqadmin.admin.errors import AdminError, ResponseError
+from mqadmin.model.order import parse_order_conf
 from mqadmin.model.route import TopicRouteData
+from mqadmin.model.rpc.messages import PULL_MESSAGE, SEND_MESSAGE_V2, PullHeader, SendHeaderV2, SendResultHeader
 from mqadmin.model.tags import hash_index
 from mqadmin.model.topic import DEFAULT_TOPIC, PERM_READ, PERM_WRITE
-from mqadmin.wire.codes import RequestCode, ResponseCode
-from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.message import (
     PROPERTY_KEYS,
     PROPERTY_TAGS,
@@ -95,12 +96,7 @@ class SendResult:
 def publish_queues(route: TopicRouteData, max_queues: int | None = None) -> list[Queue]:
     """The queues a producer chooses from, in Java's order."""
     if route.order_topic_conf:
-        out = []
-        for item in route.order_topic_conf.split(";"):
-            name, _, n = item.partition(":")
-            if name and n.strip().isdigit():
-                out += [Queue(name.strip(), i) for i in range(int(n))]
-        return out
+        return [Queue(name, i) for name, n in parse_order_conf(route.order_topic_conf).items() for i in range(n)]
     masters = {b.broker_name for b in route.broker_datas if b.master_addr}
     out = []
     for qd in sorted(route.queue_datas, key=lambda q: q.broker_name):
@@ -180,21 +176,23 @@ async def send_message(
         props[PROPERTY_KEYS] = keys
     if tags:
         props[PROPERTY_TAGS] = tags
-    ext = {
-        "a": producer_group, "b": topic, "c": DEFAULT_TOPIC, "d": str(DEFAULT_TOPIC_QUEUE_NUMS),
-        "e": str(queue.queue_id), "f": "0", "g": str(int(time.time() * 1000)), "h": "0",
-        "i": encode_properties(props), "j": "0", "k": "false", "m": "false",
-    }  # fmt: skip
-    resp = await client.call(addr, RequestCode.SEND_MESSAGE_V2, ext, body, ok=set(SEND_STATUS))
+    header = SendHeaderV2(
+        producer_group=producer_group, topic=topic, default_topic=DEFAULT_TOPIC,
+        default_topic_queue_nums=DEFAULT_TOPIC_QUEUE_NUMS, queue_id=queue.queue_id, sys_flag=0,
+        born_timestamp=int(time.time() * 1000), flag=0, properties=encode_properties(props), reconsume_times=0,
+        unit_mode=False, batch=False,
+    )  # fmt: skip
+    reply = await client.request(addr, SEND_MESSAGE_V2, header, body)
+    result: SendResultHeader = reply.header
     return SendResult(
         topic=topic,
         broker_name=queue.broker_name,
         broker_addr=addr,
-        queue_id=int(resp.ext.get("queueId", queue.queue_id)),
-        queue_offset=int(resp.ext.get("queueOffset", -1)),
-        msg_id=resp.ext.get("msgId", ""),
+        queue_id=result.queue_id if result.queue_id >= 0 else queue.queue_id,
+        queue_offset=result.queue_offset,
+        msg_id=result.msg_id or "",
         uniq_key=uniq,
-        status=SEND_STATUS[resp.code],
+        status=SEND_STATUS[reply.code],
         auto_created_route=via_default,
     )
 
@@ -215,7 +213,6 @@ class ReceivedMessage:
             "offsetMsgId": m.msg_id,
             "keys": m.keys,
             "tags": m.tags,
-            "body": m.body.decode("utf-8", "replace"),
             "bornTimestamp": m.born_timestamp,
             "storeTimestamp": m.store_timestamp,
             "reconsumeTimes": m.reconsume_times,
@@ -265,21 +262,15 @@ async def _pull(
     client: AdminClient, addr: str, topic: str, group: str, queue_id: int, offset: int, wanted: int
 ) -> tuple[list[MessageExt], int, bool]:
     """One PULL_MESSAGE without suspending: (messages, next offset, whether to keep pulling)."""
-    ext = {
-        "consumerGroup": group, "topic": topic, "queueId": str(queue_id), "queueOffset": str(offset),
-        "maxMsgNums": str(min(PULL_BATCH, wanted)), "sysFlag": str(PULL_FLAG_SUBSCRIPTION), "commitOffset": "0",
-        "suspendTimeoutMillis": "0", "subscription": "*", "subVersion": "0", "expressionType": "TAG",
-    }  # fmt: skip
-    ok = {
-        ResponseCode.SUCCESS,
-        ResponseCode.PULL_NOT_FOUND,
-        ResponseCode.PULL_RETRY_IMMEDIATELY,
-        ResponseCode.PULL_OFFSET_MOVED,
-    }
-    resp: RemotingCommand = await client.call(addr, RequestCode.PULL_MESSAGE, ext, ok=ok)
-    next_offset = int(resp.ext.get("nextBeginOffset", offset))
-    if resp.code == ResponseCode.SUCCESS:
-        return decode_messages(resp.body), next_offset, True
-    if resp.code == ResponseCode.PULL_RETRY_IMMEDIATELY:
+    header = PullHeader(
+        consumer_group=group, topic=topic, queue_id=queue_id, queue_offset=offset,
+        max_msg_nums=min(PULL_BATCH, wanted), sys_flag=PULL_FLAG_SUBSCRIPTION, commit_offset=0,
+        suspend_timeout_millis=0, subscription="*", sub_version=0, expression_type="TAG",
+    )  # fmt: skip
+    reply = await client.request(addr, PULL_MESSAGE, header)
+    next_offset = reply.header.next_begin_offset if reply.header is not None else offset
+    if reply.code == ResponseCode.SUCCESS:
+        return decode_messages(reply.body or b""), next_offset, True
+    if reply.code == ResponseCode.PULL_RETRY_IMMEDIATELY:
         return [], next_offset, next_offset > offset
     return [], next_offset, False

@@ -13,7 +13,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TypeVar
 
-from mqadmin.admin.errors import BadNameServerAddress, NameServerUnreachable, NoNameServer
+from mqadmin.admin.errors import BadNameServerAddress, MalformedResponse, NameServerUnreachable, NoNameServer
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import split_addr
 
@@ -33,8 +33,8 @@ def parse_namesrv_addrs(value: str) -> list[str]:
             continue
         try:
             split_addr(part)
-        except ValueError:
-            raise BadNameServerAddress(part, "expected host:port") from None
+        except ValueError as e:
+            raise BadNameServerAddress(part, str(e)) from None
         if part not in addrs:
             addrs.append(part)
     return addrs
@@ -65,15 +65,16 @@ class NameServerSet:
         return self.addrs[self._index]
 
     async def call(self, fn: Callable[[str], Awaitable[T]]) -> T:
-        """Run ``fn(addr)`` against the current name server, then each next one while it fails to connect
-        or answer. A server's error *answer* is not a reason to move on: it propagates."""
-        errors: dict[str, TransportError] = {}
+        """Run ``fn(addr)`` against the current name server, then each next one while it fails to connect,
+        answer, or answers something unreadable. A server's error *answer* is not a reason to move on: it
+        propagates."""
+        errors: dict[str, TransportError | MalformedResponse] = {}
         n = len(self.addrs)
         for step in range(n):
             index = (self._index + step) % n
             try:
                 result = await fn(self.addrs[index])
-            except TransportError as e:
+            except (TransportError, MalformedResponse) as e:
                 errors[self.addrs[index]] = e
                 continue
             self._index = index

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-
-from mqadmin.model.topic import TopicConfig
 
 
 class Status(StrEnum):
@@ -15,31 +14,41 @@ class Status(StrEnum):
     UPDATED = "updated"
     UNCHANGED = "unchanged"
     DELETED = "deleted"
+    NOT_FOUND = "not found"
     WRITTEN = "written"
+    SKIPPED = "skipped"
     FAILED = "failed"
 
 
 @dataclass(slots=True)
 class TargetResult:
-    """What happened on one broker (``name`` = broker name) or one name server (``name`` = "namesrv")."""
+    """What happened on one broker (``name`` = broker name) or one name server (``name`` = "namesrv").
+
+    ``changes`` maps a changed field to its (old, new) values; ``data`` is what the target answered
+    (a config, statistics), for commands that read.
+    """
 
     name: str
     addr: str
     status: Status
     reason: str | None = None
-    previous: TopicConfig | None = None
+    changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    data: Any = None
 
     @property
     def ok(self) -> bool:
         return self.status != Status.FAILED
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "addr": self.addr, "status": str(self.status), "reason": self.reason}
+        out: dict[str, Any] = {"name": self.name, "addr": self.addr, "status": str(self.status), "reason": self.reason}
+        if self.changes:
+            out["changes"] = {k: {"old": old, "new": new} for k, (old, new) in self.changes.items()}
+        return out
 
 
-def outcome(results: list[TargetResult]) -> str:
-    """``ok`` when every target succeeded, ``failed`` when none did, else ``partial``."""
+def outcome(results: Sequence[TargetResult]) -> str:
+    """``ok`` when every target succeeded, ``failed`` when none did (or there was none), else ``partial``."""
     failed = sum(1 for r in results if not r.ok)
-    if failed == 0:
+    if results and failed == 0:
         return "ok"
     return "failed" if failed == len(results) else "partial"

@@ -1,1 +1,26 @@
-"""The ``mqadmin`` command line: a thin Typer layer over the admin client and the servers."""
+"""The ``mqadmin`` command line. ``run`` is the console-script entry point."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def run() -> None:
+    """Run mqadmin; Ctrl-C at any moment (even while modules load) exits 130 with no traceback, and a
+    closed output pipe (``mqadmin topicList | head -1``) exits 141 quietly."""
+    try:
+        from mqadmin.cli.main import main
+
+        code = main()
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        code = 130
+    except BrokenPipeError:
+        code = 141
+    if code == 141:
+        # Further writes (and the interpreter's final flush) must not raise again on the closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(code)

@@ -12,6 +12,24 @@ class ExitCode(IntEnum):
     PARTIAL = 3
     NAMESRV_UNREACHABLE = 4
     INTERRUPTED = 130
+    BROKEN_PIPE = 141
+
+
+EXIT_CODES: dict[ExitCode, str] = {
+    ExitCode.OK: "Success: every target was done (created, updated, unchanged, deleted, ...).",
+    ExitCode.FAILURE: (
+        "Failure: a server answered with an error, a broker could not be reached, or every target of a fan-out failed."
+    ),
+    ExitCode.USAGE: (
+        "Usage error: a bad option or value, no name server address, an unknown cluster or a slave address. "
+        "Nothing was changed."
+    ),
+    ExitCode.PARTIAL: "Partial failure: some targets of a fan-out failed and the others are done.",
+    ExitCode.NAMESRV_UNREACHABLE: "No name server answered (every address refused, timed out or closed).",
+    ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
+    ExitCode.BROKEN_PIPE: "The reader of the output went away (for example `| head -1`); nothing is printed.",
+}
+"""What each exit code means; the man page and docs/cli.md show this table."""
 
 
 class CliError(Exception):

@@ -12,25 +12,12 @@ from typing import Any
 import typer
 
 from mqadmin import __version__
-from mqadmin.cli.errors import ExitCode
-
-EXIT_STATUS: dict[ExitCode, str] = {
-    ExitCode.OK: "Success: every target was done (created, updated, unchanged, ...).",
-    ExitCode.FAILURE: (
-        "Failure: a server answered with an error, a broker could not be reached, or every target of a fan-out failed."
-    ),
-    ExitCode.USAGE: (
-        "Usage error: a bad option or value, no name server address, an unknown cluster or a slave address. "
-        "Nothing was changed."
-    ),
-    ExitCode.PARTIAL: "Partial failure: some targets of a fan-out failed and the others are done.",
-    ExitCode.NAMESRV_UNREACHABLE: "No name server answered (every address refused, timed out or closed).",
-    ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
-}
+from mqadmin.cli.errors import EXIT_CODES
 
 ENVIRONMENT = {
     "NAMESRV_ADDR": "Name server address(es), host:port;host:port, used when -n is not given.",
     "NO_COLOR": "When set, output is plain text even on a terminal (tables are also plain when piped).",
+    "MQADMIN_DEBUG": "When set (to anything), every command runs as with --debug.",
 }
 
 SUMMARY = "fast, scriptable admin toolkit for Apache RocketMQ"
@@ -60,8 +47,16 @@ def render_manpage(app: typer.Typer) -> str:
         usage = " ".join(cmd.collect_usage_pieces(cmd_ctx))
         out += [".PP", f"\\fBmqadmin {_esc(' '.join(path))}\\fR {_esc(usage)}", *_paragraphs(cmd.help or "")]
         out += _options(cmd, cmd_ctx)
+        if cmd.epilog:
+            out += [
+                ".PP",
+                "Examples:",
+                ".nf",
+                *(_esc(ln.strip()) for ln in cmd.epilog.splitlines()[1:] if ln.strip() not in ("", "\b")),
+                ".fi",
+            ]
     out.append(".SH EXIT STATUS")
-    for code, text in EXIT_STATUS.items():
+    for code, text in EXIT_CODES.items():
         out += [".TP", f"\\fB{int(code)}\\fR", _esc(text)]
     out.append(".SH ENVIRONMENT")
     for name, text in ENVIRONMENT.items():

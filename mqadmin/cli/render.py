@@ -1,5 +1,10 @@
-"""Output: rich tables on a terminal, plain aligned text when piped or with NO_COLOR, JSON with
-``--format json``. Data goes to stdout, notes and warnings to stderr.
+"""Output: tables for people, JSON for scripts. Data goes to stdout, notes and warnings to stderr.
+
+Tables never hide data: on a terminal a boxed table is drawn only when it fits the width; otherwise
+the same rows are printed as plain aligned columns and, when even those do not fit, as one block per
+record (``HEADER  value`` lines), so ids, addresses, names and statuses are never cut. Output that
+is not a terminal, or with NO_COLOR, is always plain. Every cell and note passes through ``escape``,
+so control characters from the cluster (message bodies, keys, remarks) never reach the terminal.
 
 rich is imported only when a styled table is really drawn, to keep start-up fast.
 """
@@ -8,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,11 +27,31 @@ STATUS_STYLES = {
     "updated": "yellow",
     "unchanged": "dim",
     "deleted": "green",
+    "not found": "dim",
     "written": "green",
     "ok": "green",
+    "skipped": "dim",
     "failed": "bold red",
     "master": "bold",
 }
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape(text: str) -> str:
+    """``text`` with every control character (C0, DEL, C1) and bidirectional override shown as an escape
+    (``\\n``, ``\\x1b``, ``\\u202e``), so data from the cluster cannot move the cursor, recolour the
+    terminal or reorder what is displayed."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def _escaped(m: re.Match[str]) -> str:
+    ch = m.group()
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +72,10 @@ def styled_output() -> bool:
     return sys.stdout.isatty()
 
 
+def terminal_width() -> int:
+    return shutil.get_terminal_size((80, 24)).columns
+
+
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
@@ -56,20 +87,41 @@ def print_json_line(obj: Any) -> None:
 
 
 def print_table(columns: Sequence[Column], rows: Iterable[Sequence[object]], title: str | None = None) -> None:
-    cells = [["" if v is None else str(v) for v in row] for row in rows]
+    """Rows under upper-case headers; nothing at all (no header, no title) when there are no rows."""
+    cells = [[escape("" if v is None else str(v)) for v in row] for row in rows]
+    if not cells:
+        return
+    out = sys.stdout
     if styled_output():
-        _rich_table(columns, cells, title)
-    else:
-        if title:
-            sys.stdout.write(f"{title}\n")
-        sys.stdout.write(plain_table(columns, cells))
-    sys.stdout.flush()
+        width = terminal_width()
+        natural = _plain_width(columns, cells)
+        if natural + 3 * len(columns) + 1 <= width:
+            _rich_table(columns, cells, title)
+            return
+        if natural > width:
+            if title:
+                out.write(f"{escape(title)}\n")
+            out.write(record_blocks(columns, cells))
+            out.flush()
+            return
+    if title:
+        out.write(f"{escape(title)}\n")
+    out.write(plain_table(columns, cells))
+    out.flush()
+
+
+def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> list[int]:
+    return [max([len(c.header)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+
+
+def _plain_width(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> int:
+    return sum(_widths(columns, rows)) + 2 * (len(columns) - 1)
 
 
 def plain_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> str:
     """Upper-case headers, columns two spaces apart, numbers right-aligned, no trailing blanks."""
     headers = [c.header.upper() for c in columns]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    widths = _widths(columns, rows)
     lines = []
     for row in [headers, *rows]:
         parts = [
@@ -79,6 +131,17 @@ def plain_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> str
     return "\n".join(lines) + "\n"
 
 
+def record_blocks(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> str:
+    """One block per row, ``HEADER  value`` per line, blocks separated by a blank line (for rows wider
+    than the terminal: values are whole, and a long one simply wraps)."""
+    width = max(len(c.header) for c in columns)
+    blocks = [
+        "\n".join(f"{c.header.upper().ljust(width)}  {cell}".rstrip() for c, cell in zip(columns, row, strict=True))
+        for row in rows
+    ]
+    return "\n\n".join(blocks) + "\n"
+
+
 def _rich_table(columns: Sequence[Column], rows: list[list[str]], title: str | None) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -86,13 +149,22 @@ def _rich_table(columns: Sequence[Column], rows: list[list[str]], title: str | N
 
     table = Table(title=title, title_justify="left", header_style="bold")
     for c in columns:
-        table.add_column(c.header, justify="right" if c.numeric else "left", no_wrap=not c.styled)
+        table.add_column(c.header, justify="right" if c.numeric else "left", no_wrap=True, overflow="fold")
     for row in rows:
         styles = [STATUS_STYLES.get(cell, "") if col.styled else "" for cell, col in zip(row, columns, strict=True)]
         table.add_row(*(Text(cell, style=style) for cell, style in zip(row, styles, strict=True)))
-    Console().print(table)
+    Console(width=terminal_width()).print(table)
+
+
+def print_lines(lines: Iterable[str]) -> None:
+    """Plain data lines (escaped), e.g. one topic per line."""
+    sys.stdout.writelines(f"{escape(line)}\n" for line in lines)
 
 
 def note(message: str) -> None:
     """A diagnostic for people, on stderr (never mixed into the data on stdout)."""
-    sys.stderr.write(f"{message}\n")
+    sys.stderr.write(f"{escape(message)}\n")
+
+
+def warn(message: str) -> None:
+    note(f"mqadmin: warning: {message}")

@@ -16,18 +16,16 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from mqadmin.admin.client import ORDER_TOPIC_CONFIG, AdminClient
+from mqadmin.admin.client import AdminClient
 from mqadmin.admin.errors import AdminError, reason_of
 from mqadmin.fleet.fleetfile import Source
 from mqadmin.fleet.manifest import overall_status
 from mqadmin.fleet.writer import ExportWriter
+from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import MASTER_ID, BrokerData
-from mqadmin.model.stats import kv_table_from_body
 from mqadmin.model.topic import TopicConfig
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import Transport
-from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode, ResponseCode
 
 T = TypeVar("T")
 
@@ -53,14 +51,7 @@ class NoProgress:
         pass
 
 
-# --- admin operations AdminClient does not offer (yet) ---------------------------------------------
-
-
-async def subscription_groups(client: AdminClient, addr: str) -> list[dict[str, Any]]:
-    """GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): the broker's subscription group configs."""
-    resp = await client.call(addr, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)
-    table = fastjson.loads(resp.body).get("subscriptionGroupTable") or {}
-    return [dict(cfg, groupName=cfg.get("groupName") or name) for name, cfg in table.items()]
+# --- lag per (broker, topic) ---------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -72,44 +63,15 @@ class Lag:
 
 
 async def consume_lag(client: AdminClient, addr: str, group: str) -> list[Lag]:
-    """GET_CONSUME_STATS (208) for every topic of ``group``, summed per (broker, topic).
-
-    The offset table is keyed by whole MessageQueue objects; lag per queue is
-    ``brokerOffset - consumerOffset``, summed as Java's ``consumerProgress`` does.
-    """
-    resp = await client.call(addr, RequestCode.GET_CONSUME_STATS, {"consumerGroup": group})
-    table = fastjson.loads(resp.body).get("offsetTable") or {}
+    """The group's lag on one broker summed per (broker, topic), as Java's ``consumerProgress`` sums
+    ``brokerOffset - consumerOffset`` over the queues."""
+    stats = await client.consume_stats(addr, group)
     sums: dict[tuple[str, str], Lag] = {}
-    for key, offsets in table.items():
-        mq = fastjson.object_key(key)
-        k = (str(mq.get("brokerName", "")), str(mq.get("topic", "")))
-        entry = sums.setdefault(k, Lag(*k))
-        entry.lag += int(offsets.get("brokerOffset", 0)) - int(offsets.get("consumerOffset", 0))
+    for q in stats.queues:
+        entry = sums.setdefault((q.broker_name, q.topic), Lag(q.broker_name, q.topic))
+        entry.lag += q.broker_offset - q.consumer_offset
         entry.queues += 1
     return [sums[k] for k in sorted(sums)]
-
-
-async def kv_list(client: AdminClient, namespace: str) -> dict[str, str]:
-    """GET_KVLIST_BY_NAMESPACE (219); an empty namespace (code 22) is an empty dict."""
-    resp = await client.call_namesrv(
-        RequestCode.GET_KVLIST_BY_NAMESPACE,
-        {"namespace": namespace},
-        ok={ResponseCode.SUCCESS, ResponseCode.QUERY_NOT_FOUND},
-    )
-    if resp.code == ResponseCode.QUERY_NOT_FOUND or not resp.body:
-        return {}
-    return kv_table_from_body(resp.body)
-
-
-async def broker_config(client: AdminClient, addr: str) -> dict[str, str]:
-    """GET_BROKER_CONFIG (26): the broker's properties (``key=value`` lines)."""
-    resp = await client.call(addr, RequestCode.GET_BROKER_CONFIG)
-    out: dict[str, str] = {}
-    for line in resp.body.decode("utf-8", "replace").splitlines():
-        key, sep, value = line.partition("=")
-        if sep and key.strip() and not key.lstrip().startswith("#"):
-            out[key.strip()] = value.strip()
-    return out
 
 
 # --- the collection --------------------------------------------------------------------------------
@@ -212,7 +174,7 @@ class Collector:
 
     async def _order_conf(self, client: AdminClient, src: Source, report: dict[str, Any]) -> None:
         try:
-            table = await self._limited(kv_list(client, ORDER_TOPIC_CONFIG))
+            table = await self._limited(client.kv_list(ORDER_TOPIC_CONFIG))
         except FAILURES as e:
             report["order_conf_error"] = reason_of(e)
             return
@@ -266,9 +228,9 @@ class Collector:
         report = BrokerReport(name, MASTER_ID, addr, "master")
         self.progress.planned(3)
         conf, topics, groups = await asyncio.gather(
-            self._limited(broker_config(client, addr)),
-            self._limited(client.get_all_topic_config(addr)),
-            self._limited(subscription_groups(client, addr)),
+            self._limited(client.broker_config(addr)),
+            self._limited(client.all_topic_config(addr)),
+            self._limited(client.subscription_groups(addr)),
             return_exceptions=True,
         )
         perm = None
@@ -282,6 +244,7 @@ class Collector:
             _reraise_unexpected(topics)
             report.status, report.reason = "failed", f"topic configs: {reason_of(topics)}"
         else:
+            topics = topics[0]
             for cfg in sorted(topics.values(), key=lambda c: c.topic_name):
                 self.writer.write("topics", {**base, **_topic_row(cfg)})
             report.rows["topics"] = len(topics)
@@ -289,6 +252,7 @@ class Collector:
             _reraise_unexpected(groups)
             report.error("subscription groups", groups)
         else:
+            groups = list(groups.values())
             for g in sorted(groups, key=lambda g: str(g["groupName"])):
                 self.writer.write("groups", {**base, **_group_row(g)})
             report.rows["groups"] = len(groups)

@@ -73,7 +73,10 @@ class TopicRouteData:
 
     @classmethod
     def from_body(cls, body: bytes) -> TopicRouteData:
-        obj = fastjson.loads(body)
+        return cls.from_json(fastjson.loads(body))
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> TopicRouteData:
         return cls(
             broker_datas=[BrokerData.from_json(b) for b in obj.get("brokerDatas") or []],
             queue_datas=[QueueData.from_json(q) for q in obj.get("queueDatas") or []],
@@ -99,7 +102,10 @@ class ClusterInfo:
 
     @classmethod
     def from_body(cls, body: bytes) -> ClusterInfo:
-        obj = fastjson.loads(body)
+        return cls.from_json(fastjson.loads(body))
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> ClusterInfo:
         brokers = {name: BrokerData.from_json(b) for name, b in (obj.get("brokerAddrTable") or {}).items()}
         clusters = {name: sorted(str(b) for b in names) for name, names in (obj.get("clusterAddrTable") or {}).items()}
         return cls(brokers=brokers, clusters=clusters)

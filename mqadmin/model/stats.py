@@ -17,19 +17,14 @@ class QueueOffsets:
     max_offset: int
     last_update_timestamp: int  # ms since the epoch; 0 = never written
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "broker": self.broker_name,
-            "queue_id": self.queue_id,
-            "min_offset": self.min_offset,
-            "max_offset": self.max_offset,
-            "last_updated": self.last_update_timestamp or None,
-        }
-
 
 def topic_stats_from_body(body: bytes) -> list[QueueOffsets]:
-    """Parse a TopicStatsTable; its ``offsetTable`` is keyed by whole MessageQueue objects."""
-    table = fastjson.loads(body).get("offsetTable") or {}
+    return topic_stats_from_json(fastjson.loads(body))
+
+
+def topic_stats_from_json(obj: dict[str, Any]) -> list[QueueOffsets]:
+    """Read a TopicStatsTable; its ``offsetTable`` is keyed by whole MessageQueue objects."""
+    table = obj.get("offsetTable") or {}
     out = []
     for key, value in table.items():
         mq = fastjson.object_key(key)
@@ -50,3 +45,22 @@ def kv_table_from_body(body: bytes) -> dict[str, str]:
     """``{"table": {k: v}}`` (runtime info, KV lists): every value as a string."""
     table = fastjson.loads(body).get("table") or {}
     return {str(k): str(v) for k, v in table.items()}
+
+
+class TopicStatsBody:
+    """TopicStatsTable (GET_TOPIC_STATS_INFO, 202), written with MessageQueue objects as keys."""
+
+    name = "TopicStatsTable"
+
+    def encode(self, value: list[QueueOffsets]) -> bytes:
+        table = [
+            (
+                {"brokerName": q.broker_name, "queueId": q.queue_id, "topic": q.topic},
+                {"lastUpdateTimestamp": q.last_update_timestamp, "maxOffset": q.max_offset, "minOffset": q.min_offset},
+            )
+            for q in value
+        ]
+        return fastjson.dumps_object_keyed({}, table, "offsetTable")
+
+    def decode(self, data: bytes) -> list[QueueOffsets]:
+        return topic_stats_from_json(fastjson.loads(data))

@@ -93,6 +93,46 @@ def attributes_to_wire(attrs: dict[str, str]) -> str:
     return ",".join(f"+{k}={v}" for k, v in sorted(attrs.items()))
 
 
+def parse_attribute_ops(spec: str) -> dict[str, str | None]:
+    """mqadmin's ``-a`` for an update: ``+key=value`` sets, ``-key`` removes (value None).
+
+    Known keys and values are normalised as ``parse_attributes`` does; ValueError names a bad item.
+    """
+    ops: dict[str, str | None] = {}
+    for raw in (p.strip() for p in spec.split(",")):
+        if not raw:
+            continue
+        if raw.startswith("-"):
+            key = raw[1:].strip()
+            if not key or "=" in key:
+                raise ValueError(f"attribute {raw!r} must look like -key to remove a key")
+            key = key.lower() if key.lower() in ATTRIBUTE_VALUES else key
+        else:
+            ((key, value),) = parse_attributes(raw).items()
+            ops[key] = value
+            continue
+        if key in ops:
+            raise ValueError(f"attribute {key!r} is given twice")
+        ops[key] = None
+    return ops
+
+
+def alter_attributes(current: dict[str, str], ops: dict[str, str | None]) -> dict[str, str]:
+    """``current`` with ``ops`` applied (None removes a key)."""
+    out = dict(current)
+    for key, value in ops.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
+def attribute_ops(ops: dict[str, str | None]) -> str:
+    """The wire form of attribute operations: ``+k=v`` and ``-k`` joined by commas, sorted by key."""
+    return ",".join(f"+{k}={v}" if v is not None else f"-{k}" for k, v in sorted(ops.items()))
+
+
 @dataclass(slots=True, frozen=True)
 class TopicConfig:
     topic_name: str

@@ -8,6 +8,7 @@ from mqadmin.transport.errors import (
     ConnectionClosed,
     ConnectionRefused,
     ConnectTimeout,
+    HostNotFound,
     RequestTimeout,
     TransportError,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "ConnectTimeout",
     "ConnectionClosed",
     "ConnectionRefused",
+    "HostNotFound",
     "Credentials",
     "RequestTimeout",
     "TcpTransport",

@@ -28,3 +28,8 @@ class RequestTimeout(TransportError):
 class ConnectionClosed(TransportError):
     def __init__(self, addr: str, detail: str = "") -> None:
         super().__init__(addr, f"connection to {addr} was closed{': ' + detail if detail else ''}")
+
+
+class HostNotFound(TransportError):
+    def __init__(self, addr: str, detail: str = "") -> None:
+        super().__init__(addr, f"cannot resolve the host of {addr}{': ' + detail if detail else ''}")

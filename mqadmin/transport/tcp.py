@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import socket
 import ssl as ssl_mod
 import struct
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,9 +24,11 @@ from mqadmin.transport.errors import (
     ConnectionClosed,
     ConnectionRefused,
     ConnectTimeout,
+    HostNotFound,
     RequestTimeout,
     TransportError,
 )
+from mqadmin.transport.trace import describe_request, describe_response
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import (
     ONEWAY_FLAG,
@@ -54,9 +58,18 @@ class Credentials:
 
 
 def split_addr(addr: str) -> tuple[str, int]:
+    """``host:port`` (``[v6]:port`` too) into its parts; ValueError says what is wrong with it."""
     host, sep, port = addr.rpartition(":")
-    if not sep or not host or not port.isdigit():
-        raise ValueError(f"address {addr!r} is not host:port")
+    if "," in addr:
+        raise ValueError("a list of addresses is separated by ';', not ','")
+    if not sep or not host:
+        raise ValueError("expected host:port (no port given)")
+    if not port.isascii() or not port.isdigit():
+        raise ValueError(f"the port {port!r} is not a number")
+    if not 0 < int(port) < 65536:
+        raise ValueError(f"the port {port} is outside 1..65535")
+    if any(c.isspace() for c in host):
+        raise ValueError("the host contains spaces")
     return host.strip("[]"), int(port)
 
 
@@ -98,6 +111,8 @@ class Connection:
             raise ConnectionRefused(addr, e.strerror or "") from None
         except (ssl_mod.SSLError, ConnectionResetError) as e:
             raise ConnectionClosed(addr, f"during the TLS handshake ({e})" if ssl else str(e)) from None
+        except socket.gaierror as e:
+            raise HostNotFound(addr, e.strerror or str(e)) from None
         except OSError as e:
             raise ConnectionRefused(addr, e.strerror or str(e)) from None
         return cls(addr, reader, writer, handler)
@@ -194,8 +209,11 @@ class TcpTransport:
         tls: bool | ssl_mod.SSLContext = False,
         credentials: Credentials | None = None,
         handler: ServerRequestHandler | None = None,
+        trace: Callable[[str], None] | None = None,
     ) -> None:
+        """``trace`` receives one line per request sent and per answer or failure (``--debug``)."""
         self.timeout = timeout
+        self._trace = trace
         self.connect_timeout = connect_timeout if connect_timeout is not None else min(timeout, 3.0)
         self._ssl = _ssl_context(tls)
         self._credentials = credentials
@@ -234,8 +252,20 @@ class TcpTransport:
         return cmd
 
     async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand:
-        conn = await self._connection(addr)
-        return await conn.request(self._prepare(cmd), timeout if timeout is not None else self.timeout)
+        if self._trace is None:
+            conn = await self._connection(addr)
+            return await conn.request(self._prepare(cmd), timeout if timeout is not None else self.timeout)
+        start = time.monotonic()
+        try:
+            conn = await self._connection(addr)
+            cmd = self._prepare(cmd)
+            self._trace(describe_request(addr, cmd))
+            resp = await conn.request(cmd, timeout if timeout is not None else self.timeout)
+        except TransportError as e:
+            self._trace(f"< {addr} failed: {e}")
+            raise
+        self._trace(describe_response(addr, cmd, resp, time.monotonic() - start))
+        return resp
 
     async def oneway(self, addr: str, cmd: RemotingCommand) -> None:
         conn = await self._connection(addr)

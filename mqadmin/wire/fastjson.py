@@ -49,6 +49,16 @@ def dumps_bytes(obj: Any) -> bytes:
     return dumps(obj).encode()
 
 
+def dumps_object_keyed(fields: dict[str, Any], table: list[tuple[dict[str, Any], Any]], name: str) -> bytes:
+    """``fields`` plus the map ``name`` whose keys are whole objects, written as a Java broker writes
+    them (``{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:{...}}}``): Java's fastjson and
+    the Go and Rust admin clients read exactly this raw form; ``loads`` reads it back."""
+    rows = ",".join(f"{dumps(key)}:{dumps(value)}" for key, value in table)
+    items = [f"{dumps(k)}:{dumps(v)}" for k, v in fields.items()]
+    items.append(f"{dumps(name)}:{{{rows}}}")
+    return ("{" + ",".join(sorted(items)) + "}").encode()
+
+
 def object_key(key: str) -> dict[str, Any]:
     """Parse a map key that fastjson wrote as a whole object (e.g. a MessageQueue)."""
     value = json.loads(key)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mqadmin.cli import runner
-from mqadmin.cli.main import run
+from mqadmin.cli import run
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, FakeTransport
 
 

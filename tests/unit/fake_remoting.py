@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from mqadmin.model.route import BrokerData, ClusterInfo
+from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC
 from mqadmin.model.topic import TopicConfig
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire import fastjson
@@ -55,7 +56,7 @@ class FakeBroker:
         if cmd.code == RC.UPDATE_AND_CREATE_TOPIC:
             if self.broker_id != 0 and self.version < 413:
                 return cmd.response(ResponseCode.SYSTEM_ERROR, "slave can not create topic")
-            self.topics[cmd.ext["topic"]] = self._stored(TopicConfig.from_ext(cmd.ext))
+            self.topics[cmd.ext["topic"]] = self._stored(self._merged(cmd))
             return cmd.response(remark="not set any response code")
         if cmd.code == RC.DELETE_TOPIC_IN_BROKER:
             self.topics.pop(cmd.ext["topic"], None)
@@ -74,6 +75,13 @@ class FakeBroker:
             )
             return cmd.response(body=('{"offsetTable":{' + rows + "}}").encode())
         return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+
+    def _merged(self, cmd: RemotingCommand) -> TopicConfig:
+        """The config after a code-17 request: a 5.x broker applies the request's attribute operations
+        (``+k=v``, ``-k``) to the attributes it holds."""
+        h = UPDATE_AND_CREATE_TOPIC.decode(cmd).header
+        old = self.topics.get(h.topic)
+        return h.config(old.attributes if old else None)
 
     def _stored(self, cfg: TopicConfig) -> TopicConfig:
         """What this broker version keeps: 4.9 drops attributes and the order flag of a create."""

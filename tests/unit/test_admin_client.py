@@ -6,7 +6,9 @@ import asyncio
 
 import pytest
 
-from mqadmin.admin import ORDER_TOPIC_CONFIG, AdminClient, ResponseError, Status, UnknownCluster, outcome
+from mqadmin.admin import AdminClient, ResponseError, Status, Target, UnknownCluster, outcome
+from mqadmin.admin.topics import TopicChange
+from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.frame import RemotingCommand
@@ -19,6 +21,14 @@ def client(*servers, namesrvs: list[str] | None = None) -> tuple[AdminClient, Fa
     transport = FakeTransport(*servers)
     addrs = namesrvs or [s.addr for s in servers if isinstance(s, FakeNamesrv)]
     return AdminClient(addrs, transport=transport, timeout=0.5), transport
+
+
+def on(broker: FakeBroker) -> Target:
+    return Target(broker.name, broker.addr)
+
+
+async def cluster_targets(admin: AdminClient) -> list[Target]:
+    return await admin.targets(None, "DefaultCluster")
 
 
 async def test_route_request_asks_for_standard_json() -> None:
@@ -53,30 +63,77 @@ async def test_cluster_info_from_the_legacy_body() -> None:
     assert info.role_of(slave.addr)[1] == 1
 
 
+async def test_a_name_server_with_an_unreadable_answer_is_skipped_like_a_dead_one() -> None:
+    bad, good = FakeNamesrv("127.0.0.1:9876"), FakeNamesrv("127.0.0.1:9877")
+
+    async def garbage(cmd: RemotingCommand) -> RemotingCommand:
+        return cmd.response(body=b"[" * 100_000)  # JSON nested far too deep
+
+    bad.handle = garbage  # type: ignore[method-assign]
+    for _ in range(8):  # whichever the random start is, the good one answers
+        admin, _ = client(bad, good)
+        assert (await admin.cluster_info()).clusters == {}
+
+
 @pytest.mark.parametrize("version", [479, 409])
-async def test_created_then_unchanged_then_updated(version: int) -> None:
+async def test_created_then_unchanged_then_updated_with_the_changes(version: int) -> None:
     ns, a, _ = two_broker_cluster(version)
     admin, t = client(ns, a)
-    first = await admin.create_or_update_topic(a.addr, ORDERS, "broker-a")
-    assert (first.status, first.previous) == (Status.CREATED, None)
+    first = await admin.update_topic(on(a), TopicChange("Orders"))
+    assert first.status == Status.CREATED and first.data == ORDERS
     assert a.topics["Orders"].write_queue_nums == 8
 
-    second = await admin.create_or_update_topic(a.addr, ORDERS, "broker-a")
+    second = await admin.update_topic(on(a), TopicChange("Orders"))
     assert second.status == Status.UNCHANGED
     creates = [c for c in t.codes_sent_to(a.addr) if c == RC.UPDATE_AND_CREATE_TOPIC]
     assert len(creates) == 1  # nothing is written when nothing would change
 
-    third = await admin.create_or_update_topic(a.addr, ORDERS.with_(write_queue_nums=4), "broker-a")
+    third = await admin.update_topic(on(a), TopicChange("Orders", write_queue_nums=4))
     assert third.status == Status.UPDATED
-    assert third.previous.write_queue_nums == 8
+    assert third.changes == {"writeQueueNums": (8, 4)}
     assert a.topics["Orders"].write_queue_nums == 4
+
+
+async def test_an_update_keeps_what_it_does_not_set() -> None:
+    ns, a, _ = two_broker_cluster(479)
+    a.topics["Orders"] = ORDERS.with_(read_queue_nums=16, write_queue_nums=16, attributes={"message.type": "FIFO"})
+    admin, _ = client(ns, a)
+    result = await admin.update_topic(on(a), TopicChange("Orders", perm=4))
+    assert result.changes == {"perm": (6, 4)}
+    assert a.topics["Orders"] == ORDERS.with_(
+        read_queue_nums=16, write_queue_nums=16, perm=4, attributes={"message.type": "FIFO"}
+    )
+    again = await admin.update_topic(on(a), TopicChange("Orders", perm=4))
+    assert again.status == Status.UNCHANGED
+
+
+async def test_attribute_operations_set_and_remove_keys() -> None:
+    ns, a, _ = two_broker_cluster(479)
+    a.topics["Orders"] = ORDERS.with_(attributes={"message.type": "FIFO", "queue.type": "SimpleCQ"})
+    admin, t = client(ns, a)
+    result = await admin.update_topic(on(a), TopicChange("Orders", attributes={"queue.type": None}))
+    assert result.changes == {
+        "attributes": ({"message.type": "FIFO", "queue.type": "SimpleCQ"}, {"message.type": "FIFO"})
+    }
+    (sent,) = [c for addr, c in t.sent if c.code == RC.UPDATE_AND_CREATE_TOPIC]
+    assert sent.ext["attributes"] == "-queue.type"  # only the change: 5.x brokers merge it
+    assert a.topics["Orders"].attributes == {"message.type": "FIFO"}
+
+
+async def test_create_only_leaves_an_existing_topic_alone() -> None:
+    ns, a, _ = two_broker_cluster(479)
+    a.topics["Orders"] = ORDERS
+    admin, t = client(ns, a)
+    result = await admin.update_topic(on(a), TopicChange("Orders", write_queue_nums=2), create_only=True)
+    assert result.status == Status.UNCHANGED and a.topics["Orders"] == ORDERS
+    assert RC.UPDATE_AND_CREATE_TOPIC not in t.codes_sent_to(a.addr)
 
 
 async def test_old_broker_falls_back_to_the_full_topic_table_once() -> None:
     ns, a, _ = two_broker_cluster(409)
     admin, t = client(ns, a)
-    await admin.create_or_update_topic(a.addr, ORDERS)
-    await admin.create_or_update_topic(a.addr, ORDERS)
+    await admin.update_topic(on(a), TopicChange("Orders"))
+    await admin.update_topic(on(a), TopicChange("Orders"))
     codes = t.codes_sent_to(a.addr)
     assert codes.count(RC.GET_TOPIC_CONFIG) == 1  # learnt that 351 is unsupported
     assert codes.count(RC.GET_ALL_TOPIC_CONFIG) == 2
@@ -85,9 +142,9 @@ async def test_old_broker_falls_back_to_the_full_topic_table_once() -> None:
 async def test_old_broker_that_drops_order_and_attributes_still_reports_unchanged() -> None:
     ns, a, _ = two_broker_cluster(409)
     admin, _ = client(ns, a)
-    fifo = ORDERS.with_(order=True, attributes={"message.type": "FIFO"})
-    assert (await admin.create_or_update_topic(a.addr, fifo)).status == Status.CREATED
-    assert (await admin.create_or_update_topic(a.addr, fifo)).status == Status.UNCHANGED
+    fifo = TopicChange("Orders", order=True, attributes={"message.type": "FIFO"})
+    assert (await admin.update_topic(on(a), fifo)).status == Status.CREATED
+    assert (await admin.update_topic(on(a), fifo)).status == Status.UNCHANGED
 
 
 @pytest.mark.parametrize(
@@ -105,7 +162,7 @@ async def test_each_compared_field_makes_an_update_on_a_current_broker(change: d
     ns, a, _ = two_broker_cluster(479)
     a.topics["Orders"] = ORDERS
     admin, _ = client(ns, a)
-    assert (await admin.create_or_update_topic(a.addr, ORDERS.with_(**change))).status == Status.UPDATED
+    assert (await admin.update_topic(on(a), TopicChange("Orders", **change))).status == Status.UPDATED
 
 
 async def test_cluster_fan_out_is_concurrent_and_continues_past_failures() -> None:
@@ -129,7 +186,7 @@ async def test_cluster_fan_out_is_concurrent_and_continues_past_failures() -> No
     for x in (a, b, c):
         x.before = barrier(x)
     admin, _ = client(ns, a, b, c, d)
-    results = await admin.create_topic_on_cluster("DefaultCluster", ORDERS)
+    results = await admin.update_topic_on(await cluster_targets(admin), TopicChange("Orders"))
     by_name = {r.name: r for r in results}
     assert [r.name for r in results] == ["broker-a", "broker-b", "broker-c", "broker-d"]
     assert by_name["broker-a"].status == by_name["broker-c"].status == Status.CREATED
@@ -144,7 +201,7 @@ async def test_cluster_fan_out_is_concurrent_and_continues_past_failures() -> No
 async def test_fan_out_to_an_unreachable_broker() -> None:
     ns, a, b = two_broker_cluster()
     admin, _ = client(ns, a)  # broker-b's address refuses connections
-    results = await admin.create_topic_on_cluster("DefaultCluster", ORDERS)
+    results = await admin.update_topic_on(await cluster_targets(admin), TopicChange("Orders"))
     assert [r.status for r in results] == [Status.CREATED, Status.FAILED]
     assert "refused" in results[1].reason
 
@@ -153,7 +210,7 @@ async def test_broker_name_without_a_master_is_a_failed_row() -> None:
     ns, a, _ = two_broker_cluster()
     ns.brokers = [a, FakeBroker("broker-s", "127.0.0.1:10955", broker_id=1)]
     admin, _ = client(ns, a)
-    results = await admin.create_topic_on_cluster("DefaultCluster", ORDERS)
+    results = await admin.update_topic_on(await cluster_targets(admin), TopicChange("Orders"))
     assert [(r.name, r.status) for r in results] == [("broker-a", Status.CREATED), ("broker-s", Status.FAILED)]
     assert "no master" in results[1].reason
 
@@ -162,7 +219,7 @@ async def test_unknown_cluster_lists_the_known_ones() -> None:
     ns, *_ = two_broker_cluster()
     admin, _ = client(ns)
     with pytest.raises(UnknownCluster) as e:
-        await admin.create_topic_on_cluster("Nope", ORDERS)
+        await admin.targets(None, "Nope")
     assert e.value.known == ["DefaultCluster"]
     assert "'Nope'" in str(e.value) and "DefaultCluster" in str(e.value)
 
@@ -209,11 +266,11 @@ async def test_runtime_info_and_topic_stats() -> None:
     assert [(q.queue_id, q.max_offset) for q in stats] == [(0, 3), (1, 0)]
 
 
-async def test_delete_topic_on_cluster_reports_brokers_then_name_servers() -> None:
+async def test_delete_topic_reports_brokers_then_name_servers() -> None:
     ns, a, b = two_broker_cluster()
     a.topics["Orders"] = b.topics["Orders"] = ORDERS
     admin, t = client(ns, a, b)
-    results = await admin.delete_topic_on_cluster("DefaultCluster", "Orders")
+    results = await admin.delete_topic("DefaultCluster", "Orders")
     assert [(r.name, r.status) for r in results] == [
         ("broker-a", Status.DELETED),
         ("broker-b", Status.DELETED),
@@ -222,6 +279,31 @@ async def test_delete_topic_on_cluster_reports_brokers_then_name_servers() -> No
     assert not a.topics and not b.topics
     (req,) = [c for addr, c in t.sent if c.code == RC.DELETE_TOPIC_IN_NAMESRV]
     assert req.ext == {"topic": "Orders", "clusterName": "DefaultCluster"}
+
+
+async def test_delete_keeps_the_route_while_a_broker_still_holds_the_topic() -> None:
+    ns, a, b = two_broker_cluster()
+    a.topics["Orders"] = b.topics["Orders"] = ORDERS
+
+    async def refuse(cmd: RemotingCommand) -> RemotingCommand | None:
+        if cmd.code == RC.DELETE_TOPIC_IN_BROKER:
+            return cmd.response(1, "The topic[Orders] is conflict with system topic.")
+        return None
+
+    b.before = refuse
+    admin, t = client(ns, a, b)
+    results = await admin.delete_topic("DefaultCluster", "Orders")
+    assert [(r.name, r.status) for r in results] == [("broker-a", Status.DELETED), ("broker-b", Status.FAILED)]
+    assert RC.DELETE_TOPIC_IN_NAMESRV not in [c.code for _, c in t.sent]
+
+
+async def test_deleting_a_topic_nobody_has_reports_not_found_and_leaves_the_name_servers_alone() -> None:
+    ns, a, b = two_broker_cluster()
+    admin, t = client(ns, a, b)
+    results = await admin.delete_topic("DefaultCluster", "Nope")
+    assert [(r.name, r.status) for r in results] == [("broker-a", Status.NOT_FOUND), ("broker-b", Status.NOT_FOUND)]
+    assert RC.DELETE_TOPIC_IN_BROKER not in [c.code for _, c in t.sent]
+    assert RC.DELETE_TOPIC_IN_NAMESRV not in [c.code for _, c in t.sent]
 
 
 async def test_owned_transport_is_closed_but_an_injected_one_is_left_open() -> None:

@@ -42,17 +42,17 @@ def test_cluster_list_json_and_more_stats(monkeypatch, capsys) -> None:
     assert first == {
         "cluster": "DefaultCluster",
         "broker": "broker-a",
-        "id": 0,
+        "brokerId": 0,
         "role": "master",
         "addr": a.addr,
         "version": "V4_9_8",
-        "in_tps": 12.5,
-        "out_tps": 3.25,
+        "inTps": 12.5,
+        "outTps": 3.25,
         "error": None,
-        "in_total_yesterday": 60,
-        "out_total_yesterday": 50,
-        "in_total_today": 50,
-        "out_total_today": 30,
+        "inTotalYesterday": 60,
+        "outTotalYesterday": 50,
+        "inTotalToday": 50,
+        "outTotalToday": 30,
     }
 
 

@@ -88,7 +88,7 @@ async def test_cluster_list_json_from_a_process() -> None:
     async with served(ns, a, b):
         code, out, err = await mqadmin("--format", "json", "clusterList", "-n", ns.addr)
     assert code == 0, err
-    assert [(x["broker"], x["in_tps"]) for x in json.loads(out)["brokers"]] == [("broker-a", 1.0), ("broker-b", 2.0)]
+    assert [(x["broker"], x["inTps"]) for x in json.loads(out)["brokers"]] == [("broker-a", 1.0), ("broker-b", 2.0)]
 
 
 async def test_dead_name_server_exits_4_with_a_one_line_hint() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mqadmin.admin import ORDER_TOPIC_CONFIG
+from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire.codes import RequestCode as RC
 from tests.unit.cli_helpers import Cli, assert_one_line_error
@@ -50,24 +50,24 @@ def test_update_topic_json_shape(cli: Cli, cluster) -> None:
     r = cli("--format", "json", "updateTopic", "-c", "DefaultCluster", "-t", "Orders", "-r", "4", "-w", "4", "-p", "4")
     assert r.code == 0
     doc = r.json()
+    config = {
+        "readQueueNums": 4,
+        "writeQueueNums": 4,
+        "perm": 4,
+        "permString": "R--",
+        "order": False,
+        "topicSysFlag": 0,
+        "topicFilterType": "SINGLE_TAG",
+        "attributes": {},
+    }
     assert doc == {
         "topic": "Orders",
         "target": {"cluster": "DefaultCluster"},
-        "config": {
-            "read_queue_nums": 4,
-            "write_queue_nums": 4,
-            "perm": 4,
-            "perm_string": "R--",
-            "order": False,
-            "topic_sys_flag": 0,
-            "topic_filter_type": "SINGLE_TAG",
-            "attributes": {},
-        },
         "results": [
-            {"name": "broker-a", "addr": a.addr, "status": "created", "reason": None},
-            {"name": "broker-b", "addr": b.addr, "status": "created", "reason": None},
+            {"name": "broker-a", "addr": a.addr, "status": "created", "reason": None, "config": config},
+            {"name": "broker-b", "addr": b.addr, "status": "created", "reason": None, "config": config},
         ],
-        "order_conf": None,
+        "orderConf": None,
         "outcome": "ok",
     }
 
@@ -163,8 +163,8 @@ def test_order_with_cluster_writes_order_conf_to_every_name_server(monkeypatch, 
     r = cli("--format", "json", "updateTopic", "-c", "DefaultCluster", "-t", "Orders", "-o", "TRUE", "-w", "4")
     assert r.code == 0, r.err
     doc = r.json()
-    assert doc["order_conf"]["value"] == "broker-a:4;broker-b:4"
-    assert [x["status"] for x in doc["order_conf"]["results"]] == ["written", "written"]
+    assert doc["orderConf"]["value"] == "broker-a:4;broker-b:4"
+    assert [x["status"] for x in doc["orderConf"]["results"]] == ["written", "written"]
     assert ns.kv[(ORDER_TOPIC_CONFIG, "Orders")] == ns2.kv[(ORDER_TOPIC_CONFIG, "Orders")] == "broker-a:4;broker-b:4"
     assert a.topics["Orders"].order
 
@@ -220,13 +220,13 @@ def test_topic_route_table_json_and_list(cli: Cli, cluster) -> None:
     assert doc["brokers"][0] == {"cluster": "DefaultCluster", "broker": "broker-a", "addrs": {"0": a.addr}}
     assert doc["queues"][1] == {
         "broker": "broker-b",
-        "read": 2,
-        "write": 2,
+        "readQueueNums": 2,
+        "writeQueueNums": 2,
         "perm": 4,
-        "perm_string": "R--",
-        "sys_flag": 0,
+        "permString": "R--",
+        "topicSysFlag": 0,
     }
-    assert doc["order_topic_conf"] == "broker-a:4;broker-b:2"
+    assert doc["orderTopicConf"] == "broker-a:4;broker-b:2"
 
     rows = _rows(cli("topicRoute", "-t", "Orders", "-l").out)
     assert rows[1] == ["DefaultCluster", "broker-a", f"0={a.addr}", "8", "4", "RW-"]
@@ -254,13 +254,13 @@ def test_topic_status_with_a_failing_broker(cli: Cli, cluster) -> None:
     r = cli("--format", "json", "topicStatus", "-t", "Orders")
     assert r.code == 0
     doc = r.json()
-    assert [(q["broker"], q["queue_id"], q["max_offset"]) for q in doc["queues"]] == [
+    assert [(q["broker"], q["queueId"], q["maxOffset"]) for q in doc["queues"]] == [
         ("broker-a", 0, 3),
         ("broker-a", 1, 0),
         ("broker-b", 0, 3),
         ("broker-b", 1, 0),
     ]
-    assert doc["queues"][1]["last_updated"] is None
+    assert doc["queues"][1]["lastUpdateTimestamp"] is None
     b.hang = True
     r = cli("--timeout", "0.2", "topicStatus", "-t", "Orders")
     assert r.code == 3

@@ -16,10 +16,11 @@ from typing import Annotated, Any
 
 import typer
 
+from mqadmin.cli.command import APPS, new_app
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
-from mqadmin.cli.options import GLOBAL, OutputFormat
+from mqadmin.cli.options import GLOBAL, OutputFormat, with_global_options
 
-dev_app = typer.Typer(
+dev_app = new_app(
     name="dev",
     help="Run an embedded RocketMQ-compatible name server and brokers on 127.0.0.1 (for development and tests).",
     no_args_is_help=True,
@@ -40,16 +41,28 @@ AutoCreateOpt = Annotated[
 ]
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(dev_app)
+APPS["dev"] = dev_app
 
 
-@dev_app.command("up")
+def dev_command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A ``dev`` subcommand, with the global options like every command."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        dev_app.command(name)(with_global_options(fn))
+        return fn
+
+    return register
+
+
+@dev_command("up")
 def up(
     data_dir: DataDirOpt = None,
-    brokers: Annotated[int, typer.Option("--brokers", min=1, max=26, help="Number of brokers (masters).")] = 2,
+    brokers: Annotated[
+        int, typer.Option("--brokers", min=1, max=26, metavar="N", help="Number of brokers (masters).")
+    ] = 2,
     namesrv_port: Annotated[
-        int, typer.Option("--namesrv-port", min=0, max=65535, help="Name-server port; 0 picks a free one.")
+        int,
+        typer.Option("--namesrv-port", min=0, max=65535, metavar="PORT", help="Name-server port; 0 picks a free one."),
     ] = 9876,
     broker_port: Annotated[
         int,
@@ -60,7 +73,7 @@ def up(
             help="First broker's port; the next ones are +10 each; 0 picks free ones.",
         ),
     ] = 10911,
-    cluster: Annotated[str, typer.Option("--cluster", help="Cluster name.")] = "DefaultCluster",
+    cluster: Annotated[str, typer.Option("--cluster", metavar="NAME", help="Cluster name.")] = "DefaultCluster",
     auto_create: AutoCreateOpt = True,
 ) -> None:
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
@@ -106,15 +119,21 @@ def up(
     _run(main)
 
 
-@dev_app.command("namesrv")
+@dev_command("namesrv")
 def namesrv(
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port; 0 picks a free one.")] = 9876,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="Port; 0 picks a free one.")
+    ] = 9876,
     data_dir: DataDirOpt = None,
     scan_interval: Annotated[
-        float, typer.Option("--scan-interval", min=0.01, help="Seconds between scans for silent brokers.")
+        float,
+        typer.Option("--scan-interval", min=0.01, metavar="SECONDS", help="Seconds between scans for silent brokers."),
     ] = 10.0,
     broker_expire: Annotated[
-        float, typer.Option("--broker-expire", min=0.01, help="Seconds of silence after which a broker is dropped.")
+        float,
+        typer.Option(
+            "--broker-expire", min=0.01, metavar="SECONDS", help="Seconds of silence after which a broker is dropped."
+        ),
     ] = 120.0,
 ) -> None:
     """Run one name server in the foreground until Ctrl-C or SIGTERM."""
@@ -136,19 +155,28 @@ def namesrv(
     _serve_one(data_dir, build, describe)
 
 
-@dev_app.command("broker")
+@dev_command("broker")
 def broker(
     namesrv_addr: Annotated[
-        str, typer.Option("--namesrv-addr", "-n", help="Name server(s) to register with: 'host:port[;host:port]'.")
+        str,
+        typer.Option(
+            "--namesrv-addr",
+            "-n",
+            metavar="HOST:PORT[;HOST:PORT]",
+            help="Name server(s) to register with: 'host:port[;host:port]'.",
+        ),
     ] = "127.0.0.1:9876",
-    broker_name: Annotated[str, typer.Option("--broker-name", help="Broker name.")] = "broker-a",
-    cluster: Annotated[str, typer.Option("--cluster", help="Cluster name.")] = "DefaultCluster",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port; 0 picks a free one.")] = 10911,
+    broker_name: Annotated[str, typer.Option("--broker-name", metavar="NAME", help="Broker name.")] = "broker-a",
+    cluster: Annotated[str, typer.Option("--cluster", metavar="NAME", help="Cluster name.")] = "DefaultCluster",
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="Port; 0 picks a free one.")
+    ] = 10911,
     data_dir: DataDirOpt = None,
     auto_create: AutoCreateOpt = True,
-    broker_id: Annotated[int, typer.Option("--broker-id", min=0, help="0 = master, >0 = slave.")] = 0,
+    broker_id: Annotated[int, typer.Option("--broker-id", min=0, metavar="ID", help="0 = master, >0 = slave.")] = 0,
     register_interval: Annotated[
-        float, typer.Option("--register-interval", min=0.05, help="Seconds between full registrations.")
+        float,
+        typer.Option("--register-interval", min=0.05, metavar="SECONDS", help="Seconds between full registrations."),
     ] = 30.0,
 ) -> None:
     """Run one broker in the foreground until Ctrl-C or SIGTERM."""
@@ -188,7 +216,7 @@ def broker(
     _serve_one(data_dir, build, describe)
 
 
-@dev_app.command("demo")
+@dev_command("demo")
 def demo() -> None:
     """Show both ways a topic comes to exist, on a throw-away cluster (free ports, temporary data).
 
@@ -201,13 +229,14 @@ def demo() -> None:
     async def main() -> None:
         from mqadmin.admin import AdminClient
         from mqadmin.admin.messaging import send_message
-        from mqadmin.model.topic import TopicConfig
+        from mqadmin.admin.topics import TopicChange
 
         cluster = await start_cluster(namesrv_port=0, broker_port=0)
         try:
             async with AdminClient([cluster.namesrv_addr], timeout=GLOBAL.timeout) as admin:
                 report: dict[str, Any] = {"namesrvAddr": cluster.namesrv_addr, "cluster": cluster.cluster}
-                await admin.create_topic_on_cluster(cluster.cluster, TopicConfig("DemoPrecreated"))
+                targets = await admin.targets(None, cluster.cluster)
+                await admin.update_topic_on(targets, TopicChange("DemoPrecreated"))
                 report["precreated"] = {"route": await admin.topic_route("DemoPrecreated")}
                 try:
                     # An unknown topic: the producer takes TBW102's route and one broker creates it.
@@ -230,7 +259,7 @@ def demo() -> None:
 
 
 def _print_demo(report: dict[str, Any]) -> None:
-    from mqadmin.cli.commands.topic import print_route, route_json
+    from mqadmin.cli.views.route import print_route, route_json
 
     pre, auto = report["precreated"], report["autoCreated"]
     if _json():

@@ -13,16 +13,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from mqadmin.cli.command import command
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
     from mqadmin.fleet.fleetfile import Source
-
-
-def register(app: typer.Typer) -> None:
-    app.command("exportMetadata")(export_metadata)
-    app.command("audit")(audit)
-    app.command("generateFleet")(generate_fleet)
 
 
 OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Output directory (created if missing).")]
@@ -31,6 +26,11 @@ OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Output direc
 # --- exportMetadata --------------------------------------------------------------------------------
 
 
+@command(
+    "exportMetadata",
+    "mqadmin exportMetadata -n 127.0.0.1:9876 --out export/",
+    "mqadmin exportMetadata --fleet fleet.toml --out export/",
+)
 def export_metadata(
     out: OutOpt,
     namesrv: Annotated[
@@ -222,6 +222,7 @@ class Engine(StrEnum):
     python = "python"
 
 
+@command("audit", "mqadmin audit export/ --out audit/", "mqadmin audit export/ --out audit/ --engine python")
 def audit(
     inputs: Annotated[list[str], typer.Argument(metavar="DIR...", help="Export directories (exportMetadata --out).")],
     out: OutOpt,
@@ -331,6 +332,7 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
 # --- generateFleet ---------------------------------------------------------------------------------
 
 
+@command("generateFleet", "mqadmin generateFleet --rows 100000 --out fleet/")
 def generate_fleet(
     out: OutOpt,
     rows: Annotated[

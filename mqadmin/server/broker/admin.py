@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 from mqadmin.model.topic import TOPIC_MAX_LENGTH, TopicConfig, topic_name_problem
 from mqadmin.server.broker.config import CONFIG_BLACKLIST
 from mqadmin.server.headers import json_body, need, opt_bool
-from mqadmin.server.properties import format_properties, parse_properties
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import DEFAULT_VERSION, RemotingCommand
+from mqadmin.wire.properties import format_properties, parse_properties
 
 if TYPE_CHECKING:
     from mqadmin.server.broker.broker import Broker

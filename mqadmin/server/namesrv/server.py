@@ -15,11 +15,11 @@ from mqadmin.server.namesrv import register_body
 from mqadmin.server.namesrv.config import CONFIG_BLACKLIST, NamesrvConfig
 from mqadmin.server.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfigManager
 from mqadmin.server.namesrv.routes import RouteInfoManager
-from mqadmin.server.properties import format_properties, parse_properties
 from mqadmin.server.remoting import ClientChannel, RemotingServer
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.properties import format_properties, parse_properties
 
 log = logging.getLogger(__name__)
 

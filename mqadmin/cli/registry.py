@@ -1,0 +1,88 @@
+"""Every mqadmin command in one place: its name (Java mqadmin's spelling), the module that holds it,
+its help section and one-line summary.
+
+Commands are imported only when run (or when their own help is shown), so start-up stays fast however
+many there are; the root help is built from this table alone. Adding a command: write its module
+under ``mqadmin/cli/commands/`` (see docs/development.md) and add one line here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    name: str
+    module: str
+    """Under ``mqadmin.cli.commands``; it registers the command with ``mqadmin.cli.command.command``."""
+    section: str
+    summary: str
+
+
+TOPICS = "Topics"
+CLUSTERS = "Clusters and brokers"
+MESSAGES = "Messages"
+FLEET = "Fleet audit"
+DEV = "Embedded cluster"
+HELP = "Help"
+
+SECTIONS = (TOPICS, CLUSTERS, MESSAGES, FLEET, DEV, HELP)
+"""Root-help sections, in order."""
+
+COMMANDS: tuple[Entry, ...] = (
+    Entry(
+        "updateTopic",
+        "topic.update_topic",
+        TOPICS,
+        "Create a topic, or change the settings given, on one broker or every master.",
+    ),
+    Entry(
+        "deleteTopic",
+        "topic.delete_topic",
+        TOPICS,
+        "Delete a topic from every master of a cluster and from the name servers.",
+    ),
+    Entry("topicRoute", "topic.topic_route", TOPICS, "Show a topic's route: brokers, addresses and queues."),
+    Entry("topicList", "topic.topic_list", TOPICS, "List every topic the name server knows."),
+    Entry("topicStatus", "topic.topic_status", TOPICS, "Min/max offset and last update time of each queue of a topic."),
+    Entry(
+        "updateOrderConf",
+        "topic.update_order_conf",
+        TOPICS,
+        "Put, get or delete a topic's orderTopicConf on the name servers.",
+    ),
+    Entry("clusterList", "cluster.cluster_list", CLUSTERS, "List brokers by cluster with version and in/out TPS."),
+    Entry(
+        "brokerStatus",
+        "cluster.broker_status",
+        CLUSTERS,
+        "Runtime statistics of one broker or of every broker of a cluster.",
+    ),
+    Entry("sendMessage", "message.send_message", MESSAGES, "Send one message and show where it was stored."),
+    Entry(
+        "consumeMessage", "message.consume_message", MESSAGES, "Read messages from a topic without committing offsets."
+    ),
+    Entry(
+        "exportMetadata",
+        "metadata",
+        FLEET,
+        "Collect topics, groups and lag of many clusters into an export.",
+    ),
+    Entry("audit", "metadata", FLEET, "Audit an export for misplaced topics and write a remediation plan."),
+    Entry(
+        "generateFleet",
+        "metadata",
+        FLEET,
+        "Write a synthetic fleet export (for trying the audit at scale).",
+    ),
+    Entry("dev", "dev", DEV, "Run an embedded RocketMQ-compatible name server and brokers (no Java)."),
+    Entry("help", "help", HELP, "Show the help of a command: mqadmin help updateTopic."),
+)
+
+_BY_NAME = {e.name.lower(): e for e in COMMANDS}
+
+
+def find(name: str) -> Entry | None:
+    """The entry for a command name, in any case (``updatetopic`` as Java mqadmin accepts it)."""
+    return _BY_NAME.get(name.lower())

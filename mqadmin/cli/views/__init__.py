@@ -1,0 +1,1 @@
+"""How data shared by several commands is shown (tables and JSON shapes)."""

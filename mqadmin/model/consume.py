@@ -1,0 +1,72 @@
+"""ConsumeStats (GET_CONSUME_STATS, 208): a group's progress per message queue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqadmin.wire import fastjson
+
+
+@dataclass(slots=True, frozen=True)
+class QueueProgress:
+    topic: str
+    broker_name: str
+    queue_id: int
+    broker_offset: int
+    consumer_offset: int
+    pull_offset: int = 0
+    last_timestamp: int = 0  # store time of the last consumed message, ms; 0 = none
+
+    @property
+    def lag(self) -> int:
+        return max(self.broker_offset - self.consumer_offset, 0)
+
+
+@dataclass(slots=True)
+class ConsumeStats:
+    queues: list[QueueProgress] = field(default_factory=list)
+    consume_tps: float = 0.0
+
+
+def _consume_stats(obj: dict[str, Any]) -> ConsumeStats:
+    queues = []
+    for key, value in (obj.get("offsetTable") or {}).items():
+        mq = fastjson.object_key(key)
+        queues.append(
+            QueueProgress(
+                topic=str(mq.get("topic", "")),
+                broker_name=str(mq.get("brokerName", "")),
+                queue_id=int(mq.get("queueId", 0)),
+                broker_offset=int(value.get("brokerOffset", 0)),
+                consumer_offset=int(value.get("consumerOffset", 0)),
+                pull_offset=int(value.get("pullOffset", 0)),
+                last_timestamp=int(value.get("lastTimestamp", 0)),
+            )
+        )
+    queues.sort(key=lambda q: (q.topic, q.broker_name, q.queue_id))
+    return ConsumeStats(queues, float(obj.get("consumeTps") or 0.0))
+
+
+class ConsumeStatsBody:
+    """ConsumeStats, written with MessageQueue objects as keys as a Java broker writes it."""
+
+    name = "ConsumeStats"
+
+    def encode(self, value: ConsumeStats) -> bytes:
+        table = [
+            (
+                {"brokerName": q.broker_name, "queueId": q.queue_id, "topic": q.topic},
+                {
+                    "brokerOffset": q.broker_offset,
+                    "consumerOffset": q.consumer_offset,
+                    "lastTimestamp": q.last_timestamp,
+                    "pullOffset": q.pull_offset,
+                },
+            )
+            for q in value.queues
+        ]
+        return fastjson.dumps_object_keyed({"consumeTps": value.consume_tps}, table, "offsetTable")
+
+    def decode(self, data: bytes) -> ConsumeStats:
+        return _consume_stats(fastjson.loads(data))

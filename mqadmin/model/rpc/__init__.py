@@ -1,0 +1,23 @@
+"""One declaration per remoting request (code, header fields, body, response), used by the admin
+client to encode, by the servers to decode and validate, and by the test fake to answer.
+
+Importing this package imports every declaration module, so ``REGISTRY`` is complete.
+"""
+
+from mqadmin.model.rpc import brokers, groups, messages, namesrv, topics
+from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, Reply, RequestRefused, Rpc, wire
+
+__all__ = [
+    "REGISTRY",
+    "Decoded",
+    "Header",
+    "Reply",
+    "RequestRefused",
+    "Rpc",
+    "brokers",
+    "groups",
+    "messages",
+    "namesrv",
+    "topics",
+    "wire",
+]

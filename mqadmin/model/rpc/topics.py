@@ -1,0 +1,119 @@
+"""Topic requests a broker answers: create or update, read, delete, queue statistics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mqadmin.model.rpc.bodies import JsonBody
+from mqadmin.model.rpc.spec import Header, Rpc, wire
+from mqadmin.model.stats import TopicStatsBody
+from mqadmin.model.topic import DEFAULT_TOPIC, TopicConfig, alter_attributes, attributes_to_wire, parse_attribute_ops
+from mqadmin.wire.codes import RequestCode as C
+from mqadmin.wire.codes import ResponseCode
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateTopicHeader(Header):
+    """UPDATE_AND_CREATE_TOPIC (17); ``attributes`` and ``force`` are 5.x fields."""
+
+    topic: str = wire("topic")
+    default_topic: str = wire("defaultTopic")
+    read_queue_nums: int = wire("readQueueNums")
+    write_queue_nums: int = wire("writeQueueNums")
+    perm: int = wire("perm")
+    topic_filter_type: str = wire("topicFilterType")
+    topic_sys_flag: int | None = wire("topicSysFlag", None)
+    order: bool = wire("order", False)
+    attributes: str | None = wire("attributes", None)
+    force: bool | None = wire("force", None)
+
+    @classmethod
+    def of(cls, cfg: TopicConfig, attributes: str | None = None) -> CreateTopicHeader:
+        """The header creating ``cfg``; ``attributes`` overrides the attribute operations sent (an update
+        sends only the changes: 5.x brokers merge them into what they hold)."""
+        return cls(
+            topic=cfg.topic_name,
+            default_topic=DEFAULT_TOPIC,
+            read_queue_nums=cfg.read_queue_nums,
+            write_queue_nums=cfg.write_queue_nums,
+            perm=cfg.perm,
+            topic_filter_type=cfg.topic_filter_type,
+            topic_sys_flag=cfg.topic_sys_flag,
+            order=cfg.order,
+            attributes=attributes_to_wire(cfg.attributes) if attributes is None else attributes,
+            force=False,
+        )
+
+    def config(self, current_attributes: dict[str, str] | None = None) -> TopicConfig:
+        """The TopicConfig this header describes, its attribute operations applied to ``current_attributes``
+        (an existing topic's); ValueError for malformed attributes."""
+        return TopicConfig(
+            topic_name=self.topic,
+            read_queue_nums=self.read_queue_nums,
+            write_queue_nums=self.write_queue_nums,
+            perm=self.perm,
+            topic_filter_type=self.topic_filter_type or "SINGLE_TAG",
+            topic_sys_flag=self.topic_sys_flag or 0,
+            order=self.order,
+            attributes=alter_attributes(current_attributes or {}, parse_attribute_ops(self.attributes or "")),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TopicHeader(Header):
+    topic: str = wire("topic")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetTopicConfigHeader(Header):
+    topic: str = wire("topic")
+    lo: bool | None = wire("lo", None)
+
+
+def _topic_table(obj: Any) -> dict[str, TopicConfig]:
+    table = obj.get("topicConfigTable") or {}
+    return {name: TopicConfig.from_json(cfg, name) for name, cfg in table.items()}
+
+
+def _topic_table_json(table: dict[str, TopicConfig]) -> dict[str, Any]:
+    return {"topicConfigTable": {name: cfg.to_json() for name, cfg in table.items()}}
+
+
+def _topic_config_list(obj: Any) -> list[TopicConfig]:
+    items = obj.get("topicConfigList")
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ValueError("topicConfigList is not a list of objects")
+    return [TopicConfig.from_json(i) for i in items]
+
+
+TOPIC_CONFIG = JsonBody("TopicConfig", TopicConfig.from_json, TopicConfig.to_json)
+TOPIC_CONFIG_TABLE = JsonBody("TopicConfigSerializeWrapper", _topic_table, _topic_table_json)
+TOPIC_CONFIG_LIST = JsonBody(
+    "CreateTopicListRequestBody", _topic_config_list, lambda cfgs: {"topicConfigList": [c.to_json() for c in cfgs]}
+)
+TOPIC_STATS = TopicStatsBody()
+
+UPDATE_AND_CREATE_TOPIC = Rpc(
+    C.UPDATE_AND_CREATE_TOPIC, "UPDATE_AND_CREATE_TOPIC", CreateTopicHeader, summary="create or update one topic"
+)
+UPDATE_AND_CREATE_TOPIC_LIST = Rpc(
+    C.UPDATE_AND_CREATE_TOPIC_LIST, "UPDATE_AND_CREATE_TOPIC_LIST", body=TOPIC_CONFIG_LIST,
+    summary="create or update many topics in one request (5.3.0+)",
+)  # fmt: skip
+GET_ALL_TOPIC_CONFIG = Rpc(
+    C.GET_ALL_TOPIC_CONFIG, "GET_ALL_TOPIC_CONFIG", response_body=TOPIC_CONFIG_TABLE,
+    summary="every topic config the broker holds",
+)  # fmt: skip
+GET_TOPIC_CONFIG = Rpc(
+    C.GET_TOPIC_CONFIG, "GET_TOPIC_CONFIG", GetTopicConfigHeader, response_body=TOPIC_CONFIG,
+    ok=frozenset({ResponseCode.SUCCESS, ResponseCode.TOPIC_NOT_EXIST}),
+    summary="one topic's config (5.0+; TOPIC_NOT_EXIST when absent)",
+)  # fmt: skip
+DELETE_TOPIC_IN_BROKER = Rpc(
+    C.DELETE_TOPIC_IN_BROKER, "DELETE_TOPIC_IN_BROKER", TopicHeader, summary="delete a topic and its queues"
+)
+GET_TOPIC_STATS_INFO = Rpc(
+    C.GET_TOPIC_STATS_INFO, "GET_TOPIC_STATS_INFO", TopicHeader, response_body=TOPIC_STATS,
+    summary="min/max offset and last update time of each queue",
+)  # fmt: skip
