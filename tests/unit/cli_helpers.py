@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from mqadmin.cli import runner
-from mqadmin.cli import run
+from mqadmin.cli import run, runner
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, FakeTransport
 
 
