@@ -40,10 +40,8 @@ class TargetResult:
         return self.status != Status.FAILED
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "addr": self.addr, "status": str(self.status), "reason": self.reason}
-        if self.changes:
-            out["changes"] = {k: {"old": old, "new": new} for k, (old, new) in self.changes.items()}
-        return out
+        changes = {k: {"old": old, "new": new} for k, (old, new) in self.changes.items()}
+        return {"name": self.name, "addr": self.addr, "status": str(self.status), "reason": self.reason, "changes": changes}
 
 
 def outcome(results: Sequence[TargetResult]) -> str:

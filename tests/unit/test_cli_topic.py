@@ -64,8 +64,8 @@ def test_update_topic_json_shape(cli: Cli, cluster) -> None:
         "topic": "Orders",
         "target": {"cluster": "DefaultCluster"},
         "results": [
-            {"name": "broker-a", "addr": a.addr, "status": "created", "reason": None, "config": config},
-            {"name": "broker-b", "addr": b.addr, "status": "created", "reason": None, "config": config},
+            {"name": "broker-a", "addr": a.addr, "status": "created", "reason": None, "changes": {}, "config": config},
+            {"name": "broker-b", "addr": b.addr, "status": "created", "reason": None, "changes": {}, "config": config},
         ],
         "orderConf": None,
         "outcome": "ok",

@@ -1,0 +1,129 @@
+"""Every command's ``--format json`` output follows the one convention and the shape docs/cli.md shows.
+
+The convention: object keys are camelCase (RocketMQ's own field names: ``brokerAddr``, ``queueId``),
+maps whose keys are data (topic names, broker ids, config keys) are documented with a ``"<placeholder>"``
+key, and empty results are ``[]`` or ``{}``. Each command runs for real against an embedded cluster and
+its document is compared, key by key, with the example in the command's section of docs/cli.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mqadmin.cli import registry
+from tests.devprocs import EmbeddedCluster
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs" / "cli.md"
+CLUSTER = "DefaultCluster"
+T = "JsonContract"
+
+CASES: dict[str, list[list[str]]] = {
+    "updateTopic": [["-c", CLUSTER, "-t", T, "-o", "true"], ["-c", CLUSTER, "-t", T, "-r", "16"]],
+    "topicRoute": [["-t", T]],
+    "topicList": [[]],
+    "topicStatus": [["-t", T]],
+    "updateOrderConf": [["-t", T, "-m", "put", "-v", "broker-a:8;broker-b:8"], ["-t", T, "-m", "get"]],
+    "clusterList": [[], ["-m"]],
+    "brokerStatus": [["-c", CLUSTER]],
+    "sendMessage": [["-t", T, "-p", "hello", "-k", "k1", "-c", "TagA"]],
+    "consumeMessage": [["-t", T, "-c", "1"]],
+    "deleteTopic": [["-c", CLUSTER, "-t", T]],
+}
+"""Invocations per command, run in this order (so the topic exists until deleteTopic)."""
+
+EXEMPT = {
+    "dev": "runs servers; its ready lines are documented in docs/dev-cluster.md",
+    "help": "prints help text, not data",
+    "exportMetadata": "its document is the export's manifest (fleet schema, docs/fleet-schema.md)",
+    "audit": "its document is the audit's summary.json (fleet schema, docs/fleet-schema.md)",
+    "generateFleet": "its document is the generated export's manifest (fleet schema, docs/fleet-schema.md)",
+}
+"""Commands whose JSON is a file format of its own, or that print no JSON document."""
+
+CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
+PLACEHOLDER = re.compile(r"^<[^>]+>$")
+
+
+def documented_shapes() -> dict[str, list[Any]]:
+    """Command -> the JSON examples in its ``## name`` section of docs/cli.md."""
+    shapes: dict[str, list[Any]] = {}
+    for section in re.split(r"^## ", DOCS.read_text(), flags=re.M)[1:]:
+        name = section.split("\n", 1)[0].strip().strip("`")
+        blocks = re.findall(r"```json\n(.*?)```", section, flags=re.S)
+        if blocks:
+            shapes[name] = [json.loads(b) for b in blocks]
+    return shapes
+
+
+def mismatch(doc: Any, actual: Any, path: str = "$") -> str | None:
+    """Why ``actual`` does not have the documented shape (None when it does)."""
+    if doc is None or actual is None:
+        return None  # null stands for "no value" on either side
+    if isinstance(doc, dict):
+        if not isinstance(actual, dict):
+            return f"{path}: documented an object, got {type(actual).__name__}"
+        if doc and all(PLACEHOLDER.match(k) for k in doc):
+            (value_shape,) = doc.values()
+            return next((m for k, v in actual.items() if (m := mismatch(value_shape, v, f"{path}[{k!r}]"))), None)
+        bad = [k for k in actual if not CAMEL.match(k)]
+        if bad:
+            return f"{path}: keys not camelCase: {bad}"
+        if set(doc) != set(actual):
+            return f"{path}: documented keys {sorted(doc)}, got {sorted(actual)}"
+        return next((m for k in doc if (m := mismatch(doc[k], actual[k], f"{path}.{k}"))), None)
+    if isinstance(doc, list):
+        if not isinstance(actual, list):
+            return f"{path}: documented a list, got {type(actual).__name__}"
+        if not doc:
+            return None
+        return next((m for i, v in enumerate(actual) if (m := mismatch(doc[0], v, f"{path}[{i}]"))), None)
+    if isinstance(doc, bool) != isinstance(actual, bool) or isinstance(doc, str) != isinstance(actual, str):
+        return f"{path}: documented {doc!r}, got {actual!r}"
+    return None
+
+
+def test_every_command_is_covered_or_exempt_with_a_reason() -> None:
+    names = {e.name for e in registry.COMMANDS}
+    assert names == set(CASES) | set(EXEMPT), "add the command to CASES (and docs/cli.md) or to EXEMPT with a reason"
+    missing = sorted(set(CASES) - set(documented_shapes()))
+    assert not missing, f"docs/cli.md has no JSON example for: {missing}"
+
+
+def test_mismatch_finds_what_it_should() -> None:
+    doc = {"results": [{"name": "x", "addrs": {"<id>": "a"}}], "outcome": "ok"}
+    assert mismatch(doc, {"results": [{"name": "b", "addrs": {"0": "h:1"}}], "outcome": "ok"}) is None
+    assert "camelCase" in mismatch(doc, {"results": [], "outcome": "ok", "min_offset": 1})
+    assert "documented keys" in mismatch(doc, {"results": [{"name": "b"}], "outcome": "ok"})
+    assert "documented a list" in mismatch(doc, {"results": {}, "outcome": "ok"})
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory):
+    with EmbeddedCluster(tmp_path_factory.mktemp("json-contract")) as c:
+        yield c
+
+
+def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster) -> None:
+    import subprocess
+
+    shapes = documented_shapes()
+    failures = []
+    for name, invocations in CASES.items():
+        for args in invocations:
+            cmd = [sys.executable, "-m", "mqadmin", name, *args, "-n", cluster.namesrv_addr, "--format", "json"]
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            if done.returncode != 0:
+                failures.append(f"{name} {args}: exit {done.returncode}: {done.stderr.strip()}")
+                continue
+            actual = json.loads(done.stdout)
+            reasons = [mismatch(doc, actual) for doc in shapes[name]]
+            if all(reasons):
+                failures.append(f"{name} {args}: {reasons}")
+    assert not failures, "\n".join(failures)
