@@ -41,7 +41,8 @@ class TargetResult:
 
     def to_json(self) -> dict[str, Any]:
         changes = {k: {"old": old, "new": new} for k, (old, new) in self.changes.items()}
-        return {"name": self.name, "addr": self.addr, "status": str(self.status), "reason": self.reason, "changes": changes}
+        status = str(self.status)
+        return {"name": self.name, "addr": self.addr, "status": status, "reason": self.reason, "changes": changes}
 
 
 def outcome(results: Sequence[TargetResult]) -> str:

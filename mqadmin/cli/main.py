@@ -122,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except (KeyboardInterrupt, BrokenPipeError):
         raise
+    except SystemExit:
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # click's answer to EPIPE on stdout
+            return int(ExitCode.BROKEN_PIPE)
+        raise
     except _click_exceptions() as e:  # usage errors: bad option, missing argument
         if type(e).__name__ == "NoArgsIsHelpError":  # bare "mqadmin": the help itself
             e.show()

@@ -13,7 +13,7 @@ PERM_INHERIT = 1
 
 DEFAULT_TOPIC = "TBW102"
 TOPIC_MAX_LENGTH = 127
-TOPIC_PATTERN = re.compile(r"^[%|a-zA-Z0-9_-]+$")
+TOPIC_PATTERN = re.compile(r"[%|a-zA-Z0-9_-]+")
 RETRY_PREFIX = "%RETRY%"
 DLQ_PREFIX = "%DLQ%"
 
@@ -57,7 +57,7 @@ def topic_name_problem(topic: str) -> str | None:
         return "the topic name is blank"
     if len(topic) > TOPIC_MAX_LENGTH:
         return f"the topic name is {len(topic)} characters long; at most {TOPIC_MAX_LENGTH} are allowed"
-    if not TOPIC_PATTERN.match(topic):
+    if not TOPIC_PATTERN.fullmatch(topic):
         return f"the topic name {topic!r} contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
     return None
 

@@ -85,10 +85,43 @@ def test_update_topic_on_the_cluster_created_unchanged_updated(backend: Backend)
     again = mq("updateTopic", *n, "-c", backend.cluster, "-t", topic)
     assert (again.code, [r[2] for r in rows(again.out)[1:]]) == (0, ["unchanged", "unchanged"]), again.out
     changed = mq("updateTopic", *n, "-c", backend.cluster, "-t", topic, "-w", "4")
-    assert (changed.code, [r[2] for r in rows(changed.out)[1:]]) == (0, ["updated", "updated"]), changed.out
+    assert (changed.code, [r[2:] for r in rows(changed.out)[1:]]) == (0, [["updated", "writeQueueNums", "8→4"]] * 2)
 
-    doc = wait_for_route(backend, topic, lambda d: both_brokers(d) and all(q["write"] == 4 for q in d["queues"]))
-    assert [(q["read"], q["write"], q["perm_string"]) for q in doc["queues"]] == [(8, 4, "RW-"), (8, 4, "RW-")]
+    doc = wait_for_route(
+        backend, topic, lambda d: both_brokers(d) and all(q["writeQueueNums"] == 4 for q in d["queues"])
+    )
+    assert [(q["readQueueNums"], q["writeQueueNums"], q["permString"]) for q in doc["queues"]] == [(8, 4, "RW-")] * 2
+
+
+def test_update_keeps_what_it_was_not_told_to_change(backend: Backend) -> None:
+    topic = new_topic("Keep")
+    n = ["-n", backend.namesrv_addr, "-c", backend.cluster, "-t", topic]
+    created = mq("updateTopic", *n, "-r", "16", "-w", "16", "-a", "+message.type=FIFO")
+    assert created.code == 0, created.err
+    perm = mq("--format", "json", "updateTopic", *n, "-p", "4")
+    assert perm.code == 0, perm.err
+    assert [r["changes"] for r in perm.json()["results"]] == [{"perm": {"old": 6, "new": 4}}] * 2
+    again = mq("updateTopic", *n, "-p", "4")
+    assert [r[2] for r in rows(again.out)[1:]] == ["unchanged", "unchanged"], again.out
+
+    async def read() -> list:
+        async with AdminClient([backend.namesrv_addr]) as admin:
+            return [await admin.read_topic_config(addr, topic) for addr in sorted(backend.brokers.values())]
+
+    for cfg, version in asyncio.run(read()):
+        assert (cfg.read_queue_nums, cfg.write_queue_nums, cfg.perm) == (16, 16, 4)
+        if version >= 413:  # 5.x brokers keep attributes; 4.9 has none
+            assert cfg.attributes == {"message.type": "FIFO"}
+
+
+def test_delete_refuses_system_topics_and_reports_missing_ones(backend: Backend) -> None:
+    n = ["-n", backend.namesrv_addr, "-c", backend.cluster]
+    system = mq("deleteTopic", *n, "-t", "SELF_TEST_TOPIC")
+    assert system.code == 2 and "system topic" in system.err
+    assert "SELF_TEST_TOPIC" in mq("topicList", "-n", backend.namesrv_addr).out.split()
+    missing = mq("--format", "json", "deleteTopic", *n, "-t", new_topic("Missing"))
+    assert missing.code == 1 and "does not exist" in missing.err
+    assert {x["status"] for x in missing.json()["results"]} == {"not found"}
 
 
 def test_update_topic_json_shape(backend: Backend) -> None:
@@ -96,14 +129,14 @@ def test_update_topic_json_shape(backend: Backend) -> None:
     r = mq("--format", "json", "updateTopic", *on_cluster(backend), "-t", topic, "-r", "4", "-w", "4")
     assert r.code == 0, r.err
     doc = r.json()
-    assert set(doc) == {"topic", "target", "config", "results", "order_conf", "outcome"}
+    assert set(doc) == {"topic", "target", "results", "orderConf", "outcome"}
     assert doc["target"] == {"cluster": backend.cluster}
-    assert doc["config"]["read_queue_nums"] == doc["config"]["write_queue_nums"] == 4
-    assert doc["results"] == [
-        {"name": name, "addr": addr, "status": "created", "reason": None}
+    assert [r["config"]["readQueueNums"] for r in doc["results"]] == [4, 4]
+    assert [{k: v for k, v in r.items() if k != "config"} for r in doc["results"]] == [
+        {"name": name, "addr": addr, "status": "created", "reason": None, "changes": {}}
         for name, addr in sorted(backend.brokers.items())
     ]
-    assert (doc["order_conf"], doc["outcome"]) == (None, "ok")
+    assert (doc["orderConf"], doc["outcome"]) == (None, "ok")
 
 
 def test_topic_route_shows_both_brokers_and_java_mqadmin_sees_our_queues(backend: Backend) -> None:
@@ -140,7 +173,7 @@ def test_cluster_list_shows_both_brokers_with_versions(backend: Backend) -> None
     assert set(masters) == set(backend.brokers)
     for x in masters.values():
         assert x["version"] == backend.version_desc and x["error"] is None
-        assert isinstance(x["in_total_today"], int)
+        assert isinstance(x["inTotalToday"], int)
     unknown = mq("clusterList", "-n", backend.namesrv_addr, "-c", "NoSuchCluster")
     assert unknown.code == 2 and backend.cluster in unknown.err
 
@@ -152,11 +185,11 @@ def test_ordered_topic_writes_order_conf_seen_in_the_route(backend: Backend) -> 
         "--format", "json", "updateTopic", *n, "-c", backend.cluster, "-t", topic, "-o", "true", "-w", "4", "-r", "4"
     )
     assert r.code == 0, r.err
-    assert r.json()["order_conf"]["value"] == "broker-a:4;broker-b:4"
+    assert r.json()["orderConf"]["value"] == "broker-a:4;broker-b:4"
     got = mq("updateOrderConf", *n, "-t", topic, "-m", "get")
     assert got.out.strip() == "broker-a:4;broker-b:4"
-    doc = wait_for_route(backend, topic, lambda d: both_brokers(d) and d["order_topic_conf"])
-    assert doc["order_topic_conf"] == "broker-a:4;broker-b:4"
+    doc = wait_for_route(backend, topic, lambda d: both_brokers(d) and d["orderTopicConf"])
+    assert doc["orderTopicConf"] == "broker-a:4;broker-b:4"
     assert "orderTopicConf: broker-a:4;broker-b:4" in mq("topicRoute", *n, "-t", topic).out
 
 
@@ -216,7 +249,7 @@ def test_one_broker_list_status_and_delete(backend: Backend) -> None:
     assert topic in mq("topicList", *n).out.split()
     status = mq("--format", "json", "topicStatus", *n, "-t", topic)
     assert status.code == 0, status.err
-    assert [(q["broker"], q["queue_id"]) for q in status.json()["queues"]] == [("broker-b", 0), ("broker-b", 1)]
+    assert [(q["broker"], q["queueId"]) for q in status.json()["queues"]] == [("broker-b", 0), ("broker-b", 1)]
     brokers = mq("--format", "json", "brokerStatus", *n, "-b", backend.brokers["broker-b"]).json()["brokers"]
     assert brokers[0]["info"]["brokerVersionDesc"] == backend.version_desc
 

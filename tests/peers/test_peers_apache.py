@@ -86,12 +86,15 @@ def _create_topics(cluster, topics):
     import asyncio
 
     from mqadmin.admin import AdminClient
-    from mqadmin.model.topic import TopicConfig
+    from mqadmin.admin.topics import TopicChange
 
     async def create_all():
         async with AdminClient([cluster.namesrv_addr], timeout=30) as admin:
+            targets = await admin.targets(None, apache.DEFAULT_CLUSTER)
             for topic in topics:
-                results = await admin.create_topic_on_cluster(apache.DEFAULT_CLUSTER, TopicConfig(topic, 4, 4))
+                results = await admin.update_topic_on(
+                    targets, TopicChange(topic, read_queue_nums=4, write_queue_nums=4)
+                )
                 failed = [r for r in results if not r.ok]
                 assert results and not failed, f"updateTopic {topic} failed: {failed}"
 

@@ -221,8 +221,7 @@ def test_java_config_and_group_commands_against_our_cluster(dev, version):
         async with AdminClient([ns]) as admin:
             found = []
             for b in dev.info["brokers"]:
-                resp = await admin.call(b["addr"], 201)
-                found.append(fastjson.loads(resp.body)["subscriptionGroupTable"][group])
+                found.append((await admin.subscription_groups(b["addr"]))[group])
             return found
 
     assert [(g["retryMaxTimes"], g["consumeBroadcastEnable"]) for g in asyncio.run(groups())] == [(5, False)] * 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mqadmin.admin.client import AdminClient
+from mqadmin.admin.topics import TopicChange
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.broker import Broker
 from mqadmin.server.broker.config import BrokerConfig
@@ -85,7 +86,7 @@ async def test_a_name_server_started_after_the_broker_gets_the_registration(tmp_
 
 async def test_order_conf_from_the_name_server_marks_the_topic_ordered(cluster):
     async with AdminClient([cluster.namesrv_addr]) as admin:
-        await admin.create_topic_on_cluster(cluster.cluster, TopicConfig("Ordered"))
+        await admin.update_topic_on(await admin.targets(None, cluster.cluster), TopicChange("Ordered"))
         await admin.put_kv_config("ORDER_TOPIC_CONFIG", "Ordered", "broker-a:8")
         assert await cluster.brokers[0].registrar.register_all()
         assert cluster.brokers[0].topics.get("Ordered").order
