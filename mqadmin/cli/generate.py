@@ -1,4 +1,4 @@
-"""Regenerate the shell completions and the man page from the app.
+"""Regenerate the shell completions, the man page and docs/parity.md from the app.
 
     python -m mqadmin.cli.generate            # writes completions/ and man/ under the current directory
     python -m mqadmin.cli.generate --check    # exit 1 listing the files that are out of date
@@ -32,9 +32,11 @@ def generated_files() -> dict[str, str]:
     """Relative path -> content of every generated file."""
     from mqadmin.cli.main import app
     from mqadmin.cli.manpage import render_manpage
+    from mqadmin.cli.parity import render_parity
 
     files = {f"completions/mqadmin.{shell}": completion_script(shell) for shell in SHELLS}
     files["man/mqadmin.1"] = render_manpage(app)
+    files["docs/parity.md"] = render_parity()
     return files
 
 

@@ -21,13 +21,20 @@ class Entry:
 
 
 TOPICS = "Topics"
+GROUPS = "Subscription groups"
 CLUSTERS = "Clusters and brokers"
+HA = "High availability and controllers"
+NAMESRV = "Name servers"
 MESSAGES = "Messages"
+CONSUMERS = "Consumers, producers and offsets"
+AUTH = "Users and ACLs"
+PROFILES = "Profiles"
+TOPOLOGY = "Topology as code"
 FLEET = "Fleet audit"
 DEV = "Embedded cluster"
 HELP = "Help"
 
-SECTIONS = (TOPICS, CLUSTERS, MESSAGES, FLEET, DEV, HELP)
+SECTIONS = (TOPICS, GROUPS, CLUSTERS, HA, NAMESRV, MESSAGES, CONSUMERS, AUTH, PROFILES, TOPOLOGY, FLEET, DEV, HELP)
 """Root-help sections, in order."""
 
 COMMANDS: tuple[Entry, ...] = (

@@ -15,12 +15,14 @@ import struct
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from mqadmin.model.rpc import Decoded, RequestRefused, Rpc
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import FrameError, RemotingCommand, check_length, decode_frame, encode_frame
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[RemotingCommand, "ClientChannel"], Awaitable[RemotingCommand | None]]
+DecodedHandler = Callable[[Decoded[Any, Any], "ClientChannel"], Awaitable[RemotingCommand | None]]
 CloseListener = Callable[["ClientChannel"], None]
 
 _DRAIN_ABOVE = 1 << 20
@@ -107,6 +109,20 @@ class RemotingServer:
 
     def register(self, code: int, handler: Handler) -> None:
         self._handlers[int(code)] = handler
+
+    def serve(self, rpc: Rpc[Any, Any, Any, Any], handler: DecodedHandler) -> None:
+        """Handle ``rpc``'s code with ``handler``, which gets the request decoded and validated by its
+        declaration; a request that fails (a missing or malformed field, a refused name) is answered with
+        the declaration's refusal before the handler runs, so it changes nothing."""
+
+        async def decode_then_handle(cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand | None:
+            try:
+                req = rpc.decode(cmd)
+            except RequestRefused as e:
+                return cmd.response(e.code, e.remark)
+            return await handler(req, ch)
+
+        self.register(rpc.code, decode_then_handle)
 
     def on_close(self, listener: CloseListener) -> None:
         self._close_listeners.append(listener)

@@ -1,9 +1,9 @@
-"""Every command's ``--format json`` output follows the one convention and the shape docs/cli.md shows.
+"""Every command's ``--format json`` output follows the one convention and the shape docs/commands/ shows.
 
 The convention: object keys are camelCase (RocketMQ's own field names: ``brokerAddr``, ``queueId``),
 maps whose keys are data (topic names, broker ids, config keys) are documented with a ``"<placeholder>"``
 key, and empty results are ``[]`` or ``{}``. Each command runs for real against an embedded cluster and
-its document is compared, key by key, with the example in the command's section of docs/cli.md.
+its document is compared, key by key, with the example in the command's section of docs/commands/*.md.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from mqadmin.cli import registry
 from tests.devprocs import EmbeddedCluster
 
 REPO = Path(__file__).resolve().parents[2]
-DOCS = REPO / "docs" / "cli.md"
+DOCS = sorted((REPO / "docs" / "commands").glob("*.md"))
 CLUSTER = "DefaultCluster"
 T = "JsonContract"
 
@@ -52,9 +52,10 @@ PLACEHOLDER = re.compile(r"^<[^>]+>$")
 
 
 def documented_shapes() -> dict[str, list[Any]]:
-    """Command -> the JSON examples in its ``## name`` section of docs/cli.md."""
+    """Command -> the JSON examples in its ``## name`` section of docs/commands/*.md."""
     shapes: dict[str, list[Any]] = {}
-    for section in re.split(r"^## ", DOCS.read_text(), flags=re.M)[1:]:
+    sections = [s for doc in DOCS for s in re.split(r"^## ", doc.read_text(), flags=re.M)[1:]]
+    for section in sections:
         name = section.split("\n", 1)[0].strip().strip("`")
         blocks = re.findall(r"```json\n(.*?)```", section, flags=re.S)
         if blocks:
@@ -91,9 +92,9 @@ def mismatch(doc: Any, actual: Any, path: str = "$") -> str | None:
 
 def test_every_command_is_covered_or_exempt_with_a_reason() -> None:
     names = {e.name for e in registry.COMMANDS}
-    assert names == set(CASES) | set(EXEMPT), "add the command to CASES (and docs/cli.md) or to EXEMPT with a reason"
+    assert names == set(CASES) | set(EXEMPT), "add the command to CASES (and docs/commands/) or to EXEMPT with a reason"
     missing = sorted(set(CASES) - set(documented_shapes()))
-    assert not missing, f"docs/cli.md has no JSON example for: {missing}"
+    assert not missing, f"docs/commands/*.md has no JSON example for: {missing}"
 
 
 def test_mismatch_finds_what_it_should() -> None:

@@ -1,0 +1,227 @@
+"""Parity with Java mqadmin: every command Apache RocketMQ 5.5.0's ``MQAdminStartup`` registers (read
+from the published rocketmq-tools-5.5.0 jar), and for each one that mqadmin does not offer, why.
+
+``python -m mqadmin.cli.generate`` writes docs/parity.md from this list and the command registry;
+``tests/cli/test_parity.py`` fails when a Java command is neither reachable in our CLI nor explained here.
+"""
+
+from __future__ import annotations
+
+JAVA_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("copyAcl", "auth"),
+    ("copyUser", "auth"),
+    ("createAcl", "auth"),
+    ("createUser", "auth"),
+    ("deleteAcl", "auth"),
+    ("deleteUser", "auth"),
+    ("getAcl", "auth"),
+    ("getUser", "auth"),
+    ("listAcl", "auth"),
+    ("listUser", "auth"),
+    ("updateAcl", "auth"),
+    ("updateUser", "auth"),
+    ("brokerConsumeStats", "broker"),
+    ("brokerStatus", "broker"),
+    ("cleanExpiredCQ", "broker"),
+    ("cleanUnusedTopic", "broker"),
+    ("deleteExpiredCommitLog", "broker"),
+    ("getBrokerConfig", "broker"),
+    ("getBrokerEpoch", "broker"),
+    ("getColdDataFlowCtrInfo", "broker"),
+    ("removeColdDataFlowCtrGroupConfig", "broker"),
+    ("resetMasterFlushOffset", "broker"),
+    ("sendMsgStatus", "broker"),
+    ("setCommitLogReadAheadMode", "broker"),
+    ("switchTimerEngine", "broker"),
+    ("updateBrokerConfig", "broker"),
+    ("updateColdDataFlowCtrGroupConfig", "broker"),
+    ("clusterList", "cluster"),
+    ("clusterRT", "cluster"),
+    ("consumerConnection", "connection"),
+    ("producerConnection", "connection"),
+    ("consumerProgress", "consumer"),
+    ("consumerStatus", "consumer"),
+    ("deleteSubGroup", "consumer"),
+    ("getConsumerConfig", "consumer"),
+    ("setConsumeMode", "consumer"),
+    ("startMonitoring", "consumer"),
+    ("updateSubGroup", "consumer"),
+    ("updateSubGroupList", "consumer"),
+    ("addBroker", "container"),
+    ("removeBroker", "container"),
+    ("cleanBrokerMetadata", "controller"),
+    ("electMaster", "controller"),
+    ("getControllerConfig", "controller"),
+    ("getControllerMetaData", "controller"),
+    ("updateControllerConfig", "controller"),
+    ("exportConfigs", "export"),
+    ("exportMetadata", "export"),
+    ("exportMetadataInRocksDB", "export"),
+    ("exportMetrics", "export"),
+    ("exportPopRecord", "export"),
+    ("getSyncStateSet", "ha"),
+    ("haStatus", "ha"),
+    ("getBrokerLiteInfo", "lite"),
+    ("getLiteClientInfo", "lite"),
+    ("getLiteGroupInfo", "lite"),
+    ("getLiteTopicInfo", "lite"),
+    ("getParentTopicInfo", "lite"),
+    ("triggerLiteDispatch", "lite"),
+    ("checkMsgSendRT", "message"),
+    ("consumeMessage", "message"),
+    ("dumpCompactionLog", "message"),
+    ("printMsg", "message"),
+    ("printMsgByQueue", "message"),
+    ("queryMsgById", "message"),
+    ("queryMsgByKey", "message"),
+    ("queryMsgByOffset", "message"),
+    ("queryMsgByUniqueKey", "message"),
+    ("queryMsgTraceById", "message"),
+    ("sendMessage", "message"),
+    ("rocksDBConfigToJson", "metadata"),
+    ("addWritePerm", "namesrv"),
+    ("deleteKvConfig", "namesrv"),
+    ("getNamesrvConfig", "namesrv"),
+    ("updateKvConfig", "namesrv"),
+    ("updateNamesrvConfig", "namesrv"),
+    ("wipeWritePerm", "namesrv"),
+    ("cloneGroupOffset", "offset"),
+    ("resetOffsetByTime", "offset"),
+    ("skipAccumulatedMessage", "offset"),
+    ("producer", "producer"),
+    ("checkRocksdbCqWriteProgress", "queue"),
+    ("queryCq", "queue"),
+    ("statsAll", "stats"),
+    ("allocateMQ", "topic"),
+    ("deleteTopic", "topic"),
+    ("remappingStaticTopic", "topic"),
+    ("topicClusterList", "topic"),
+    ("topicList", "topic"),
+    ("topicRoute", "topic"),
+    ("topicStatus", "topic"),
+    ("updateOrderConf", "topic"),
+    ("updateStaticTopic", "topic"),
+    ("updateTopic", "topic"),
+    ("updateTopicList", "topic"),
+    ("updateTopicPerm", "topic"),
+)
+"""(command name, the Java package under ``org.apache.rocketmq.tools.command`` it lives in)."""
+
+NOT_APPLICABLE: dict[str, str] = {
+    "addBroker": "BrokerContainer only: adds a broker to a running BrokerContainer process, not to a cluster",
+    "removeBroker": "BrokerContainer only: removes a broker from a running BrokerContainer process",
+}
+"""Java commands that make no sense for mqadmin, with the reason."""
+
+PLANNED: dict[str, str] = {
+    "copyAcl": "issue 10 (Production clusters: ACL 2.0)",
+    "copyUser": "issue 10 (Production clusters: ACL 2.0)",
+    "createAcl": "issue 10 (Production clusters: ACL 2.0)",
+    "createUser": "issue 10 (Production clusters: ACL 2.0)",
+    "deleteAcl": "issue 10 (Production clusters: ACL 2.0)",
+    "deleteUser": "issue 10 (Production clusters: ACL 2.0)",
+    "getAcl": "issue 10 (Production clusters: ACL 2.0)",
+    "getUser": "issue 10 (Production clusters: ACL 2.0)",
+    "listAcl": "issue 10 (Production clusters: ACL 2.0)",
+    "listUser": "issue 10 (Production clusters: ACL 2.0)",
+    "updateAcl": "issue 10 (Production clusters: ACL 2.0)",
+    "updateUser": "issue 10 (Production clusters: ACL 2.0)",
+    "brokerConsumeStats": "issue 8 (Operator parity, part 1)",
+    "cleanExpiredCQ": "issue 8 (Operator parity, part 1)",
+    "cleanUnusedTopic": "issue 8 (Operator parity, part 1)",
+    "deleteExpiredCommitLog": "issue 8 (Operator parity, part 1)",
+    "getBrokerConfig": "issue 8 (Operator parity, part 1)",
+    "getBrokerEpoch": "issue 8 (Operator parity, part 1)",
+    "getColdDataFlowCtrInfo": "issue 8 (Operator parity, part 1)",
+    "removeColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
+    "resetMasterFlushOffset": "issue 8 (Operator parity, part 1)",
+    "sendMsgStatus": "issue 8 (Operator parity, part 1)",
+    "setCommitLogReadAheadMode": "issue 8 (Operator parity, part 1)",
+    "switchTimerEngine": "issue 8 (Operator parity, part 1)",
+    "updateBrokerConfig": "issue 8 (Operator parity, part 1)",
+    "updateColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
+    "clusterRT": "issue 8 (Operator parity, part 1)",
+    "consumerConnection": "issue 9 (Operator parity, part 2)",
+    "producerConnection": "issue 9 (Operator parity, part 2)",
+    "consumerProgress": "issue 9 (Operator parity, part 2)",
+    "consumerStatus": "issue 9 (Operator parity, part 2)",
+    "deleteSubGroup": "issue 8 (Operator parity, part 1)",
+    "getConsumerConfig": "issue 8 (Operator parity, part 1)",
+    "setConsumeMode": "issue 9 (Operator parity, part 2)",
+    "startMonitoring": "issue 9 (Operator parity, part 2)",
+    "updateSubGroup": "issue 8 (Operator parity, part 1)",
+    "updateSubGroupList": "issue 8 (Operator parity, part 1)",
+    "cleanBrokerMetadata": "issue 8 (Operator parity, part 1)",
+    "electMaster": "issue 8 (Operator parity, part 1)",
+    "getControllerConfig": "issue 8 (Operator parity, part 1)",
+    "getControllerMetaData": "issue 8 (Operator parity, part 1)",
+    "updateControllerConfig": "issue 8 (Operator parity, part 1)",
+    "exportConfigs": "issue 8 (Operator parity, part 1)",
+    "exportMetadataInRocksDB": "issue 8 (Operator parity, part 1)",
+    "exportMetrics": "issue 8 (Operator parity, part 1)",
+    "exportPopRecord": "issue 8 (Operator parity, part 1)",
+    "getSyncStateSet": "issue 8 (Operator parity, part 1)",
+    "haStatus": "issue 8 (Operator parity, part 1)",
+    "getBrokerLiteInfo": "issue 8 (Operator parity, part 1)",
+    "getLiteClientInfo": "issue 8 (Operator parity, part 1)",
+    "getLiteGroupInfo": "issue 8 (Operator parity, part 1)",
+    "getLiteTopicInfo": "issue 8 (Operator parity, part 1)",
+    "getParentTopicInfo": "issue 8 (Operator parity, part 1)",
+    "triggerLiteDispatch": "issue 8 (Operator parity, part 1)",
+    "checkMsgSendRT": "issue 9 (Operator parity, part 2)",
+    "dumpCompactionLog": "issue 9 (Operator parity, part 2)",
+    "printMsg": "issue 9 (Operator parity, part 2)",
+    "printMsgByQueue": "issue 9 (Operator parity, part 2)",
+    "queryMsgById": "issue 9 (Operator parity, part 2)",
+    "queryMsgByKey": "issue 9 (Operator parity, part 2)",
+    "queryMsgByOffset": "issue 9 (Operator parity, part 2)",
+    "queryMsgByUniqueKey": "issue 9 (Operator parity, part 2)",
+    "queryMsgTraceById": "issue 9 (Operator parity, part 2)",
+    "rocksDBConfigToJson": "issue 8 (Operator parity, part 1)",
+    "addWritePerm": "issue 8 (Operator parity, part 1)",
+    "deleteKvConfig": "issue 8 (Operator parity, part 1)",
+    "getNamesrvConfig": "issue 8 (Operator parity, part 1)",
+    "updateKvConfig": "issue 8 (Operator parity, part 1)",
+    "updateNamesrvConfig": "issue 8 (Operator parity, part 1)",
+    "wipeWritePerm": "issue 8 (Operator parity, part 1)",
+    "cloneGroupOffset": "issue 9 (Operator parity, part 2)",
+    "resetOffsetByTime": "issue 9 (Operator parity, part 2)",
+    "skipAccumulatedMessage": "issue 9 (Operator parity, part 2)",
+    "producer": "issue 9 (Operator parity, part 2)",
+    "checkRocksdbCqWriteProgress": "issue 9 (Operator parity, part 2)",
+    "queryCq": "issue 9 (Operator parity, part 2)",
+    "statsAll": "issue 8 (Operator parity, part 1)",
+    "allocateMQ": "issue 8 (Operator parity, part 1)",
+    "remappingStaticTopic": "issue 8 (Operator parity, part 1)",
+    "topicClusterList": "issue 8 (Operator parity, part 1)",
+    "updateStaticTopic": "issue 8 (Operator parity, part 1)",
+    "updateTopicList": "issue 8 (Operator parity, part 1)",
+    "updateTopicPerm": "issue 8 (Operator parity, part 1)",
+}
+"""Java commands not built yet, with the issue that builds them (listed in docs/parity.md as missing)."""
+
+
+def render_parity() -> str:
+    """docs/parity.md: each Java command with what mqadmin offers for it."""
+    from mqadmin.cli import registry
+
+    rows = []
+    for name, area in JAVA_COMMANDS:
+        entry = registry.find(name)
+        if entry is not None and entry.name == name:
+            status = f"implemented: `mqadmin {name}`"
+        elif name in NOT_APPLICABLE:
+            status = f"not applicable: {NOT_APPLICABLE[name]}"
+        else:
+            status = f"missing: {PLANNED.get(name, 'no plan')}"
+        rows.append(f"| `{name}` | {area} | {status} |")
+    done = sum(1 for r in rows if "| implemented" in r)
+    return (
+        "# Parity with Java mqadmin 5.5.0\n\n"
+        "Every command that Apache RocketMQ 5.5.0's `mqadmin` registers (`MQAdminStartup`, read from the\n"
+        "published `rocketmq-tools-5.5.0.jar`), and what mqadmin offers for it. Generated by\n"
+        "`python -m mqadmin.cli.generate` from `mqadmin/cli/parity.py` and the command registry;\n"
+        "`tests/cli/test_parity.py` fails when a command is neither reachable nor explained.\n\n"
+        f"{done} of {len(rows)} implemented.\n\n"
+        "| command | Java package | mqadmin |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
