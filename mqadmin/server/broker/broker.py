@@ -17,6 +17,7 @@ from mqadmin.server.broker.groups import SubscriptionGroupManager
 from mqadmin.server.broker.registration import NamesrvRegistrar
 from mqadmin.server.broker.stats import BrokerStats
 from mqadmin.server.broker.topics import TopicConfigManager
+from mqadmin.server.paths import child
 from mqadmin.server.remoting import RemotingServer
 
 log = logging.getLogger(__name__)
@@ -51,8 +52,8 @@ class Broker:
         admin.install(self)
 
     def data_path(self, name: str) -> Path:
-        """Where a config file lives: ``<data_dir>/config/<name>``."""
-        return self.config.config_dir / name
+        """Where a config file lives: ``<data_dir>/config/<name>`` (checked to stay there)."""
+        return child(self.config.config_dir, name)
 
     def on_stop(self, hook: Callable[[], Awaitable[None] | None]) -> None:
         """Run ``hook`` (sync or async) during ``stop()``, after the server stopped listening."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mqadmin.server.paths import child
 from mqadmin.server.properties import Prop, apply_properties, properties_of
 
 
@@ -32,7 +33,7 @@ class NamesrvConfig:
 
     @property
     def kv_config_path(self) -> Path:
-        return Path(self.data_dir) / "kvConfig.json"
+        return child(Path(self.data_dir), "kvConfig.json")
 
     @property
     def config_store_path(self) -> Path:
