@@ -25,6 +25,9 @@ LANGUAGES = (
 )  # fmt: skip
 _LANGUAGE_CODES = {name: i for i, name in enumerate(LANGUAGES)}
 
+MAX_HEADER_DEPTH = 16
+"""JSON headers nested deeper than this are refused (a real header is two levels deep)."""
+
 DEFAULT_VERSION = 479
 """MQVersion ordinal of 5.3.3; >= 401 makes name servers answer routes in standard JSON."""
 
@@ -190,11 +193,30 @@ def _int_field(obj: dict, key: str, default: int | None) -> int:
     raise FrameError(f"header field {key!r} is not an integer: {value!r}")
 
 
+def _check_depth(header: bytes) -> None:
+    """Refuse a header nested deeper than MAX_HEADER_DEPTH, in linear time at C speed (a header may
+    be megabytes long): drop escaped characters and the strings, keep the brackets, then strip
+    innermost bracket pairs once per allowed level; any bracket left is nested too deep."""
+    if header.count(b"{") + header.count(b"[") <= MAX_HEADER_DEPTH:
+        return
+    unescaped = header.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside_strings = b"".join(unescaped.split(b'"')[0::2])
+    brackets = outside_strings.translate(None, _NOT_BRACKETS)
+    for _ in range(MAX_HEADER_DEPTH):
+        brackets = brackets.replace(b"{}", b"").replace(b"[]", b"")
+    if brackets:
+        raise FrameError(f"header JSON is nested deeper than {MAX_HEADER_DEPTH} levels (or unbalanced)")
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"{}[]")
+
+
 def _decode_json_header(header: bytes) -> RemotingCommand:
+    _check_depth(header)
     try:
         obj = json.loads(header.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise FrameError(f"header is not JSON: {e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise FrameError(f"header is not JSON: {type(e).__name__}: {e}") from None
     if not isinstance(obj, dict):
         raise FrameError("header JSON is not an object")
     ext_raw = obj.get("extFields") or {}

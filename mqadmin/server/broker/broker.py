@@ -19,6 +19,7 @@ from mqadmin.server.broker.stats import BrokerStats
 from mqadmin.server.broker.topics import TopicConfigManager
 from mqadmin.server.paths import child
 from mqadmin.server.remoting import RemotingServer
+from mqadmin.server.validation import check_request
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class Broker:
         from mqadmin.server.broker import admin
 
         self.config = config
-        self.server = RemotingServer(f"broker {config.broker_name}")
+        self.server = RemotingServer(f"broker {config.broker_name}", check_request, config.limits)
         self.stats = BrokerStats()
         self.registrar = NamesrvRegistrar(self)
         self.topics = TopicConfigManager(config, self.data_path("topics.json"), self.registrar.publish)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mqadmin.model.topic import PERM_READ, PERM_WRITE
 from mqadmin.server.properties import Prop, apply_properties, properties_of
+from mqadmin.server.remoting import ConnectionLimits
 
 
 @dataclass
@@ -36,6 +37,8 @@ class BrokerConfig:
     trace_on: bool = True
     reject_transaction_message: bool = False
     revive_queue_num: int = 8
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
 
     @property
     def addr(self) -> str:

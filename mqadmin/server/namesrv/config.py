@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mqadmin.server.paths import child
 from mqadmin.server.properties import Prop, apply_properties, properties_of
+from mqadmin.server.remoting import ConnectionLimits
 
 
 @dataclass
@@ -26,6 +27,8 @@ class NamesrvConfig:
     enable_topic_list: bool = True
     product_env_name: str = "center"
     cluster_test: bool = False
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
 
     @property
     def addr(self) -> str:

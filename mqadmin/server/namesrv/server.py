@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from mqadmin.model.names import shown, topic_refusal
 from mqadmin.model.route import QueueData
 from mqadmin.server.broker.data_version import DataVersion
 from mqadmin.server.headers import json_body, need, need_int, opt_bool, opt_int
@@ -16,7 +17,9 @@ from mqadmin.server.namesrv.config import CONFIG_BLACKLIST, NamesrvConfig
 from mqadmin.server.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfigManager
 from mqadmin.server.namesrv.routes import RouteInfoManager
 from mqadmin.server.properties import format_properties, parse_properties
+from mqadmin.server.ratelog import RateLimitedLog
 from mqadmin.server.remoting import ClientChannel, RemotingServer
+from mqadmin.server.validation import check_request
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -30,10 +33,11 @@ class NameServer:
     def __init__(self, config: NamesrvConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.clock = clock
-        self.server = RemotingServer("namesrv")
+        self.server = RemotingServer("namesrv", check_request, config.limits)
         self.routes = RouteInfoManager(default_timeout=config.broker_expire)
         self.kv = KVConfigManager(config.kv_config_path)
         self._scan_task: asyncio.Task[None] | None = None
+        self._bad_names = RateLimitedLog(log)
         self.server.on_close(self._channel_closed)
         for code, handler in self._handlers().items():
             self.server.register(code, handler)
@@ -109,6 +113,14 @@ class NameServer:
             body = register_body.decode(cmd.body, opt_bool(cmd, "compressed"))
         except register_body.BodyError as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        illegal = [t for t in body.topics if topic_refusal(t) is not None]
+        for topic in illegal:  # kept out of the routes; the broker itself stays registered
+            del body.topics[topic]
+        if illegal:
+            self._bad_names.warning(
+                "namesrv: broker %s registered %d topic(s) with illegal names, left out of the routes: %s",
+                shown(name), len(illegal), ", ".join(shown(t) for t in illegal[:5]),
+            )  # fmt: skip
         timeout_ms = opt_int(cmd, "heartbeatTimeoutMillis", 0)
         result = self.routes.register(
             cluster=cluster,
