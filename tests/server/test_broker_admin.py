@@ -150,12 +150,46 @@ async def test_broker_config_get_update_and_blacklist(cluster, transport):
         resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=f"{key}=/x\n".encode())
         assert (resp.code, resp.remark) == (R.NO_PERMISSION, "Can not update config in black list.")
     resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"autoCreateTopicEnable=false\nnoSuchKey=1\n")
+    assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "'noSuchKey' is not a setting this server knows")
+    assert cluster.brokers[0].config.auto_create_topic_enable is True  # all or nothing
+    resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"autoCreateTopicEnable=false\n")
     assert resp.code == R.SUCCESS
     assert cluster.brokers[0].config.auto_create_topic_enable is False
     again = await request(transport, addr, RC.GET_BROKER_CONFIG)
     assert "autoCreateTopicEnable=false" in again.body.decode() and json.loads(again.ext["version"])["counter"] == 1
-    bad = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"defaultTopicQueueNums=many\n")
-    assert bad.code == R.SYSTEM_ERROR and "defaultTopicQueueNums" in bad.remark
+    bad = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"maxMessageSize=many\n")
+    assert bad.code == R.SYSTEM_ERROR and "maxMessageSize" in bad.remark
+
+
+START_UP_ONLY = "cannot be changed at runtime; it is read at start-up only"
+
+
+@pytest.mark.parametrize(
+    ("line", "remark"),
+    [
+        ("registerNameServerPeriod=0", f"registerNameServerPeriod {START_UP_ONLY}"),
+        ("storePathRootDir=/tmp/elsewhere", f"storePathRootDir {START_UP_ONLY}"),
+        ("brokerName=other", f"brokerName {START_UP_ONLY}"),
+        ("listenPort=1", f"listenPort {START_UP_ONLY}"),
+        ("defaultTopicQueueNums=4", f"defaultTopicQueueNums {START_UP_ONLY}"),
+        ("brokerPermission=8", "brokerPermission=8 is out of range 0..7"),
+        ("maxMessageSize=0", "maxMessageSize=0 is out of range 1..2147483647"),
+        ("maxMessageSize=4294967296", "maxMessageSize=4294967296 is out of range 1..2147483647"),
+        ("registerBrokerTimeoutMills=0", "registerBrokerTimeoutMills=0 is out of range 1000..2147483647"),
+        ("regionId=a\\ud800", "regionId='a\\ud800' must be printable text of at most 1024 characters"),
+        ("regionId=a\\nb", "regionId='a\\nb' must be printable text of at most 1024 characters"),
+    ],
+)
+async def test_runtime_config_refuses_what_java_does_not_change_while_running(cluster, transport, line, remark):
+    """Only the keys a Java broker reads while running change, within Java's ranges; the rest is an
+    error, never a SUCCESS that changes nothing (registerNameServerPeriod=0 used to spin the CPU)."""
+    broker = cluster.brokers[0]
+    before = broker.config.to_properties()
+    resp = await request(transport, addr_of(cluster), RC.UPDATE_BROKER_CONFIG, body=f"traceOn=false\n{line}\n".encode())
+    assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, remark)
+    assert broker.config.to_properties() == before
+    got = await request(transport, addr_of(cluster), RC.GET_BROKER_CONFIG)
+    assert got.code == R.SUCCESS and json.loads(got.ext["version"])["counter"] == 0
 
 
 async def test_broker_permission_change_reaches_routes(cluster, transport, admin):

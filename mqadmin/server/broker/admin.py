@@ -184,9 +184,6 @@ class AdminProcessor:
             return cmd.response(ResponseCode.NO_PERMISSION, "Can not update config in black list.")
         cfg = self.broker.config
         old_perm = cfg.broker_permission
-        perm = props.get("brokerPermission", "").strip()
-        if perm and not (perm.isdigit() and 0 <= int(perm) <= 7):
-            return cmd.response(ResponseCode.SYSTEM_ERROR, f"brokerPermission={perm!r} is not in 0..7")
         try:
             applied = cfg.apply_properties(props)
         except ValueError as e:

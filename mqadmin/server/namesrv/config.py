@@ -59,8 +59,8 @@ CONFIG_BLACKLIST = frozenset({"configBlackList", "configStorePath", "kvConfigPat
 PROPERTIES: dict[str, Prop] = {
     "listenPort": Prop("listen_port", "int", runtime=False),
     "rocketmqHome": Prop("data_dir", "path", runtime=False),
-    "scanNotActiveBrokerInterval": Prop("scan_interval", "ms"),
-    "brokerChannelExpiredTime": Prop("broker_expire", "ms"),
+    "scanNotActiveBrokerInterval": Prop("scan_interval", "ms", runtime=False),
+    "brokerChannelExpiredTime": Prop("broker_expire", "ms", runtime=False),
     "orderMessageEnable": Prop("order_message_enable", "bool"),
     "returnOrderTopicConfigToBroker": Prop("return_order_topic_config_to_broker", "bool"),
     "enableAllTopicList": Prop("enable_all_topic_list", "bool"),
@@ -68,3 +68,5 @@ PROPERTIES: dict[str, Prop] = {
     "productEnvName": Prop("product_env_name"),
     "clusterTest": Prop("cluster_test", "bool"),
 }
+"""UPDATE_NAMESRV_CONFIG changes the runtime ones; the scan interval and the broker expiry are read
+at start-up (Java schedules its scan once), so an update cannot make the scan spin."""
