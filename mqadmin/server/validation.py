@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqadmin.model.names import NameKind, name_refusal
+from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as C
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -103,9 +104,20 @@ def name_fields(cmd: RemotingCommand) -> tuple[NameField, ...]:
     return NAME_FIELDS.get(cmd.code, ())
 
 
+JSON_BODY_CODES = frozenset(
+    {
+        C.HEART_BEAT, C.UPDATE_AND_CREATE_TOPIC_LIST, C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, C.LOCK_BATCH_MQ,
+        C.UNLOCK_BATCH_MQ, C.REGISTER_BROKER, C.REGISTER_TOPIC_IN_NAMESRV, C.QUERY_DATA_VERSION,
+    }
+)  # fmt: skip
+"""Requests whose body is JSON: checked for lone surrogates here too, so they get the same answer."""
+
+
 def check_request(cmd: RemotingCommand) -> RemotingCommand | None:
     """The error response for a request that must not reach its handler, or None."""
     problem = text_problem(cmd)
+    if problem is None and cmd.code in JSON_BODY_CODES and _SURROGATE_ESCAPE.search(cmd.body):
+        problem = _json_body_problem(cmd.body)
     if problem is not None:
         return cmd.response(ResponseCode.INVALID_PARAMETER, problem)
     for nf in name_fields(cmd):
@@ -155,6 +167,15 @@ def text_problem(cmd: RemotingCommand) -> str | None:
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _json_body_problem(body: bytes) -> str | None:
+    try:
+        obj = fastjson.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None  # not JSON: the handler answers that
+    where = json_text_problem(body, obj)
+    return None if where is None else f"the body is not valid Unicode at {where} (a lone surrogate)"
 
 
 def json_text_problem(raw: bytes, obj: Any) -> str | None:

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from mqadmin.model.topic import TopicConfig
+from mqadmin.server.broker.groups import SYSTEM_GROUPS
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
@@ -219,11 +220,20 @@ async def test_subscription_groups_create_get_delete_and_persist(cluster, transp
 
 
 @pytest.mark.parametrize(
-    "body", [b"", b"[1,2]", b'{"groupName":""}', b'{"groupName":"G","retryMaxTimes":"x"}', b"\xff"]
+    ("body", "code"),
+    [
+        (b"", R.SYSTEM_ERROR),
+        (b"[1,2]", R.SYSTEM_ERROR),
+        (b'{"groupName":""}', R.INVALID_PARAMETER),
+        (b'{"groupName":"a.b"}', R.INVALID_PARAMETER),
+        (b'{"groupName":"G","retryMaxTimes":"x"}', R.SYSTEM_ERROR),
+        (b"\xff", R.SYSTEM_ERROR),
+    ],
 )
-async def test_bad_subscription_group_bodies_are_refused(cluster, transport, body):
+async def test_bad_subscription_group_bodies_are_refused(cluster, transport, body, code):
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=body)
-    assert resp.code == R.SYSTEM_ERROR
+    assert resp.code == code
+    assert set(cluster.brokers[0].groups.all()) == set(SYSTEM_GROUPS)
 
 
 async def test_query_topic_consume_by_who(cluster, transport):

@@ -145,11 +145,13 @@ class AdminProcessor:
         if refusal := self._slave_refusal(cmd):
             return refusal
         try:
-            cfg = normalize_group(json_body(cmd, "SubscriptionGroupConfig") if cmd.body else None)
+            obj = json_body(cmd, "SubscriptionGroupConfig") if cmd.body else None
+            name = obj.get("groupName") if isinstance(obj, dict) else None
+            if isinstance(name, str) and (refusal := body_name_refusal(cmd, [(GROUP, name)])):
+                return refusal
+            cfg = normalize_group(obj)
         except ValueError as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad SubscriptionGroupConfig: {e}")
-        if refusal := body_name_refusal(cmd, [(GROUP, cfg["groupName"])]):
-            return refusal
         await self.broker.groups.update(cfg)
         return cmd.response(ResponseCode.SUCCESS)
 
