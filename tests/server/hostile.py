@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mqadmin.model.names import NameKind
+from mqadmin.model.names import NameKind, group_problem, topic_problem
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.frame import FrameDecoder, RemotingCommand
@@ -23,6 +23,39 @@ from mqadmin.wire.frame import FrameDecoder, RemotingCommand
 from .conftest import pull_ext, send_ext
 
 RESPONSE_TIMEOUT = 10.0
+
+
+CANARY_FILES = {"keep": "untouched", "sub/deep": "also untouched"}
+
+
+def make_canary(tmp_path: Path) -> Path:
+    """A directory next to the cluster's data directory that no request may touch."""
+    d = tmp_path / "canary"
+    for rel, text in CANARY_FILES.items():
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_text(text)
+    return d
+
+
+def assert_untouched(canary: Path) -> None:
+    found = {str(p.relative_to(canary)): p.read_text() for p in canary.rglob("*") if p.is_file()}
+    assert found == CANARY_FILES, f"the canary changed: {sorted(found)}"
+
+
+def assert_no_illegal_name_is_held(cluster) -> None:
+    """Every topic and group the servers hold (tables, offsets, clients, routes) is a legal name."""
+    broker = cluster.brokers[0]
+    store = broker.store
+    topics = [*broker.topics.all(), *cluster.namesrv.routes.topics, *(k[0] for k in store.messages._cqs)]
+    groups = [*broker.groups.all(), *store.clients.consumers, *store.clients.producers]
+    for key in store.offsets.snapshot()["offsetTable"]:
+        topic, _, group = key.partition("@")
+        topics.append(topic)
+        groups.append(group)
+    for info in store.clients.consumers.values():
+        topics += list(info.subscriptions)
+    assert [t for t in topics if topic_problem(t)] == []
+    assert [g for g in groups if group_problem(g)] == []
 
 
 def hostile_names(canary: Path, kind: NameKind) -> list[str]:

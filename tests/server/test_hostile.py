@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from mqadmin.model.names import group_problem, topic_problem
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.remoting import RemotingServer
 from mqadmin.transport.tcp import TcpTransport
@@ -25,24 +24,23 @@ from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand
 
 from .conftest import pull_ext, request, send_ext
-from .hostile import NAME_CASES, NameCase, hostile_names, json_bytes, lone_surrogate_bodies, path_escapes, raw_request
-
-CANARY_FILES = {"keep": "untouched", "sub/deep": "also untouched"}
+from .hostile import (
+    NAME_CASES,
+    NameCase,
+    assert_no_illegal_name_is_held,
+    assert_untouched,
+    hostile_names,
+    json_bytes,
+    lone_surrogate_bodies,
+    make_canary,
+    path_escapes,
+    raw_request,
+)
 
 
 @pytest.fixture
 def canary(tmp_path: Path) -> Path:
-    """A directory next to the cluster's data directory that no request may touch."""
-    d = tmp_path / "canary"
-    for rel, text in CANARY_FILES.items():
-        (d / rel).parent.mkdir(parents=True, exist_ok=True)
-        (d / rel).write_text(text)
-    return d
-
-
-def assert_untouched(canary: Path) -> None:
-    found = {str(p.relative_to(canary)): p.read_text() for p in canary.rglob("*") if p.is_file()}
-    assert found == CANARY_FILES, f"the canary changed: {sorted(found)}"
+    return make_canary(tmp_path)
 
 
 @pytest.fixture
@@ -57,22 +55,6 @@ async def hostile_cluster(make_cluster, canary):
 
 def addr_for(cluster, case: NameCase) -> str:
     return cluster.brokers[0].config.addr if case.server == "broker" else cluster.namesrv_addr
-
-
-def assert_no_illegal_name_is_held(cluster) -> None:
-    """Every topic and group the servers hold (tables, offsets, clients, routes) is a legal name."""
-    broker = cluster.brokers[0]
-    store = broker.store
-    topics = [*broker.topics.all(), *cluster.namesrv.routes.topics, *(k[0] for k in store.messages._cqs)]
-    groups = [*broker.groups.all(), *store.clients.consumers, *store.clients.producers]
-    for key in store.offsets.snapshot()["offsetTable"]:
-        topic, _, group = key.partition("@")
-        topics.append(topic)
-        groups.append(group)
-    for info in store.clients.consumers.values():
-        topics += list(info.subscriptions)
-    assert [t for t in topics if topic_problem(t)] == []
-    assert [g for g in groups if group_problem(g)] == []
 
 
 async def assert_still_serving(cluster, name: str) -> None:
