@@ -40,6 +40,16 @@ AutoCreateOpt = Annotated[
 ]
 
 
+ResetMetadataOpt = Annotated[
+    bool,
+    typer.Option(
+        "--reset-unreadable-metadata",
+        help="Start with empty tables when a metadata file (topics, groups, offsets, KV config) and its "
+        ".bak cannot be read, instead of refusing to start; the unreadable files are kept as *.unreadable-<time>.",
+    ),
+]
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(dev_app)
 
@@ -62,6 +72,7 @@ def up(
     ] = 10911,
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name.")] = "DefaultCluster",
     auto_create: AutoCreateOpt = True,
+    reset_unreadable_metadata: ResetMetadataOpt = False,
 ) -> None:
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
 
@@ -83,6 +94,7 @@ def up(
                 broker_port=broker_port,
                 auto_create=auto_create,
                 cluster=cluster,
+                reset_unreadable_metadata=reset_unreadable_metadata,
             ),
             "--namesrv-port / --broker-port",
         )
@@ -116,6 +128,7 @@ def namesrv(
     broker_expire: Annotated[
         float, typer.Option("--broker-expire", min=0.01, help="Seconds of silence after which a broker is dropped.")
     ] = 120.0,
+    reset_unreadable_metadata: ResetMetadataOpt = False,
 ) -> None:
     """Run one name server in the foreground until Ctrl-C or SIGTERM."""
     from mqadmin.server.dev import HOST
@@ -126,7 +139,12 @@ def namesrv(
 
     def build(root: Path) -> NameServer:
         cfg = NamesrvConfig(
-            listen_host=HOST, listen_port=port, data_dir=root, scan_interval=scan_interval, broker_expire=broker_expire
+            listen_host=HOST,
+            listen_port=port,
+            data_dir=root,
+            scan_interval=scan_interval,
+            broker_expire=broker_expire,
+            reset_unreadable_metadata=reset_unreadable_metadata,
         )
         return NameServer(cfg)
 
@@ -150,6 +168,7 @@ def broker(
     register_interval: Annotated[
         float, typer.Option("--register-interval", min=0.05, help="Seconds between full registrations.")
     ] = 30.0,
+    reset_unreadable_metadata: ResetMetadataOpt = False,
 ) -> None:
     """Run one broker in the foreground until Ctrl-C or SIGTERM."""
     from mqadmin.admin import BadNameServerAddress, parse_namesrv_addrs
@@ -174,6 +193,7 @@ def broker(
             data_dir=root,
             auto_create_topic_enable=auto_create,
             register_interval=register_interval,
+            reset_unreadable_metadata=reset_unreadable_metadata,
         )
         return Broker(cfg)
 
@@ -346,9 +366,17 @@ def _serve_one(
 
 
 async def _starting(coro: Awaitable[Any], port_option: str) -> Any:
-    """Await a server start, turning 'address in use' into a one-line error."""
+    """Await a server start, turning 'address in use' and unreadable metadata into one-line errors."""
+    from mqadmin.server.persist import MetadataError
+
     try:
         return await coro
+    except MetadataError as e:
+        raise CliError(
+            f"cannot start: {e}",
+            "restore the file from a copy, or pass --reset-unreadable-metadata to start with it empty",
+            ExitCode.FAILURE,
+        ) from None
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
             raise CliError(

@@ -38,7 +38,9 @@ class Broker:
         self.stats = BrokerStats()
         self.registrar = NamesrvRegistrar(self)
         self.topics = TopicConfigManager(config, self.data_path("topics.json"), self.registrar.publish)
-        self.groups = SubscriptionGroupManager(self.data_path("subscriptionGroup.json"))
+        self.groups = SubscriptionGroupManager(
+            self.data_path("subscriptionGroup.json"), reset_unreadable=config.reset_unreadable_metadata
+        )
         self.store: Any = None
         """Set by ``messaging.install(broker)``. Optional hooks the broker uses when present:
         ``runtime_info() -> dict[str, str]`` (merged into GET_BROKER_RUNTIME_INFO) and

@@ -29,6 +29,9 @@ class NamesrvConfig:
     cluster_test: bool = False
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
+    reset_unreadable_metadata: bool = False
+    """Start with empty tables when a metadata file and its backup cannot be read (they are moved
+    aside), instead of refusing to start (mqadmin.server.persist.read_metadata)."""
 
     @property
     def addr(self) -> str:

@@ -35,7 +35,7 @@ class NameServer:
         self.clock = clock
         self.server = RemotingServer("namesrv", check_request, config.limits)
         self.routes = RouteInfoManager(default_timeout=config.broker_expire)
-        self.kv = KVConfigManager(config.kv_config_path)
+        self.kv = KVConfigManager(config.kv_config_path, config.reset_unreadable_metadata)
         self._scan_task: asyncio.Task[None] | None = None
         self._bad_names = RateLimitedLog(log)
         self.server.on_close(self._channel_closed)
