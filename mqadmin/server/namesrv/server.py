@@ -15,6 +15,7 @@ from mqadmin.server.headers import json_body, need, need_int, opt_bool, opt_int
 from mqadmin.server.namesrv import register_body
 from mqadmin.server.namesrv.config import CONFIG_BLACKLIST, NamesrvConfig
 from mqadmin.server.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfigManager
+from mqadmin.server.namesrv.route_body import route_body, wants_standard_json
 from mqadmin.server.namesrv.routes import RouteInfoManager
 from mqadmin.server.properties import format_properties, parse_properties
 from mqadmin.server.ratelog import RateLimitedLog
@@ -170,7 +171,7 @@ class NameServer:
             )
         if self.config.order_message_enable:
             route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic)
-        return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(route.to_json()))
+        return cmd.response(ResponseCode.SUCCESS, body=route_body(route, wants_standard_json(cmd)))
 
     async def get_cluster_info(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.routes.cluster_info().to_json()))
