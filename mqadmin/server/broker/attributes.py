@@ -47,12 +47,17 @@ class Attribute:
 
 
 ATTRIBUTES: dict[str, Attribute] = {
-    "queue.type": Attribute(False, ("BatchCQ", "SimpleCQ")),
+    "queue.type": Attribute(False, ("SimpleCQ", "BatchCQ")),
     "cleanup.policy": Attribute(False, ("DELETE", "COMPACTION")),
-    "message.type": Attribute(True, ("UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED")),
+    "message.type": Attribute(True, ("UNSPECIFIED", "TRANSACTION", "FIFO", "MIXED", "DELAY", "NORMAL")),
     "reserve.time": Attribute(True, low=-1, high=LONG_MAX),
 }
-"""TopicAttributes.ALL of Apache 5.3."""
+"""TopicAttributes.ALL of Apache 5.3 (values in the order its error messages list them)."""
+
+
+def _k(key: str) -> str:
+    """A key as Apache's messages show it (as is), unless it is long or not printable."""
+    return key if key.isprintable() and len(key) <= 64 else shown(key)
 
 
 def parse_operations(spec: str) -> dict[str, str]:
@@ -64,15 +69,15 @@ def parse_operations(spec: str) -> dict[str, str]:
         if "=" in kv:
             key, _, value = kv.partition("=")
             if "+" not in key:
-                raise AttributeRefused(f"add/alter attribute format is wrong: {shown(key)}")
+                raise AttributeRefused(f"add/alter attribute format is wrong: {_k(key)}")
             if not value or "=" in value:
-                raise AttributeRefused(f"add/alter attribute format is wrong: {shown(kv)}")
+                raise AttributeRefused(f"add/alter attribute format is wrong: {_k(kv)}")
         else:
             key, value = kv, ""
             if "-" not in key:
-                raise AttributeRefused(f"delete attribute format is wrong: {shown(key)}")
+                raise AttributeRefused(f"delete attribute format is wrong: {_k(key)}")
         if key in ops:
-            raise AttributeRefused(f"key duplication: {shown(key)}")
+            raise AttributeRefused(f"key duplication: {_k(key)}")
         ops[key] = value
     return ops
 
@@ -86,21 +91,21 @@ def alter(create: bool, current: dict[str, str], ops: dict[str, str]) -> dict[st
         if not key or "+" in key or "-" in key:
             raise AttributeRefused("kv string format wrong.")
         if key in adds or key in deletes:
-            raise AttributeRefused(f"alter duplication key. key: {shown(key)}")
+            raise AttributeRefused(f"alter duplication key. key: {_k(key)}")
         if signed.startswith("+"):
             adds[key] = value
         elif create:
-            raise AttributeRefused(f"only add attribute is supported while creating topic. key: {shown(key)}")
+            raise AttributeRefused(f"only add attribute is supported while creating topic. key: {_k(key)}")
         elif signed.startswith("-"):
             if key not in current:
-                raise AttributeRefused(f"attempt to delete a nonexistent key: {shown(key)}")
+                raise AttributeRefused(f"attempt to delete a nonexistent key: {_k(key)}")
             deletes.add(key)
         else:
-            raise AttributeRefused(f"wrong format key: {shown(key)}")
+            raise AttributeRefused(f"wrong format key: {_k(key)}")
     for key in [*adds, *deletes]:
         attribute = ATTRIBUTES.get(key)
         if attribute is None:
-            raise AttributeRefused(f"unsupported key: {shown(key)}")
+            raise AttributeRefused(f"unsupported key: {_k(key)}")
         if not create and not attribute.changeable:
             raise AttributeRefused(f"attempt to update an unchangeable attribute. key: {key}")
         if key in adds:
