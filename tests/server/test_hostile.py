@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import signal
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand
+from tests.devprocs import start_dev
 
 from .conftest import pull_ext, request, send_ext
 from .hostile import (
@@ -234,3 +237,53 @@ async def test_a_response_that_cannot_be_encoded_is_answered_with_an_error():
         assert resp.code == R.SYSTEM_ERROR and "could not be encoded" in resp.remark
     finally:
         await server.close()
+
+
+async def test_a_registration_keeps_topics_with_illegal_names_out_of_the_routes(hostile_cluster, caplog):
+    """A Java name server stores whatever a broker registers; ours leaves illegal names out (named in a
+    warning) and keeps the broker and its other topics."""
+    ns = hostile_cluster.namesrv
+    table = {name: TopicConfig(name).to_json() for name in ("Fine", "a/../b", "x\ud800")}
+    body = json_bytes({"topicConfigSerializeWrapper": {"topicConfigTable": table}})
+    ext = {"brokerName": "broker-z", "brokerAddr": "127.0.0.1:1", "clusterName": "DefaultCluster", "brokerId": "0"}
+    async with TcpTransport(timeout=10) as t:
+        # the JSON body escapes its lone surrogate, so it is refused like any other invalid text
+        refused = await raw_request(ns.addr, RC.REGISTER_BROKER, ext, body)
+        assert refused is not None and refused.code == R.INVALID_PARAMETER
+        del table["x\ud800"]
+        body = json_bytes({"topicConfigSerializeWrapper": {"topicConfigTable": table}})
+        caplog.set_level(logging.WARNING, logger="mqadmin.server.namesrv.server")
+        assert (await request(t, ns.addr, RC.REGISTER_BROKER, ext, body)).code == R.SUCCESS
+        assert ns.routes.route("Fine") is not None and "a/../b" not in ns.routes.topics
+        assert any("'a/../b'" in r.getMessage() for r in caplog.records)
+
+
+def test_sigterm_after_a_poisoning_attempt_exits_0_and_writes_topics_json(tmp_path):
+    """The probe's sequence on real processes: after the lone surrogate in topicFilterType the broker
+    dropped out of the cluster and SIGTERM exited 1 without writing topics.json."""
+    namesrv, ns_info = start_dev("namesrv", "--port", "0")
+    broker = None
+    try:
+        broker, info = start_dev(
+            "broker", "--port", "0", "-n", ns_info["namesrvAddr"], "--data-dir", str(tmp_path / "b"),
+            "--register-interval", "0.2",
+        )  # fmt: skip
+        addr = info["brokerAddr"]
+
+        async def poison_then_create() -> None:
+            ext = TopicConfig("Poisoned").to_ext() | {"topicFilterType": "\ud800"}
+            resp = await raw_request(addr, RC.UPDATE_AND_CREATE_TOPIC, ext)
+            assert resp is not None and resp.code == R.INVALID_PARAMETER
+            async with TcpTransport(timeout=10) as t:
+                assert (await request(t, addr, RC.UPDATE_AND_CREATE_TOPIC, TopicConfig("Healthy").to_ext())).code == 0
+                route = await request(t, ns_info["namesrvAddr"], RC.GET_ROUTEINFO_BY_TOPIC, {"topic": "Healthy"})
+                assert route.code == R.SUCCESS
+
+        asyncio.run(poison_then_create())
+        assert broker.stop(signal.SIGTERM) == 0
+        saved = json.loads((tmp_path / "b" / "config" / "topics.json").read_text())["topicConfigTable"]
+        assert "Healthy" in saved and "Poisoned" not in saved
+    finally:
+        for p in (broker, namesrv):
+            if p is not None and p.p.poll() is None:
+                p.kill9()

@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from mqadmin.model.names import shown, topic_refusal
+from mqadmin.model.names import shown
 from mqadmin.model.route import QueueData
 from mqadmin.server.broker.data_version import DataVersion
 from mqadmin.server.headers import json_body, need, need_int, opt_bool, opt_int
@@ -114,14 +114,6 @@ class NameServer:
             body = register_body.decode(cmd.body, opt_bool(cmd, "compressed"))
         except register_body.BodyError as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        illegal = [t for t in body.topics if topic_refusal(t) is not None]
-        for topic in illegal:  # kept out of the routes; the broker itself stays registered
-            del body.topics[topic]
-        if illegal:
-            self._bad_names.warning(
-                "namesrv: broker %s registered %d topic(s) with illegal names, left out of the routes: %s",
-                shown(name), len(illegal), ", ".join(shown(t) for t in illegal[:5]),
-            )  # fmt: skip
         timeout_ms = opt_int(cmd, "heartbeatTimeoutMillis", 0)
         result = self.routes.register(
             cluster=cluster,
@@ -136,6 +128,11 @@ class NameServer:
         )
         if result is None:
             return cmd.response(ResponseCode.SYSTEM_ERROR, "register broker failed")
+        if result.left_out:
+            self._bad_names.warning(
+                "namesrv: broker %s registered %d topic(s) with illegal names, left out of the routes: %s",
+                shown(name), len(result.left_out), ", ".join(shown(t) for t in result.left_out[:5]),
+            )  # fmt: skip
         ext = {k: v for k, v in (("haServerAddr", result.ha_server_addr), ("masterAddr", result.master_addr)) if v}
         order = self.kv.namespace(ORDER_TOPIC_CONFIG) if self.config.return_order_topic_config_to_broker else None
         body_out = fastjson.dumps_bytes({"table": order}) if order else b""

@@ -523,11 +523,17 @@ class MessageStore:
     # --- recovery helpers ------------------------------------------------------------------
 
     def _read_checkpoint(self) -> Checkpoint:
+        """The last checkpoint, else its backup; without either the whole commit log is re-indexed
+        (nothing is lost, start-up just takes longer), which a warning names."""
         for path in (self._checkpoint_path, self._checkpoint_path.with_name("checkpoint.bak")):
             try:
                 return Checkpoint.from_json(json.loads(path.read_bytes()))
-            except (FileNotFoundError, ValueError, AttributeError, TypeError):
+            except FileNotFoundError:
                 continue
+            except (ValueError, AttributeError, TypeError) as e:
+                log.warning("store: %s cannot be read (%s); trying its backup", path, type(e).__name__)
+        if self._checkpoint_path.parent.joinpath("commitlog").is_dir():
+            log.warning("store: no usable checkpoint in %s; re-indexing the whole commit log", self.data_dir)
         return Checkpoint()
 
     def _snapshot_checkpoint(self, end: int, idx: tuple[int, bytes]) -> Checkpoint:
