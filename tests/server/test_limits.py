@@ -4,7 +4,9 @@ by incoming frames, deeply nested headers, and rate-limited logging of bad frame
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
+import socket
 import struct
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import MAX_FRAME_LENGTH, RemotingCommand
+from tests.devprocs import start_dev
 
 from .conftest import request, until
 from .hostile import raw_frame
@@ -175,3 +178,24 @@ async def test_limits_come_from_the_server_config(tmp_path: Path):
             assert (await request(t, ns.addr, RC.GET_BROKER_CLUSTER_INFO)).code == R.SUCCESS
     finally:
         await ns.stop()
+
+
+@pytest.mark.parametrize("command", ["up", "namesrv", "broker"])
+def test_the_dev_commands_default_to_the_servers_limits(command):
+    from mqadmin.cli.commands import dev
+
+    params = inspect.signature(getattr(dev, command)).parameters
+    limits = ConnectionLimits()
+    assert params["idle_timeout"].default == limits.idle_timeout
+    assert params["frame_timeout"].default == limits.frame_timeout
+    assert params["partial_frame_memory"].default * 1024 * 1024 == limits.partial_frame_memory
+
+
+def test_dev_namesrv_takes_the_limits_from_its_options(tmp_path):
+    proc, info = start_dev("namesrv", "--port", "0", "--data-dir", str(tmp_path), "--idle-timeout", "0.3")
+    try:
+        host, port = info["namesrvAddr"].rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=30) as s:
+            assert s.recv(1) == b""  # closed by the server once idle
+    finally:
+        assert proc.stop() == 0

@@ -50,6 +50,28 @@ ResetMetadataOpt = Annotated[
 ]
 
 
+IdleTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--idle-timeout",
+        min=0.1,
+        help="Seconds a client connection may stay idle (nothing sent, no request in progress) before it is "
+        "closed, as Java's serverChannelMaxIdleTimeSeconds.",
+    ),
+]
+FrameTimeoutOpt = Annotated[
+    float, typer.Option("--frame-timeout", min=0.1, help="Seconds a request frame may take to arrive whole.")
+]
+FrameMemoryOpt = Annotated[
+    int,
+    typer.Option(
+        "--partial-frame-memory",
+        min=1,
+        help="MiB that frames larger than 64 KiB may hold, all connections together, while they arrive.",
+    ),
+]
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(dev_app)
 
@@ -73,6 +95,9 @@ def up(
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name.")] = "DefaultCluster",
     auto_create: AutoCreateOpt = True,
     reset_unreadable_metadata: ResetMetadataOpt = False,
+    idle_timeout: IdleTimeoutOpt = 120.0,
+    frame_timeout: FrameTimeoutOpt = 30.0,
+    partial_frame_memory: FrameMemoryOpt = 256,
 ) -> None:
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
 
@@ -95,6 +120,7 @@ def up(
                 auto_create=auto_create,
                 cluster=cluster,
                 reset_unreadable_metadata=reset_unreadable_metadata,
+                limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
             ),
             "--namesrv-port / --broker-port",
         )
@@ -129,6 +155,9 @@ def namesrv(
         float, typer.Option("--broker-expire", min=0.01, help="Seconds of silence after which a broker is dropped.")
     ] = 120.0,
     reset_unreadable_metadata: ResetMetadataOpt = False,
+    idle_timeout: IdleTimeoutOpt = 120.0,
+    frame_timeout: FrameTimeoutOpt = 30.0,
+    partial_frame_memory: FrameMemoryOpt = 256,
 ) -> None:
     """Run one name server in the foreground until Ctrl-C or SIGTERM."""
     from mqadmin.server.dev import HOST
@@ -145,6 +174,7 @@ def namesrv(
             scan_interval=scan_interval,
             broker_expire=broker_expire,
             reset_unreadable_metadata=reset_unreadable_metadata,
+            limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
         )
         return NameServer(cfg)
 
@@ -169,6 +199,9 @@ def broker(
         float, typer.Option("--register-interval", min=0.05, help="Seconds between full registrations.")
     ] = 30.0,
     reset_unreadable_metadata: ResetMetadataOpt = False,
+    idle_timeout: IdleTimeoutOpt = 120.0,
+    frame_timeout: FrameTimeoutOpt = 30.0,
+    partial_frame_memory: FrameMemoryOpt = 256,
 ) -> None:
     """Run one broker in the foreground until Ctrl-C or SIGTERM."""
     from mqadmin.admin import BadNameServerAddress, parse_namesrv_addrs
@@ -194,6 +227,7 @@ def broker(
             auto_create_topic_enable=auto_create,
             register_interval=register_interval,
             reset_unreadable_metadata=reset_unreadable_metadata,
+            limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
         )
         return Broker(cfg)
 
@@ -319,6 +353,12 @@ def _ready(info: dict[str, Any], lines: list[str]) -> None:
         _print_json_line(info)
     else:
         _print_lines([*lines, "ready; Ctrl-C stops"])
+
+
+def _limits(idle_timeout: float, frame_timeout: float, partial_frame_memory_mib: int) -> Any:
+    from mqadmin.server.remoting import ConnectionLimits
+
+    return ConnectionLimits(idle_timeout, frame_timeout, partial_frame_memory_mib * 1024 * 1024)
 
 
 def _check_data_dir(data_dir: Path | None) -> None:
