@@ -265,7 +265,7 @@ class RemotingServer:
             self.partial_bytes -= reserved
             ch.frame_started = 0.0
         ch.last_active = time.monotonic()
-        return decode_frame(frame)
+        return decode_frame(frame, "surrogateescape")
 
     async def _watch(self) -> None:
         """Close connections that stay idle, or take too long over a frame."""

@@ -1,7 +1,8 @@
 """The checks every request passes before its handler runs (``RemotingServer(check=check_request)``).
 
 1. Text: every header field (key and value) and the remark must be valid Unicode. A JSON header
-   can carry a lone surrogate (``"\\ud800"``) and a binary one invalid UTF-8; neither may reach a
+   can carry a lone surrogate (``"\\ud800"``), and invalid UTF-8 in a header arrives as lone
+   surrogates too (the server decodes headers with ``surrogateescape``); neither may reach a
    handler, where it would be stored and make every later write or response fail to encode.
 2. Names: the header fields that hold a topic or a group, per request code (``NAME_FIELDS``),
    must pass ``mqadmin.model.names`` (Apache's rules). A refused request gets Apache's code and
@@ -160,7 +161,7 @@ def text_problem(cmd: RemotingCommand) -> str | None:
             return f"a header field name is not valid Unicode: {ascii(key[:40])}"
         pos = bad_unicode(value)
         if pos is not None:
-            return f"header field <{key}> is not valid Unicode (a lone surrogate at position {pos})"
+            return f"header field <{key}> is not valid Unicode (invalid UTF-8 or a lone surrogate at position {pos})"
     if cmd.remark is not None and bad_unicode(cmd.remark) is not None:
         return "the remark is not valid Unicode"
     return None

@@ -87,8 +87,12 @@ def encode_frame(cmd: RemotingCommand) -> bytes:
     return struct.pack(">ii", length, (int(cmd.serialize) << 24) | h) + header + cmd.body
 
 
-def decode_frame(frame: bytes | memoryview) -> RemotingCommand:
-    """Decode one frame *without* its leading length field."""
+def decode_frame(frame: bytes | memoryview, text_errors: str = "strict") -> RemotingCommand:
+    """Decode one frame *without* its leading length field.
+
+    ``text_errors="surrogateescape"`` (what a server passes) decodes invalid UTF-8 in the header to
+    lone surrogates instead of failing the frame, so the request can be answered with an error that
+    names the field (the servers refuse any text that is not valid Unicode before handling it)."""
     if len(frame) < 4:
         raise FrameError(f"frame of {len(frame)} bytes is shorter than its header-length field")
     (len_and_type,) = struct.unpack_from(">i", frame, 0)
@@ -99,9 +103,9 @@ def decode_frame(frame: bytes | memoryview) -> RemotingCommand:
     header = bytes(frame[4 : 4 + h])
     body = bytes(frame[4 + h :])
     if stype == SerializeType.JSON:
-        cmd = _decode_json_header(header)
+        cmd = _decode_json_header(header, text_errors)
     elif stype == SerializeType.ROCKETMQ:
-        cmd = _decode_binary_header(header)
+        cmd = _decode_binary_header(header, text_errors)
     else:
         raise FrameError(f"unknown serialize type {stype}")
     cmd.body = body
@@ -211,10 +215,10 @@ def _check_depth(header: bytes) -> None:
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"{}[]")
 
 
-def _decode_json_header(header: bytes) -> RemotingCommand:
+def _decode_json_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
     _check_depth(header)
     try:
-        obj = json.loads(header.decode("utf-8"))
+        obj = json.loads(header.decode("utf-8", text_errors))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise FrameError(f"header is not JSON: {type(e).__name__}: {e}") from None
     if not isinstance(obj, dict):
@@ -252,13 +256,13 @@ def _encode_binary_header(cmd: RemotingCommand) -> bytes:
     return b"".join(parts)
 
 
-def _decode_binary_header(header: bytes) -> RemotingCommand:
+def _decode_binary_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
     try:
         code, lang, version, opaque, flag = _FIXED.unpack_from(header, 0)
         pos = _FIXED.size
         (rlen,) = struct.unpack_from(">i", header, pos)
         pos += 4
-        remark = _take(header, pos, rlen).decode() if rlen > 0 else None
+        remark = _take(header, pos, rlen).decode("utf-8", text_errors) if rlen > 0 else None
         pos += max(rlen, 0)
         (elen,) = struct.unpack_from(">i", header, pos)
         pos += 4
@@ -268,10 +272,10 @@ def _decode_binary_header(header: bytes) -> RemotingCommand:
         ext: dict[str, str] = {}
         while pos < end:
             (klen,) = struct.unpack_from(">H", header, pos)
-            key = _take(header, pos + 2, klen).decode()
+            key = _take(header, pos + 2, klen).decode("utf-8", text_errors)
             pos += 2 + klen
             (vlen,) = struct.unpack_from(">i", header, pos)
-            ext[key] = _take(header, pos + 4, vlen).decode() if vlen > 0 else ""
+            ext[key] = _take(header, pos + 4, vlen).decode("utf-8", text_errors) if vlen > 0 else ""
             pos += 4 + max(vlen, 0)
     except (struct.error, UnicodeDecodeError) as e:
         raise FrameError(f"bad binary header: {e}") from None

@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 import signal
+import struct
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
-from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.frame import RemotingCommand, decode_frame
 from tests.devprocs import start_dev
 
 from .conftest import pull_ext, request, send_ext
@@ -287,3 +288,25 @@ def test_sigterm_after_a_poisoning_attempt_exits_0_and_writes_topics_json(tmp_pa
         for p in (broker, namesrv):
             if p is not None and p.p.poll() is None:
                 p.kill9()
+
+
+async def test_invalid_utf8_in_a_header_is_answered_with_an_error_naming_the_field(hostile_cluster):
+    """Both header encodings: the request is refused (code 29, the field named), the server keeps serving."""
+    addr = hostile_cluster.brokers[0].config.addr
+    json_header = b'{"code":351,"extFields":{"topic":"T\xff\xfe"},"flag":0,"language":"JAVA","opaque":7,"version":479}'
+    key, value = b"topic", b"T\xc3"
+    ext = struct.pack(">H", len(key)) + key + struct.pack(">i", len(value)) + value
+    binary_header = struct.pack(">hBhiii", 351, 0, 479, 7, 0, 0) + struct.pack(">i", len(ext)) + ext
+    for stype, header in ((0, json_header), (1, binary_header)):
+        frame = struct.pack(">ii", 4 + len(header), (stype << 24) | len(header)) + header
+        host, port = addr.rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            writer.write(frame)
+            (length,) = struct.unpack(">i", await asyncio.wait_for(reader.readexactly(4), 10))
+            resp = decode_frame(await reader.readexactly(length))
+        finally:
+            writer.close()
+        assert (resp.opaque, resp.code) == (7, R.INVALID_PARAMETER)
+        assert "header field <topic> is not valid Unicode" in resp.remark
+    await assert_still_serving(hostile_cluster, "AfterBadUtf8")
