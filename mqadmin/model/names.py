@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from mqadmin.wire.codes import ResponseCode
 
@@ -135,7 +136,16 @@ def group_problem(group: str) -> str | None:
 
 
 def name_refusal(kind: NameKind, name: str) -> NameRefusal | None:
-    """The server's answer to an illegal name (Apache's checks in Apache's order), or None."""
+    """The server's answer to an illegal name (Apache's checks in Apache's order), or None.
+
+    Names of a legal length are remembered (a bounded cache: the same few names come with every
+    send and pull); longer ones, always refused, are not."""
+    if len(name) > RETRY_OR_DLQ_TOPIC_MAX_LENGTH:
+        return _refusal(kind, name)
+    return _cached_refusal(kind, name)
+
+
+def _refusal(kind: NameKind, name: str) -> NameRefusal | None:
     if not name.strip():
         remark = f"The specified {kind} is blank."
     elif not _legal_chars(kind, name):
@@ -145,6 +155,9 @@ def name_refusal(kind: NameKind, name: str) -> NameRefusal | None:
     else:
         return None
     return NameRefusal(ResponseCode.INVALID_PARAMETER, remark)
+
+
+_cached_refusal = lru_cache(maxsize=4096)(_refusal)
 
 
 def topic_refusal(topic: str) -> NameRefusal | None:
