@@ -310,3 +310,13 @@ async def test_invalid_utf8_in_a_header_is_answered_with_an_error_naming_the_fie
         assert (resp.opaque, resp.code) == (7, R.INVALID_PARAMETER)
         assert "header field <topic> is not valid Unicode" in resp.remark
     await assert_still_serving(hostile_cluster, "AfterBadUtf8")
+
+
+async def test_a_send_to_a_pop_retry_topic_takes_the_group_before_the_plus(hostile_cluster):
+    """%RETRY%<group>+<topic> is a legal topic (5.x POP); its group is <group>, never 'group+topic'."""
+    addr = hostile_cluster.brokers[0].config.addr
+    async with TcpTransport(timeout=10) as t:
+        sent = await request(t, addr, RC.SEND_MESSAGE, send_ext("%RETRY%CG_POP+T_OK", reconsumeTimes="1"), b"x")
+    assert sent.code == R.SUCCESS
+    assert hostile_cluster.brokers[0].groups.get("CG_POP") is not None
+    assert_no_illegal_name_is_held(hostile_cluster)

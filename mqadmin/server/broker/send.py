@@ -21,6 +21,7 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mqadmin.model.names import POP_RETRY_SEPARATOR
 from mqadmin.model.topic import (
     DLQ_PREFIX,
     NOT_ALLOWED_SEND_TOPICS,
@@ -269,8 +270,10 @@ class SendProcessor(Processor):
         return put_response(cmd, result, queue_id, ext, self.broker.config.max_message_size)
 
     async def _retry_or_dlq(self, cmd: RemotingCommand, h: SendHeader) -> str | None | RemotingCommand:
-        """``handleRetryAndDLQ``: the DLQ topic when a retried message has used up its retries."""
-        group = h.topic[len(RETRY_PREFIX) :]
+        """``handleRetryAndDLQ``: the DLQ topic when a retried message has used up its retries. The
+        group of a 5.x POP retry topic ``%RETRY%<group>+<topic>`` is the part before ``+``
+        (KeyBuilder.parseGroup)."""
+        group = h.topic[len(RETRY_PREFIX) :].partition(POP_RETRY_SEPARATOR)[0]
         gcfg = await self.broker.groups.find_or_create(group)
         if gcfg is None:
             return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"subscription group not exist, {group}")

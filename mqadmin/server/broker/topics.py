@@ -173,21 +173,21 @@ class TopicConfigManager:
         if snapshot is not None:
             self._dv, table = snapshot
             for name, tc in table.items():
-                if self._legal(name, "topics.json"):
+                if self._legal(name, self.path):
                     self._table[name] = tc
         for rec in records:
             self._replay(rec)
 
-    def _legal(self, name: str, where: str) -> bool:
+    def _legal(self, name: str, source: Path) -> bool:
         problem = None if name in self._startup_names else topic_problem(name)
         if problem is not None:
-            log.warning("%s: left out a topic: %s", self.path if where == "topics.json" else where, problem)
+            log.warning("%s: left out a topic: %s", source, problem)
         return problem is None
 
     def _replay(self, rec: TopicRecord) -> None:
         if rec.data_version is not None:
             self._dv = rec.data_version
-        if rec.put is not None and self._legal(rec.put.topic_name, str(self._file.journal_path)):
+        if rec.put is not None and self._legal(rec.put.topic_name, self._file.journal_path):
             self._table[rec.put.topic_name] = rec.put
         if rec.deleted is not None:
             self._table.pop(rec.deleted, None)
