@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from mqadmin.model.names import (  # noqa: F401  (re-exported: the topic rules live in names)
+    DLQ_PREFIX,
+    NOT_ALLOWED_SEND_TOPICS,
+    RETRY_PREFIX,
+    SYSTEM_TOPIC_PREFIX,
+    SYSTEM_TOPICS,
+    TOPIC_MAX_LENGTH,
+    is_system_topic,
+    topic_problem,
+)
 
 PERM_PRIORITY = 8
 PERM_READ = 4
@@ -12,26 +22,6 @@ PERM_WRITE = 2
 PERM_INHERIT = 1
 
 DEFAULT_TOPIC = "TBW102"
-TOPIC_MAX_LENGTH = 127
-TOPIC_PATTERN = re.compile(r"[%|a-zA-Z0-9_-]+")
-RETRY_PREFIX = "%RETRY%"
-DLQ_PREFIX = "%DLQ%"
-
-SYSTEM_TOPICS = frozenset(
-    {
-        "TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest", "RMQ_SYS_TRANS_HALF_TOPIC",
-        "RMQ_SYS_TRACE_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC",
-        "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT",
-    }
-)  # fmt: skip
-SYSTEM_TOPIC_PREFIX = "rmq_sys_"
-
-NOT_ALLOWED_SEND_TOPICS = frozenset(
-    {
-        "SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-        "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT",
-    }
-)  # fmt: skip
 
 ATTRIBUTE_VALUES: dict[str, tuple[str, ...]] = {
     "message.type": ("UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED"),
@@ -47,19 +37,8 @@ def perm_to_string(perm: int) -> str:
     )
 
 
-def is_system_topic(topic: str) -> bool:
-    return topic in SYSTEM_TOPICS or topic.startswith(SYSTEM_TOPIC_PREFIX)
-
-
-def topic_name_problem(topic: str) -> str | None:
-    """Why a topic name is illegal on the wire (broker and client rules), or None."""
-    if not topic or not topic.strip():
-        return "the topic name is blank"
-    if len(topic) > TOPIC_MAX_LENGTH:
-        return f"the topic name is {len(topic)} characters long; at most {TOPIC_MAX_LENGTH} are allowed"
-    if not TOPIC_PATTERN.fullmatch(topic):
-        return f"the topic name {topic!r} contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
-    return None
+topic_name_problem = topic_problem
+"""Why a topic name is illegal, or None (kept for callers; the rules are in ``mqadmin.model.names``)."""
 
 
 def parse_attributes(spec: str) -> dict[str, str]:

@@ -20,6 +20,7 @@ from mqadmin.server.broker.broker import Broker
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
+from mqadmin.server.remoting import ConnectionLimits
 
 HOST = "127.0.0.1"
 BROKER_PORT_STEP = 10
@@ -80,15 +81,27 @@ async def start_cluster(
     broker_port: int = 10911,
     auto_create: bool = True,
     cluster: str = "DefaultCluster",
+    reset_unreadable_metadata: bool = False,
+    limits: ConnectionLimits | None = None,
 ) -> DevCluster:
     """A name server and ``brokers`` masters; returns once every broker has registered.
 
     Port 0 picks free ports (for the name server, or for every broker). Without ``data_dir`` a
-    temporary directory is used and deleted by ``stop()``.
+    temporary directory is used and deleted by ``stop()``. A metadata file that cannot be read (nor
+    its backup) stops the start with MetadataError, unless ``reset_unreadable_metadata``. ``limits``
+    bound every server's client connections (default: ConnectionLimits()).
     """
     temporary = data_dir is None
     root = Path(tempfile.mkdtemp(prefix="mqadmin-dev-")) if data_dir is None else Path(data_dir)
-    namesrv = NameServer(NamesrvConfig(listen_host=HOST, listen_port=namesrv_port, data_dir=root / "namesrv"))
+    namesrv = NameServer(
+        NamesrvConfig(
+            listen_host=HOST,
+            listen_port=namesrv_port,
+            data_dir=root / "namesrv",
+            reset_unreadable_metadata=reset_unreadable_metadata,
+            limits=limits or ConnectionLimits(),
+        )
+    )
     started: list[Broker] = []
     try:
         await namesrv.start()
@@ -102,6 +115,8 @@ async def start_cluster(
                 namesrv_addrs=[namesrv.addr],
                 data_dir=root / name,
                 auto_create_topic_enable=auto_create,
+                reset_unreadable_metadata=reset_unreadable_metadata,
+                limits=limits or ConnectionLimits(),
             )
             broker = Broker(cfg)
             await broker.start()

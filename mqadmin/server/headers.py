@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqadmin.server.validation import json_text_problem
 from mqadmin.wire import fastjson
 from mqadmin.wire.frame import RemotingCommand
 
@@ -52,8 +53,12 @@ class BodyError(ValueError):
 
 def json_body(cmd: RemotingCommand, what: str) -> Any:
     """The request body as JSON (fastjson's relaxed form accepted); BodyError naming ``what`` otherwise,
-    including for bodies nested too deeply to parse."""
+    including for bodies nested too deeply to parse and bodies whose text is not valid Unicode."""
     try:
-        return fastjson.loads(cmd.body)
+        obj = fastjson.loads(cmd.body)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise BodyError(f"bad {what} body: {type(e).__name__}: {e}") from None
+    where = json_text_problem(cmd.body, obj)
+    if where is not None:
+        raise BodyError(f"bad {what} body: the text at {where} is not valid Unicode (a lone surrogate)")
+    return obj

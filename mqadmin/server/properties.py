@@ -6,6 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mqadmin.model.names import shown
+
+JAVA_INT_MAX = 2**31 - 1
+TEXT_MAX_LENGTH = 1024
+"""The longest text value an update may set (and never one with control characters or lone surrogates)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Prop:
@@ -13,12 +19,15 @@ class Prop:
 
     ``kind``: ``str``, ``int``, ``bool``, ``ms`` (attribute in seconds, property in
     milliseconds), ``addrs`` (``a;b`` list) or ``path``. ``runtime``: may be changed by an
-    update request (others are reported but not changed).
+    update request (the others are reported, and set at start-up only). ``low``/``high``: the
+    allowed range of an ``int`` or ``ms`` property, in the property's unit.
     """
 
     attr: str
     kind: str = "str"
     runtime: bool = True
+    low: int = 0
+    high: int = JAVA_INT_MAX
 
 
 def properties_of(obj: Any, specs: dict[str, Prop]) -> dict[str, str]:
@@ -26,18 +35,19 @@ def properties_of(obj: Any, specs: dict[str, Prop]) -> dict[str, str]:
 
 
 def apply_properties(obj: Any, specs: dict[str, Prop], props: dict[str, str]) -> list[str]:
-    """Apply the runtime-changeable keys among ``props`` to ``obj``; unknown and start-up-only keys
-    are ignored, as Java ignores unknown keys. All values are checked before any is applied;
-    raises ValueError naming the bad one. Returns the Java names applied."""
-    parsed = {java: _parse(java, raw, specs[java].kind) for java, raw in props.items() if _changeable(specs, java)}
+    """Apply an update request to ``obj``: every key must be a setting that changes at runtime and
+    every value valid and in range. All are checked before any is applied; raises ValueError naming
+    the first bad key, so a refused update changes nothing. Returns the Java names applied."""
+    for java in props:
+        spec = specs.get(java)
+        if spec is None:
+            raise ValueError(f"{shown(java)} is not a setting this server knows")
+        if not spec.runtime:
+            raise ValueError(f"{java} cannot be changed at runtime; it is read at start-up only")
+    parsed = {java: _parse(java, raw, specs[java]) for java, raw in props.items()}
     for java, value in parsed.items():
         setattr(obj, specs[java].attr, value)
     return list(parsed)
-
-
-def _changeable(specs: dict[str, Prop], java: str) -> bool:
-    spec = specs.get(java)
-    return spec is not None and spec.runtime
 
 
 def _format(value: Any, kind: str) -> str:
@@ -50,20 +60,23 @@ def _format(value: Any, kind: str) -> str:
     return str(value)
 
 
-def _parse(java: str, raw: str, kind: str) -> Any:
+def _parse(java: str, raw: str, spec: Prop) -> Any:
     raw = raw.strip()
+    kind = spec.kind
     if kind == "bool":
         if raw.lower() not in ("true", "false"):
-            raise ValueError(f"{java}={raw!r} is not true or false")
+            raise ValueError(f"{java}={shown(raw)} is not true or false")
         return raw.lower() == "true"
     if kind in ("int", "ms"):
         try:
             n = int(raw)
         except ValueError:
-            raise ValueError(f"{java}={raw!r} is not an integer") from None
-        if n < 0:
-            raise ValueError(f"{java}={raw!r} must not be negative")
+            raise ValueError(f"{java}={shown(raw)} is not an integer") from None
+        if not spec.low <= n <= spec.high:
+            raise ValueError(f"{java}={n} is out of range {spec.low}..{spec.high}")
         return n / 1000 if kind == "ms" else n
+    if not raw.isprintable() or len(raw) > TEXT_MAX_LENGTH:
+        raise ValueError(f"{java}={shown(raw)} must be printable text of at most {TEXT_MAX_LENGTH} characters")
     if kind == "addrs":
         return [a.strip() for a in raw.split(";") if a.strip()]
     if kind == "path":

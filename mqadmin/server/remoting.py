@@ -1,8 +1,18 @@
 """An asyncio remoting server: frames in, dispatch by request code, responses out.
 
 It never dies on bad input: an undecodable or oversized frame closes that one connection; a
-handler that raises answers SYSTEM_ERROR with the exception text (as Java does); an unknown
-code answers REQUEST_CODE_NOT_SUPPORTED. Oneway requests are never answered.
+request that fails the server's ``check`` (invalid Unicode, illegal names) is answered without
+reaching its handler; a handler that raises answers SYSTEM_ERROR with the exception text (as Java
+does); an unknown code answers REQUEST_CODE_NOT_SUPPORTED; a response that cannot be encoded is
+replaced by a SYSTEM_ERROR answer, so a client never waits for its timeout. Oneway requests are
+never answered.
+
+Connections are bounded (``ConnectionLimits``): one that is idle (nothing read or written, no
+request being handled) for ``idle_timeout`` seconds is closed, as Java's
+``serverChannelMaxIdleTimeSeconds`` does; a frame must arrive whole within ``frame_timeout``
+seconds of its length field; and frames larger than ``SMALL_FRAME`` may hold at most
+``partial_frame_memory`` bytes, all connections together, while they arrive. A connection
+breaking a limit is closed; the log line for it is rate-limited.
 """
 
 from __future__ import annotations
@@ -12,21 +22,50 @@ import contextlib
 import itertools
 import logging
 import struct
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mqadmin.model.rpc import Decoded, RequestRefused, Rpc
+from mqadmin.server.ratelog import RateLimitedLog
 from mqadmin.wire.codes import ResponseCode
-from mqadmin.wire.frame import FrameError, RemotingCommand, check_length, decode_frame, encode_frame
+from mqadmin.wire.frame import (
+    RESPONSE_FLAG,
+    FrameError,
+    RemotingCommand,
+    check_length,
+    decode_frame,
+    encode_frame,
+)
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[RemotingCommand, "ClientChannel"], Awaitable[RemotingCommand | None]]
 DecodedHandler = Callable[[Decoded[Any, Any], "ClientChannel"], Awaitable[RemotingCommand | None]]
+Check = Callable[[RemotingCommand], RemotingCommand | None]
 CloseListener = Callable[["ClientChannel"], None]
 
 _DRAIN_ABOVE = 1 << 20
 """Bytes buffered on a connection above which ``send`` waits for the kernel to take them."""
+READ_BUFFER = 1 << 20
+"""The stream reader's buffer limit: a connection buffers at most about twice this ahead."""
+SMALL_FRAME = 64 * 1024
+"""Frames up to this size do not count against ``partial_frame_memory``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    idle_timeout: float = 120.0
+    """Seconds without a frame in or out (and no request in progress) before a connection is closed."""
+    frame_timeout: float = 30.0
+    """Seconds a frame may take to arrive whole once its length field has been read."""
+    partial_frame_memory: int = 256 * 1024 * 1024
+    """Bytes that frames larger than SMALL_FRAME may hold, all connections together, while they arrive."""
+
+    def watch_interval(self) -> float:
+        """How often the connections are checked against the timeouts."""
+        return min(max(min(self.idle_timeout, self.frame_timeout) / 4, 0.01), 1.0)
 
 
 class ClientChannel:
@@ -44,6 +83,9 @@ class ClientChannel:
         self._pending: dict[int, asyncio.Future[RemotingCommand]] = {}
         self._out: list[bytes] = []
         self.in_flight = 0  # requests being handled; while others are, responses are coalesced
+        self.last_active = time.monotonic()
+        self.frame_started = 0.0
+        """When the length field of the frame being received was read; 0 between frames."""
 
     async def send(self, cmd: RemotingCommand) -> None:
         """Queue a frame; frames queued in one turn of the event loop go out in one write.
@@ -54,7 +96,7 @@ class ClientChannel:
         if self.closed:
             return
         first = not self._out
-        self._out.append(encode_frame(cmd))
+        self._out.append(_encode(cmd))
         if first and self.in_flight <= 1:  # nothing else to batch with: write now, no extra loop turn
             self._flush()
         elif first:
@@ -71,6 +113,7 @@ class ClientChannel:
             return
         data = b"".join(self._out)
         self._out.clear()
+        self.last_active = time.monotonic()
         try:
             self._writer.write(data)
         except (ConnectionError, OSError, RuntimeError):
@@ -96,15 +139,52 @@ class ClientChannel:
                 if not fut.done():
                     fut.set_exception(ConnectionError("client connection closed"))
 
+    def abort(self) -> None:
+        """Close at once, dropping unsent data (a peer that stalls may never read it)."""
+        self.close()
+        self._writer.transport.abort()
+
+
+def _encode(cmd: RemotingCommand) -> bytes:
+    """The frame of ``cmd``; a response that cannot be encoded (text that is not valid Unicode, a
+    frame over the size limit) becomes a SYSTEM_ERROR answer saying so."""
+    try:
+        return encode_frame(cmd)
+    except (UnicodeEncodeError, FrameError) as e:
+        if not cmd.is_response:
+            raise
+        _bad_output.warning("could not encode the response to request %d: %s", cmd.opaque, _short(e))
+        remark = f"the response could not be encoded ({type(e).__name__})"
+        return encode_frame(
+            RemotingCommand(
+                ResponseCode.SYSTEM_ERROR, cmd.opaque, RESPONSE_FLAG, remark=remark, serialize=cmd.serialize
+            )
+        )
+
+
+_bad_output = RateLimitedLog(log)
+
+
+def _short(e: Exception) -> str:
+    """An exception's text for a log line, cut short (it may quote megabytes of hostile input)."""
+    text = str(e)
+    return text if len(text) <= 200 else text[:200] + "…"
+
 
 class RemotingServer:
-    def __init__(self, name: str = "server") -> None:
+    def __init__(self, name: str = "server", check: Check | None = None, limits: ConnectionLimits | None = None):
         self.name = name
+        self.limits = limits or ConnectionLimits()
+        self._check = check
         self._handlers: dict[int, Handler] = {}
         self._close_listeners: list[CloseListener] = []
         self._server: asyncio.Server | None = None
         self._channels: set[ClientChannel] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._watchdog: asyncio.Task[None] | None = None
+        self.partial_bytes = 0
+        """Bytes reserved by large frames being received (see ConnectionLimits.partial_frame_memory)."""
+        self._bad_input = RateLimitedLog(log)
         self.port = 0
 
     def register(self, code: int, handler: Handler) -> None:
@@ -128,11 +208,16 @@ class RemotingServer:
         self._close_listeners.append(listener)
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
-        self._server = await asyncio.start_server(self._accept, host, port, limit=1 << 20, reuse_address=True)
+        self._server = await asyncio.start_server(self._accept, host, port, limit=READ_BUFFER, reuse_address=True)
         self.port = self._server.sockets[0].getsockname()[1]
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch())
         return self.port
 
     async def close(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watchdog
         if self._server is not None:
             self._server.close()
         for ch in list(self._channels):
@@ -145,15 +230,14 @@ class RemotingServer:
             with contextlib.suppress(Exception):
                 await self._server.wait_closed()
 
+    # --- reading ---------------------------------------------------------------------------
+
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         ch = ClientChannel(reader, writer)
         self._channels.add(ch)
         try:
             while True:
-                head = await reader.readexactly(4)
-                (length,) = struct.unpack(">i", head)
-                check_length(length)
-                cmd = decode_frame(await reader.readexactly(length))
+                cmd = await self._read_frame(reader, ch)
                 if cmd.is_response:
                     fut = ch._pending.get(cmd.opaque)
                     if fut is not None and not fut.done():
@@ -163,12 +247,12 @@ class RemotingServer:
                 task = asyncio.get_running_loop().create_task(self._dispatch(cmd, ch))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
-        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+        except (asyncio.IncompleteReadError, ConnectionError, OSError, asyncio.CancelledError):
             pass
         except FrameError as e:
-            log.info("%s: closing %s: %s", self.name, ch.remote_addr, e)
-        except asyncio.CancelledError:
-            pass
+            self._bad_input.info("%s: closing %s: %s", self.name, ch.remote_addr, _short(e))
+        except Exception as e:  # a decoding bug must cost one connection, not the server
+            self._bad_input.warning("%s: closing %s: %s: %s", self.name, ch.remote_addr, type(e).__name__, _short(e))
         finally:
             self._channels.discard(ch)
             ch.close()
@@ -178,11 +262,52 @@ class RemotingServer:
                 except Exception:  # a listener bug must not take the server down
                     log.exception("%s: close listener failed", self.name)
 
+    async def _read_frame(self, reader: asyncio.StreamReader, ch: ClientChannel) -> RemotingCommand:
+        (length,) = struct.unpack(">i", await reader.readexactly(4))
+        check_length(length)
+        ch.last_active = ch.frame_started = time.monotonic()
+        reserved = 0
+        if length > SMALL_FRAME:
+            if self.partial_bytes + length > self.limits.partial_frame_memory:
+                raise FrameError(
+                    f"a frame of {length} bytes would take the memory held by incoming frames past "
+                    f"{self.limits.partial_frame_memory} bytes"
+                )
+            reserved = length
+            self.partial_bytes += reserved
+        try:
+            frame = await reader.readexactly(length)
+        finally:
+            self.partial_bytes -= reserved
+            ch.frame_started = 0.0
+        ch.last_active = time.monotonic()
+        return decode_frame(frame, "surrogateescape")
+
+    async def _watch(self) -> None:
+        """Close connections that stay idle, or take too long over a frame."""
+        limits = self.limits
+        while True:
+            await asyncio.sleep(limits.watch_interval())
+            now = time.monotonic()
+            for ch in list(self._channels):
+                if ch.frame_started and now - ch.frame_started > limits.frame_timeout:
+                    reason = f"a frame did not arrive whole within {limits.frame_timeout:g} s"
+                elif not ch.frame_started and not ch.in_flight and now - ch.last_active > limits.idle_timeout:
+                    reason = f"idle for {limits.idle_timeout:g} s"
+                else:
+                    continue
+                self._bad_input.info("%s: closing %s: %s", self.name, ch.remote_addr, reason)
+                ch.abort()
+
+    # --- dispatching -----------------------------------------------------------------------
+
     async def _dispatch(self, cmd: RemotingCommand, ch: ClientChannel) -> None:
         handler = self._handlers.get(cmd.code)
         try:
             if handler is None:
                 resp = cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+            elif self._check is not None and (refused := self._check(cmd)) is not None:
+                resp = refused
             else:
                 resp = await handler(cmd, ch)
         except asyncio.CancelledError:

@@ -25,6 +25,9 @@ LANGUAGES = (
 )  # fmt: skip
 _LANGUAGE_CODES = {name: i for i, name in enumerate(LANGUAGES)}
 
+MAX_HEADER_DEPTH = 16
+"""JSON headers nested deeper than this are refused (a real header is two levels deep)."""
+
 DEFAULT_VERSION = 479
 """MQVersion ordinal of 5.3.3; >= 401 makes name servers answer routes in standard JSON."""
 
@@ -84,8 +87,12 @@ def encode_frame(cmd: RemotingCommand) -> bytes:
     return struct.pack(">ii", length, (int(cmd.serialize) << 24) | h) + header + cmd.body
 
 
-def decode_frame(frame: bytes | memoryview) -> RemotingCommand:
-    """Decode one frame *without* its leading length field."""
+def decode_frame(frame: bytes | memoryview, text_errors: str = "strict") -> RemotingCommand:
+    """Decode one frame *without* its leading length field.
+
+    ``text_errors="surrogateescape"`` (what a server passes) decodes invalid UTF-8 in the header to
+    lone surrogates instead of failing the frame, so the request can be answered with an error that
+    names the field (the servers refuse any text that is not valid Unicode before handling it)."""
     if len(frame) < 4:
         raise FrameError(f"frame of {len(frame)} bytes is shorter than its header-length field")
     (len_and_type,) = struct.unpack_from(">i", frame, 0)
@@ -96,9 +103,9 @@ def decode_frame(frame: bytes | memoryview) -> RemotingCommand:
     header = bytes(frame[4 : 4 + h])
     body = bytes(frame[4 + h :])
     if stype == SerializeType.JSON:
-        cmd = _decode_json_header(header)
+        cmd = _decode_json_header(header, text_errors)
     elif stype == SerializeType.ROCKETMQ:
-        cmd = _decode_binary_header(header)
+        cmd = _decode_binary_header(header, text_errors)
     else:
         raise FrameError(f"unknown serialize type {stype}")
     cmd.body = body
@@ -190,11 +197,30 @@ def _int_field(obj: dict, key: str, default: int | None) -> int:
     raise FrameError(f"header field {key!r} is not an integer: {value!r}")
 
 
-def _decode_json_header(header: bytes) -> RemotingCommand:
+def _check_depth(header: bytes) -> None:
+    """Refuse a header nested deeper than MAX_HEADER_DEPTH, in linear time at C speed (a header may
+    be megabytes long): drop escaped characters and the strings, keep the brackets, then strip
+    innermost bracket pairs once per allowed level; any bracket left is nested too deep."""
+    if header.count(b"{") + header.count(b"[") <= MAX_HEADER_DEPTH:
+        return
+    unescaped = header.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside_strings = b"".join(unescaped.split(b'"')[0::2])
+    brackets = outside_strings.translate(None, _NOT_BRACKETS)
+    for _ in range(MAX_HEADER_DEPTH):
+        brackets = brackets.replace(b"{}", b"").replace(b"[]", b"")
+    if brackets:
+        raise FrameError(f"header JSON is nested deeper than {MAX_HEADER_DEPTH} levels (or unbalanced)")
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"{}[]")
+
+
+def _decode_json_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
+    _check_depth(header)
     try:
-        obj = json.loads(header.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise FrameError(f"header is not JSON: {e}") from None
+        obj = json.loads(header.decode("utf-8", text_errors))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise FrameError(f"header is not JSON: {type(e).__name__}: {e}") from None
     if not isinstance(obj, dict):
         raise FrameError("header JSON is not an object")
     ext_raw = obj.get("extFields") or {}
@@ -230,13 +256,13 @@ def _encode_binary_header(cmd: RemotingCommand) -> bytes:
     return b"".join(parts)
 
 
-def _decode_binary_header(header: bytes) -> RemotingCommand:
+def _decode_binary_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
     try:
         code, lang, version, opaque, flag = _FIXED.unpack_from(header, 0)
         pos = _FIXED.size
         (rlen,) = struct.unpack_from(">i", header, pos)
         pos += 4
-        remark = _take(header, pos, rlen).decode() if rlen > 0 else None
+        remark = _take(header, pos, rlen).decode("utf-8", text_errors) if rlen > 0 else None
         pos += max(rlen, 0)
         (elen,) = struct.unpack_from(">i", header, pos)
         pos += 4
@@ -246,10 +272,10 @@ def _decode_binary_header(header: bytes) -> RemotingCommand:
         ext: dict[str, str] = {}
         while pos < end:
             (klen,) = struct.unpack_from(">H", header, pos)
-            key = _take(header, pos + 2, klen).decode()
+            key = _take(header, pos + 2, klen).decode("utf-8", text_errors)
             pos += 2 + klen
             (vlen,) = struct.unpack_from(">i", header, pos)
-            ext[key] = _take(header, pos + 4, vlen).decode() if vlen > 0 else ""
+            ext[key] = _take(header, pos + 4, vlen).decode("utf-8", text_errors) if vlen > 0 else ""
             pos += 4 + max(vlen, 0)
     except (struct.error, UnicodeDecodeError) as e:
         raise FrameError(f"bad binary header: {e}") from None

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from mqadmin.model.topic import TopicConfig
+from mqadmin.server.broker.groups import SYSTEM_GROUPS
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
@@ -40,7 +41,8 @@ async def test_identical_create_does_not_bump_the_data_version(cluster, transpor
 @pytest.mark.parametrize(
     ("topic", "remark"),
     [
-        ("bad topic", "The specified topic[bad topic] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"),
+        ("bad topic", "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"),
+        ("abc\n", "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"),
         ("x" * 128, "The specified topic is longer than topic max length."),
         ("TBW102", "The topic[TBW102] is conflict with system topic."),
         ("DefaultCluster", "The topic[DefaultCluster] is conflict with system topic."),
@@ -48,9 +50,10 @@ async def test_identical_create_does_not_bump_the_data_version(cluster, transpor
         ("rmq_sys_mine", "The topic[rmq_sys_mine] is conflict with system topic."),
     ],
 )
-async def test_create_refuses_illegal_and_system_topics_with_code_1(cluster, transport, topic, remark):
+async def test_create_refuses_illegal_and_system_topics_with_code_29(cluster, transport, topic, remark):
+    """Apache 5.3.2+ answers INVALID_PARAMETER (29) with these remarks (1 before)."""
     resp = await create(transport, addr_of(cluster), TopicConfig(topic))
-    assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, remark)
+    assert (resp.code, resp.remark) == (R.INVALID_PARAMETER, remark)
     assert cluster.brokers[0].topics.get(topic) is None or topic in ("TBW102", "DefaultCluster", "broker-a")
 
 
@@ -86,7 +89,7 @@ async def test_create_topic_list(cluster, transport, admin):
         {"topicConfigList": [TopicConfig("Fine").to_json(), TopicConfig("SELF_TEST_TOPIC").to_json()]}
     )
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=bad)
-    assert resp.code == R.SYSTEM_ERROR and "conflict with system topic" in resp.remark
+    assert resp.code == R.INVALID_PARAMETER and "conflict with system topic" in resp.remark
     assert cluster.brokers[0].topics.get("Fine") is None  # validated before anything is created
     broken = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=b"{not json")
     assert broken.code == R.SYSTEM_ERROR
@@ -106,7 +109,7 @@ async def test_delete_topic(cluster, transport):
     assert (await request(transport, addr_of(cluster), RC.DELETE_TOPIC_IN_BROKER, {"topic": "Doomed"})).code == 0
     assert cluster.brokers[0].topics.get("Doomed") is None
     refused = await request(transport, addr_of(cluster), RC.DELETE_TOPIC_IN_BROKER, {"topic": "TBW102"})
-    assert (refused.code, refused.remark) == (R.SYSTEM_ERROR, "The topic[TBW102] is conflict with system topic.")
+    assert (refused.code, refused.remark) == (R.INVALID_PARAMETER, "The topic[TBW102] is conflict with system topic.")
 
 
 async def test_runtime_info_has_the_keys_java_tools_read(cluster, transport):
@@ -148,12 +151,46 @@ async def test_broker_config_get_update_and_blacklist(cluster, transport):
         resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=f"{key}=/x\n".encode())
         assert (resp.code, resp.remark) == (R.NO_PERMISSION, "Can not update config in black list.")
     resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"autoCreateTopicEnable=false\nnoSuchKey=1\n")
+    assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "'noSuchKey' is not a setting this server knows")
+    assert cluster.brokers[0].config.auto_create_topic_enable is True  # all or nothing
+    resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"autoCreateTopicEnable=false\n")
     assert resp.code == R.SUCCESS
     assert cluster.brokers[0].config.auto_create_topic_enable is False
     again = await request(transport, addr, RC.GET_BROKER_CONFIG)
     assert "autoCreateTopicEnable=false" in again.body.decode() and json.loads(again.ext["version"])["counter"] == 1
-    bad = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"defaultTopicQueueNums=many\n")
-    assert bad.code == R.SYSTEM_ERROR and "defaultTopicQueueNums" in bad.remark
+    bad = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"maxMessageSize=many\n")
+    assert bad.code == R.SYSTEM_ERROR and "maxMessageSize" in bad.remark
+
+
+START_UP_ONLY = "cannot be changed at runtime; it is read at start-up only"
+
+
+@pytest.mark.parametrize(
+    ("line", "remark"),
+    [
+        ("registerNameServerPeriod=0", f"registerNameServerPeriod {START_UP_ONLY}"),
+        ("storePathRootDir=/tmp/elsewhere", f"storePathRootDir {START_UP_ONLY}"),
+        ("brokerName=other", f"brokerName {START_UP_ONLY}"),
+        ("listenPort=1", f"listenPort {START_UP_ONLY}"),
+        ("defaultTopicQueueNums=4", f"defaultTopicQueueNums {START_UP_ONLY}"),
+        ("brokerPermission=8", "brokerPermission=8 is out of range 0..7"),
+        ("maxMessageSize=0", "maxMessageSize=0 is out of range 1..2147483647"),
+        ("maxMessageSize=4294967296", "maxMessageSize=4294967296 is out of range 1..2147483647"),
+        ("registerBrokerTimeoutMills=0", "registerBrokerTimeoutMills=0 is out of range 1000..2147483647"),
+        ("regionId=a\\ud800", "regionId='a\\ud800' must be printable text of at most 1024 characters"),
+        ("regionId=a\\nb", "regionId='a\\nb' must be printable text of at most 1024 characters"),
+    ],
+)
+async def test_runtime_config_refuses_what_java_does_not_change_while_running(cluster, transport, line, remark):
+    """Only the keys a Java broker reads while running change, within Java's ranges; the rest is an
+    error, never a SUCCESS that changes nothing (registerNameServerPeriod=0 used to spin the CPU)."""
+    broker = cluster.brokers[0]
+    before = broker.config.to_properties()
+    resp = await request(transport, addr_of(cluster), RC.UPDATE_BROKER_CONFIG, body=f"traceOn=false\n{line}\n".encode())
+    assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, remark)
+    assert broker.config.to_properties() == before
+    got = await request(transport, addr_of(cluster), RC.GET_BROKER_CONFIG)
+    assert got.code == R.SUCCESS and json.loads(got.ext["version"])["counter"] == 0
 
 
 async def test_broker_permission_change_reaches_routes(cluster, transport, admin):
@@ -183,11 +220,20 @@ async def test_subscription_groups_create_get_delete_and_persist(cluster, transp
 
 
 @pytest.mark.parametrize(
-    "body", [b"", b"[1,2]", b'{"groupName":""}', b'{"groupName":"G","retryMaxTimes":"x"}', b"\xff"]
+    ("body", "code"),
+    [
+        (b"", R.SYSTEM_ERROR),
+        (b"[1,2]", R.SYSTEM_ERROR),
+        (b'{"groupName":""}', R.INVALID_PARAMETER),
+        (b'{"groupName":"a.b"}', R.INVALID_PARAMETER),
+        (b'{"groupName":"G","retryMaxTimes":"x"}', R.SYSTEM_ERROR),
+        (b"\xff", R.SYSTEM_ERROR),
+    ],
 )
-async def test_bad_subscription_group_bodies_are_refused(cluster, transport, body):
+async def test_bad_subscription_group_bodies_are_refused(cluster, transport, body, code):
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=body)
-    assert resp.code == R.SYSTEM_ERROR
+    assert resp.code == code
+    assert set(cluster.brokers[0].groups.all()) == set(SYSTEM_GROUPS)
 
 
 async def test_query_topic_consume_by_who(cluster, transport):

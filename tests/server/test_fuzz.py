@@ -1,9 +1,11 @@
 """Bounded fuzzing of the name server and the broker with malformed frames and requests.
 
 A seeded random loop (reproducible, a few hundred cases): random bytes, truncated frames, bad
-lengths, wrong types in ext fields and broken bodies for every request code each server handles.
-Every request must get an answer or have its connection closed; the server must keep serving
-other clients; and our own handlers must reject bad input deliberately, not by tripping over it.
+lengths, wrong types in ext fields and broken bodies for every request code each server handles,
+plus hostile names (traversal, absolute paths, newlines, NUL, lone surrogates, over-long) in every
+name field. Every request must get an answer or have its connection closed; the server must keep
+serving other clients; our own handlers must reject bad input deliberately, not by tripping over
+it; and a canary directory next to the data directory must stay untouched.
 """
 
 from __future__ import annotations
@@ -16,12 +18,23 @@ import zlib
 
 import pytest
 
+from mqadmin.model.names import NameKind
 from mqadmin.model.topic import TopicConfig
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import RequestCode
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand, SerializeType, encode_frame
+
+from .hostile import (
+    NAME_CASES,
+    assert_no_illegal_name_is_held,
+    assert_untouched,
+    hostile_names,
+    json_bytes,
+    make_canary,
+    raw_request,
+)
 
 SEED = 20240611
 
@@ -40,6 +53,7 @@ VALUES = (
     "", "0", "-1", "1", "7", "abc", "99999999999999999999", "-99999999999999999999", "true", "false", "1e9",
     "null", "{}", "[]", "+message.type=FIFO", "+bad", "-x", "%RETRY%G", "TBW102", "é\u2603", "\x00\x01\x02",
     "127.0.0.1:1", "x" * 5000, "1;2;3", "a:b", " ", "SINGLE_TAG",
+    "..", ".", "../../../x", "/tmp/fuzz-abs", "x/../../../../y", "abc\n", "a\x00b", "%RETRY%../x", "x" * 128,
 )  # fmt: skip
 
 BODIES = (
@@ -238,3 +252,33 @@ async def test_oversized_bodies_and_deflate_bombs_are_bounded(fuzz_cluster):
     assert resp.code == R.SYSTEM_ERROR and "inflates beyond" in resp.remark
     assert "evil" not in fuzz_cluster.namesrv.routes.brokers
     await still_serving(fuzz_cluster, "Bomb")
+
+
+async def test_hostile_names_and_text_in_fuzzed_requests(make_cluster, tmp_path):
+    """Hostile names in every name field and lone surrogates in random fields and bodies, for every
+    code both servers handle: each request is answered, nothing outside the data dir changes, no
+    table takes an illegal name, and the servers still serve."""
+    canary = make_canary(tmp_path)
+    cluster = await make_cluster(brokers=1)
+    rng = random.Random(SEED + 2)
+    generators = [*hostile_names(canary, NameKind.TOPIC), *hostile_names(canary, NameKind.GROUP)]
+    cases = {case.code: case for case in NAME_CASES}
+    for addr, server in ((cluster.namesrv_addr, cluster.namesrv), (cluster.brokers[0].config.addr, cluster.brokers[0])):
+        for code in sorted(server.server._handlers):
+            for _ in range(6):
+                name = rng.choice(generators)
+                case = cases.get(code)
+                ext, body = case.build(name) if case else (random_ext(rng, code), b"")
+                if rng.random() < 0.3:
+                    ext[rng.choice(FIELDS)] = rng.choice(["\ud800", "x\udfff", "\udc80\udc80"])
+                if code == RequestCode.PULL_MESSAGE:
+                    ext["suspendTimeoutMillis"] = "0"
+                if not body and rng.random() < 0.3:
+                    body = json_bytes({"groupName": name, "topic": name, "clientID": "\ud800"})
+                resp = await raw_request(addr, code, ext, body)
+                assert resp is not None and resp.is_response, f"code {code} with {name!r}: no answer"
+                assert not (resp.remark and SLOPPY.match(resp.remark)), f"code {code}: {resp.remark}"
+    await cluster.brokers[0].store.messages.flush()
+    assert_untouched(canary)
+    assert_no_illegal_name_is_held(cluster)
+    await still_serving(cluster, "Hostile")

@@ -146,7 +146,7 @@ async def test_msg_check_refusals(cluster, transport):
     broker = broker_of(cluster)
     addr = broker.config.addr
     bad = await request(transport, addr, RC.SEND_MESSAGE, send_ext("bad topic!"), b"x")
-    assert bad.code == R.SYSTEM_ERROR and "contains illegal characters" in bad.remark
+    assert bad.code == R.INVALID_PARAMETER and "contains illegal characters" in bad.remark
     sched = await request(transport, addr, RC.SEND_MESSAGE, send_ext("SCHEDULE_TOPIC_XXXX"), b"x")
     assert (sched.code, sched.remark) == (
         R.NO_PERMISSION,

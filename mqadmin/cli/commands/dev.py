@@ -41,6 +41,43 @@ AutoCreateOpt = Annotated[
 ]
 
 
+ResetMetadataOpt = Annotated[
+    bool,
+    typer.Option(
+        "--reset-unreadable-metadata",
+        help="Start with empty tables when a metadata file (topics, groups, offsets, KV config) and its "
+        ".bak cannot be read, instead of refusing to start; the unreadable files are kept as *.unreadable-<time>.",
+    ),
+]
+
+
+IdleTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--idle-timeout",
+        min=0.1,
+        metavar="SECONDS",
+        help="Seconds a client connection may stay idle (nothing sent, no request in progress) before it is "
+        "closed, as Java's serverChannelMaxIdleTimeSeconds.",
+    ),
+]
+FrameTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--frame-timeout", min=0.1, metavar="SECONDS", help="Seconds a request frame may take to arrive whole."
+    ),
+]
+FrameMemoryOpt = Annotated[
+    int,
+    typer.Option(
+        "--partial-frame-memory",
+        min=1,
+        metavar="MIB",
+        help="MiB that frames larger than 64 KiB may hold, all connections together, while they arrive.",
+    ),
+]
+
+
 APPS["dev"] = dev_app
 
 
@@ -75,6 +112,10 @@ def up(
     ] = 10911,
     cluster: Annotated[str, typer.Option("--cluster", metavar="NAME", help="Cluster name.")] = "DefaultCluster",
     auto_create: AutoCreateOpt = True,
+    reset_unreadable_metadata: ResetMetadataOpt = False,
+    idle_timeout: IdleTimeoutOpt = 120.0,
+    frame_timeout: FrameTimeoutOpt = 30.0,
+    partial_frame_memory: FrameMemoryOpt = 256,
 ) -> None:
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
 
@@ -96,6 +137,8 @@ def up(
                 broker_port=broker_port,
                 auto_create=auto_create,
                 cluster=cluster,
+                reset_unreadable_metadata=reset_unreadable_metadata,
+                limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
             ),
             "--namesrv-port / --broker-port",
         )
@@ -135,6 +178,10 @@ def namesrv(
             "--broker-expire", min=0.01, metavar="SECONDS", help="Seconds of silence after which a broker is dropped."
         ),
     ] = 120.0,
+    reset_unreadable_metadata: ResetMetadataOpt = False,
+    idle_timeout: IdleTimeoutOpt = 120.0,
+    frame_timeout: FrameTimeoutOpt = 30.0,
+    partial_frame_memory: FrameMemoryOpt = 256,
 ) -> None:
     """Run one name server in the foreground until Ctrl-C or SIGTERM."""
     from mqadmin.server.dev import HOST
@@ -145,7 +192,13 @@ def namesrv(
 
     def build(root: Path) -> NameServer:
         cfg = NamesrvConfig(
-            listen_host=HOST, listen_port=port, data_dir=root, scan_interval=scan_interval, broker_expire=broker_expire
+            listen_host=HOST,
+            listen_port=port,
+            data_dir=root,
+            scan_interval=scan_interval,
+            broker_expire=broker_expire,
+            reset_unreadable_metadata=reset_unreadable_metadata,
+            limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
         )
         return NameServer(cfg)
 
@@ -178,6 +231,10 @@ def broker(
         float,
         typer.Option("--register-interval", min=0.05, metavar="SECONDS", help="Seconds between full registrations."),
     ] = 30.0,
+    reset_unreadable_metadata: ResetMetadataOpt = False,
+    idle_timeout: IdleTimeoutOpt = 120.0,
+    frame_timeout: FrameTimeoutOpt = 30.0,
+    partial_frame_memory: FrameMemoryOpt = 256,
 ) -> None:
     """Run one broker in the foreground until Ctrl-C or SIGTERM."""
     from mqadmin.admin import BadNameServerAddress, parse_namesrv_addrs
@@ -202,6 +259,8 @@ def broker(
             data_dir=root,
             auto_create_topic_enable=auto_create,
             register_interval=register_interval,
+            reset_unreadable_metadata=reset_unreadable_metadata,
+            limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
         )
         return Broker(cfg)
 
@@ -330,6 +389,12 @@ def _ready(info: dict[str, Any], lines: list[str]) -> None:
         _print_lines([*lines, "ready; Ctrl-C stops"])
 
 
+def _limits(idle_timeout: float, frame_timeout: float, partial_frame_memory_mib: int) -> Any:
+    from mqadmin.server.remoting import ConnectionLimits
+
+    return ConnectionLimits(idle_timeout, frame_timeout, partial_frame_memory_mib * 1024 * 1024)
+
+
 def _check_data_dir(data_dir: Path | None) -> None:
     if data_dir is not None and data_dir.exists() and not data_dir.is_dir():
         raise usage_error(f"--data-dir {data_dir} exists and is not a directory", "pass a directory path")
@@ -375,9 +440,17 @@ def _serve_one(
 
 
 async def _starting(coro: Awaitable[Any], port_option: str) -> Any:
-    """Await a server start, turning 'address in use' into a one-line error."""
+    """Await a server start, turning 'address in use' and unreadable metadata into one-line errors."""
+    from mqadmin.server.persist import MetadataError
+
     try:
         return await coro
+    except MetadataError as e:
+        raise CliError(
+            f"cannot start: {e}",
+            "restore the file from a copy, or pass --reset-unreadable-metadata to start with it empty",
+            ExitCode.FAILURE,
+        ) from None
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
             raise CliError(

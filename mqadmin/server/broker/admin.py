@@ -7,10 +7,14 @@ import platform
 import time
 from typing import TYPE_CHECKING, Any
 
-from mqadmin.model.topic import TOPIC_MAX_LENGTH, TopicConfig, topic_name_problem
+from mqadmin.model.names import shown, topic_refusal
+from mqadmin.model.topic import TopicConfig
+from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
 from mqadmin.server.broker.config import CONFIG_BLACKLIST
+from mqadmin.server.broker.groups import normalize_group
 from mqadmin.server.headers import json_body, need, opt_bool
 from mqadmin.server.remoting import ClientChannel
+from mqadmin.server.validation import GROUP, body_name_refusal
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import DEFAULT_VERSION, RemotingCommand
@@ -21,18 +25,7 @@ if TYPE_CHECKING:
 
 VERSION_DESC = "V5_3_3"
 MAX_QUEUE_NUMS = 65535
-
-
-def topic_remark(topic: str) -> str | None:
-    """Java TopicValidator's remark for an illegal topic name, or None when the name is legal."""
-    if topic_name_problem(topic) is None:
-        return None
-    if not topic.strip():
-        return "The specified topic is blank."
-    if len(topic) > TOPIC_MAX_LENGTH:
-        return "The specified topic is longer than topic max length."
-    return f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
-
+TOPIC_FILTER_TYPES = ("SINGLE_TAG", "MULTI_TAG")
 
 SLAVE_REFUSAL = "Can't modify topic or subscription group from slave broker, please execute it from master broker."
 
@@ -48,17 +41,34 @@ class AdminProcessor:
         return None
 
     def _refusal(self, cmd: RemotingCommand, cfg: TopicConfig) -> RemotingCommand | None:
-        """The error answer for a topic config that must not be created, or None."""
-        remark = topic_remark(cfg.topic_name)
-        if remark is None and self.broker.topics.is_system_topic(cfg.topic_name):
-            remark = f"The topic[{cfg.topic_name}] is conflict with system topic."
-        if remark is None:
-            for field, n in (("readQueueNums", cfg.read_queue_nums), ("writeQueueNums", cfg.write_queue_nums)):
-                if not 0 <= n <= MAX_QUEUE_NUMS:
-                    remark = f"{field}={n} is out of range 0..{MAX_QUEUE_NUMS}"
-            if not 0 <= cfg.perm <= 15:
-                remark = f"topicPermission value: {cfg.perm} is invalid."
+        """The error answer for a topic config that must not be created or changed, or None.
+
+        Names, system topics and MIXED attributes get INVALID_PARAMETER (Apache 5.3.2+); the
+        other fields, which Apache's header decoding refuses, SYSTEM_ERROR."""
+        name = cfg.topic_name
+        refusal = topic_refusal(name)
+        if refusal is not None:
+            return cmd.response(refusal.code, refusal.remark)
+        if self.broker.topics.is_system_topic(name):
+            return cmd.response(ResponseCode.INVALID_PARAMETER, f"The topic[{name}] is conflict with system topic.")
+        if cfg.attributes.get("+message.type") == "MIXED":
+            return cmd.response(ResponseCode.INVALID_PARAMETER, "MIXED message type is not supported.")
+        remark = None
+        for field, n in (("readQueueNums", cfg.read_queue_nums), ("writeQueueNums", cfg.write_queue_nums)):
+            if not 0 <= n <= MAX_QUEUE_NUMS:
+                remark = f"{field}={n} is out of range 0..{MAX_QUEUE_NUMS}"
+        if not 0 <= cfg.perm <= 15:
+            remark = f"topicPermission value: {cfg.perm} is invalid."
+        if cfg.topic_filter_type not in TOPIC_FILTER_TYPES:
+            remark = f"topicFilterType {shown(cfg.topic_filter_type)} is not one of {', '.join(TOPIC_FILTER_TYPES)}"
         return None if remark is None else cmd.response(ResponseCode.SYSTEM_ERROR, remark)
+
+    def _merged(self, requested: TopicConfig) -> TopicConfig:
+        """The config to store: the request's, with its attribute operations applied to the
+        topic's current attributes (Apache 5.x); raises AttributeRefused."""
+        current = self.broker.topics.get(requested.topic_name)
+        attrs = alter(current is None, current.attributes if current else {}, requested.attributes)
+        return requested.with_(attributes=attrs)
 
     # --- topics ----------------------------------------------------------------------------
 
@@ -68,14 +78,11 @@ class AdminProcessor:
         for name in ("topic", "readQueueNums", "writeQueueNums", "perm"):
             need(cmd, name)
         try:
-            cfg = TopicConfig.from_ext(cmd.ext)
+            cfg = TopicConfig.from_ext(cmd.ext | {"attributes": ""})
+            cfg = cfg.with_(attributes=parse_operations(cmd.ext.get("attributes") or ""))
         except ValueError as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        refusal = self._refusal(cmd, cfg)
-        if refusal is not None:
-            return refusal
-        await self.broker.topics.update(cfg)
-        return cmd.response(ResponseCode.SUCCESS)
+        return await self._apply(cmd, [cfg])
 
     async def update_and_create_topic_list(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         if refusal := self._slave_refusal(cmd):
@@ -86,23 +93,29 @@ class AdminProcessor:
             if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
                 raise ValueError("topicConfigList is not a list of objects")
             cfgs = [TopicConfig.from_json(i) for i in items]
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, AttributeError, OverflowError) as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad CreateTopicListRequestBody: {e}")
+        return await self._apply(cmd, cfgs)
+
+    async def _apply(self, cmd: RemotingCommand, cfgs: list[TopicConfig]) -> RemotingCommand:
+        """Check every config, merge attributes, then store them all (nothing changes if one is refused)."""
         for cfg in cfgs:
             refusal = self._refusal(cmd, cfg)
             if refusal is not None:
                 return refusal
-        await self.broker.topics.update_many(cfgs)
+        try:
+            merged = [self._merged(cfg) for cfg in cfgs]
+        except AttributeRefused as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        await self.broker.topics.update_many(merged)
         return cmd.response(ResponseCode.SUCCESS)
 
     async def delete_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         if refusal := self._slave_refusal(cmd):
             return refusal
         topic = need(cmd, "topic")
-        if not topic.strip():
-            return cmd.response(ResponseCode.SYSTEM_ERROR, "The specified topic is blank.")
         if self.broker.topics.is_system_topic(topic):
-            return cmd.response(ResponseCode.SYSTEM_ERROR, f"The topic[{topic}] is conflict with system topic.")
+            return cmd.response(ResponseCode.INVALID_PARAMETER, f"The topic[{topic}] is conflict with system topic.")
         await self.broker.topics.delete(topic)
         hook = getattr(self.broker.store, "delete_topic", None)
         if hook is not None:
@@ -132,9 +145,14 @@ class AdminProcessor:
         if refusal := self._slave_refusal(cmd):
             return refusal
         try:
-            await self.broker.groups.update(json_body(cmd, "SubscriptionGroupConfig") if cmd.body else None)
+            obj = json_body(cmd, "SubscriptionGroupConfig") if cmd.body else None
+            name = obj.get("groupName") if isinstance(obj, dict) else None
+            if isinstance(name, str) and (refusal := body_name_refusal(cmd, [(GROUP, name)])):
+                return refusal
+            cfg = normalize_group(obj)
         except ValueError as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad SubscriptionGroupConfig: {e}")
+        await self.broker.groups.update(cfg)
         return cmd.response(ResponseCode.SUCCESS)
 
     async def delete_subscription_group(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
@@ -168,9 +186,6 @@ class AdminProcessor:
             return cmd.response(ResponseCode.NO_PERMISSION, "Can not update config in black list.")
         cfg = self.broker.config
         old_perm = cfg.broker_permission
-        perm = props.get("brokerPermission", "").strip()
-        if perm and not (perm.isdigit() and 0 <= int(perm) <= 7):
-            return cmd.response(ResponseCode.SYSTEM_ERROR, f"brokerPermission={perm!r} is not in 0..7")
         try:
             applied = cfg.apply_properties(props)
         except ValueError as e:

@@ -17,7 +17,9 @@ from mqadmin.server.broker.groups import SubscriptionGroupManager
 from mqadmin.server.broker.registration import NamesrvRegistrar
 from mqadmin.server.broker.stats import BrokerStats
 from mqadmin.server.broker.topics import TopicConfigManager
+from mqadmin.server.paths import child
 from mqadmin.server.remoting import RemotingServer
+from mqadmin.server.validation import check_request
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +34,13 @@ class Broker:
         from mqadmin.server.broker import admin
 
         self.config = config
-        self.server = RemotingServer(f"broker {config.broker_name}")
+        self.server = RemotingServer(f"broker {config.broker_name}", check_request, config.limits)
         self.stats = BrokerStats()
         self.registrar = NamesrvRegistrar(self)
         self.topics = TopicConfigManager(config, self.data_path("topics.json"), self.registrar.publish)
-        self.groups = SubscriptionGroupManager(self.data_path("subscriptionGroup.json"))
+        self.groups = SubscriptionGroupManager(
+            self.data_path("subscriptionGroup.json"), reset_unreadable=config.reset_unreadable_metadata
+        )
         self.store: Any = None
         """Set by ``messaging.install(broker)``. Optional hooks the broker uses when present:
         ``runtime_info() -> dict[str, str]`` (merged into GET_BROKER_RUNTIME_INFO) and
@@ -51,8 +55,8 @@ class Broker:
         admin.install(self)
 
     def data_path(self, name: str) -> Path:
-        """Where a config file lives: ``<data_dir>/config/<name>``."""
-        return self.config.config_dir / name
+        """Where a config file lives: ``<data_dir>/config/<name>`` (checked to stay there)."""
+        return child(self.config.config_dir, name)
 
     def on_stop(self, hook: Callable[[], Awaitable[None] | None]) -> None:
         """Run ``hook`` (sync or async) during ``stop()``, after the server stopped listening."""

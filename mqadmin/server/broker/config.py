@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mqadmin.model.topic import PERM_READ, PERM_WRITE
 from mqadmin.server.properties import Prop, apply_properties, properties_of
+from mqadmin.server.remoting import ConnectionLimits
 
 
 @dataclass
@@ -36,6 +37,11 @@ class BrokerConfig:
     trace_on: bool = True
     reject_transaction_message: bool = False
     revive_queue_num: int = 8
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
+    reset_unreadable_metadata: bool = False
+    """Start with empty tables when a metadata file and its backup cannot be read (they are moved
+    aside), instead of refusing to start (mqadmin.server.persist.read_metadata)."""
 
     @property
     def addr(self) -> str:
@@ -68,18 +74,23 @@ PROPERTIES: dict[str, Prop] = {
     "namesrvAddr": Prop("namesrv_addrs", "addrs", runtime=False),
     "storePathRootDir": Prop("data_dir", "path", runtime=False),
     "autoCreateTopicEnable": Prop("auto_create_topic_enable", "bool"),
-    "defaultTopicQueueNums": Prop("default_topic_queue_nums", "int"),
-    "brokerPermission": Prop("broker_permission", "int"),
-    "maxMessageSize": Prop("max_message_size", "int"),
+    "defaultTopicQueueNums": Prop("default_topic_queue_nums", "int", runtime=False),
+    "brokerPermission": Prop("broker_permission", "int", high=7),
+    "maxMessageSize": Prop("max_message_size", "int", low=1),
     "clusterTopicEnable": Prop("cluster_topic_enable", "bool", runtime=False),
     "brokerTopicEnable": Prop("broker_topic_enable", "bool", runtime=False),
     "autoCreateSubscriptionGroup": Prop("auto_create_subscription_group", "bool"),
-    "registerNameServerPeriod": Prop("register_interval", "ms"),
-    "registerBrokerTimeoutMills": Prop("register_timeout", "ms"),
+    "registerNameServerPeriod": Prop("register_interval", "ms", runtime=False),
+    "registerBrokerTimeoutMills": Prop("register_timeout", "ms", low=1000),
     "longPollingEnable": Prop("long_polling_enable", "bool"),
-    "shortPollingTimeMills": Prop("short_polling_time", "ms"),
+    "shortPollingTimeMills": Prop("short_polling_time", "ms", low=1),
     "regionId": Prop("region_id"),
     "traceOn": Prop("trace_on", "bool"),
     "rejectTransactionMessage": Prop("reject_transaction_message", "bool"),
     "reviveQueueNum": Prop("revive_queue_num", "int", runtime=False),
 }
+"""The broker's settings under Java's names. UPDATE_BROKER_CONFIG changes only those a Java broker
+reads while running (``runtime``), within Java's ranges (PermName.isValid for brokerPermission); the
+others (defaultTopicQueueNums, registerNameServerPeriod: read once at start) are refused, as are
+names this broker does not know. registerBrokerTimeoutMills below one second would make every
+registration fail, so it is refused too."""

@@ -20,8 +20,9 @@ from mqadmin.server.broker.clients import (
     mq_json,
     mq_key,
 )
-from mqadmin.server.headers import need, need_int, opt_bool
+from mqadmin.server.headers import json_body, need, need_int, opt_bool
 from mqadmin.server.remoting import ClientChannel
+from mqadmin.server.validation import GROUP, TOPIC, body_name_refusal
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -35,12 +36,9 @@ CALL_CLIENT_TIMEOUT = 10.0
 """Seconds a consumer has to answer a forwarded request (Java's callClient timeout)."""
 
 
-def json_body(cmd: RemotingCommand, what: str) -> dict[str, Any]:
+def json_object(cmd: RemotingCommand, what: str) -> dict[str, Any]:
     """The request body as a JSON object; ValueError naming ``what`` otherwise."""
-    try:
-        obj = fastjson.loads(cmd.body) if cmd.body else None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"the {what} body is not JSON: {e}") from None
+    obj = json_body(cmd, what) if cmd.body else None
     if not isinstance(obj, dict):
         raise ValueError(f"the {what} body is not a JSON object")
     return obj
@@ -63,12 +61,18 @@ class ConsumerProcessor(Processor):
 
     async def heartbeat(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         try:
-            data = json_body(cmd, "HeartbeatData")
+            data = json_object(cmd, "HeartbeatData")
             consumers = [_consumer_data(c) for c in data.get("consumerDataSet") or [] if isinstance(c, dict)]
             producer_data = data.get("producerDataSet") or []
             producers = [str(p.get("groupName") or "") for p in producer_data if isinstance(p, dict)]
         except (ValueError, TypeError, AttributeError) as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad HeartbeatData: {e}")
+        names = [(GROUP, g) for g in producers if g]
+        for group, *_, subs in consumers:
+            names += [(GROUP, group)] if group else []
+            names += [(TOPIC, sub.topic) for sub in subs]
+        if refusal := body_name_refusal(cmd, names):
+            return refusal
         conn = ClientConn(ch, str(data.get("clientID") or ch.remote_addr), cmd.language, cmd.version)
         for group, consume_type, model, from_where, subs in consumers:
             if not group:
@@ -177,8 +181,11 @@ class ConsumerProcessor(Processor):
 def _mq_request(cmd: RemotingCommand, what: str) -> tuple[str, list[MQKey], str] | RemotingCommand:
     """(group, queues, client id) of a (Un)LockBatchRequestBody, or the error answer."""
     try:
-        body = json_body(cmd, what)
+        body = json_object(cmd, what)
         mqs = [mq_key(mq) for mq in body.get("mqSet") or [] if isinstance(mq, dict)]
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OverflowError) as e:
         return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-    return str(body.get("consumerGroup") or ""), mqs, str(body.get("clientId") or "")
+    group = str(body.get("consumerGroup") or "")
+    if refusal := body_name_refusal(cmd, [(GROUP, group), *((TOPIC, mq[0]) for mq in mqs)]):
+        return refusal
+    return group, mqs, str(body.get("clientId") or "")

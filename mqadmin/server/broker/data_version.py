@@ -36,3 +36,16 @@ class DataVersion:
 
     def __repr__(self) -> str:
         return f"DataVersion({self.counter}, {self.state_version}, {self.timestamp})"
+
+
+def data_version_from_file(obj: Any) -> DataVersion:
+    """A DataVersion read back from a file; ValueError when it is there but not three integers."""
+    if obj is None:
+        return DataVersion()
+    if not isinstance(obj, dict):
+        raise ValueError("dataVersion is not an object")
+    for key in ("counter", "stateVersion", "timestamp"):
+        value = obj.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"dataVersion.{key}={value!r:.40} is not an integer")
+    return DataVersion.from_json(obj)

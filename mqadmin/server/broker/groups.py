@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any, Literal
 
-from mqadmin.server.broker.data_version import DataVersion
-from mqadmin.server.durable import DurableJson
+from mqadmin.model.names import group_problem, shown
+from mqadmin.server.broker.data_version import DataVersion, data_version_from_file
+from mqadmin.server.durable import DurableJson, change_durably
+
+log = logging.getLogger(__name__)
 
 SYSTEM_GROUPS = (
     "TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP", "CID_ONS-HTTP-PROXY",
@@ -57,26 +61,45 @@ def normalize_group(obj: Any) -> dict[str, Any]:
     return out
 
 
+def parse_groups_file(obj: Any) -> tuple[DataVersion, dict[str, dict[str, Any]]]:
+    """subscriptionGroup.json's content; ValueError naming the group and field that cannot be used."""
+    if not isinstance(obj, dict):
+        raise ValueError("the file is not a JSON object")
+    table = obj.get("subscriptionGroupTable") or {}
+    if not isinstance(table, dict):
+        raise ValueError("subscriptionGroupTable is not an object")
+    groups = {}
+    for name, cfg in table.items():
+        try:
+            groups[name] = normalize_group(cfg)
+        except ValueError as e:
+            raise ValueError(f"group {shown(name)}: {e}") from None
+    return data_version_from_file(obj.get("dataVersion")), groups
+
+
 class SubscriptionGroupManager:
-    def __init__(self, path: Path, auto_create: bool = True) -> None:
+    def __init__(self, path: Path, auto_create: bool = True, reset_unreadable: bool = False) -> None:
         self.path = path
         self.auto_create = auto_create
         self._table: dict[str, dict[str, Any]] = {}
         self._dv = DataVersion()
-        self._file = DurableJson(path, self._snapshot)
+        self._file = DurableJson(path, self._snapshot, parse=parse_groups_file, reset_unreadable=reset_unreadable)
         self._lock = asyncio.Lock()
 
     def load(self) -> None:
+        """The system groups, then the file's (MetadataError naming the file when neither it nor its
+        backup can be used); groups with illegal names are left out, named in a warning."""
         for name in SYSTEM_GROUPS:
             self._table[name] = default_group(name)
-        snapshot, _ = self._file.load()
-        if isinstance(snapshot, dict):
-            self._dv = DataVersion.from_json(snapshot.get("dataVersion"))
-            for name, obj in (snapshot.get("subscriptionGroupTable") or {}).items():
-                try:
-                    self._table[name] = normalize_group(obj)
-                except ValueError:
-                    continue
+        snapshot = self._file.load()[0]
+        if snapshot is not None:
+            self._dv, table = snapshot
+            for name, cfg in table.items():
+                problem = group_problem(name)
+                if problem is None:
+                    self._table[name] = cfg
+                else:
+                    log.warning("%s: left out a group: %s", self.path, problem)
 
     def get(self, name: str) -> dict[str, Any] | None:
         return self._table.get(name)
@@ -99,16 +122,15 @@ class SubscriptionGroupManager:
         old = self._table.get(cfg["groupName"])
         if old == cfg:
             return "unchanged"
-        self._table[cfg["groupName"]] = cfg
         self._dv.next()
-        await self._file.commit()
+        await change_durably(self._table, {cfg["groupName"]: cfg}, self._file.commit)
         return "created" if old is None else "updated"
 
     async def delete(self, name: str) -> bool:
-        if self._table.pop(name, None) is None:
+        if name not in self._table:
             return False
         self._dv.next()
-        await self._file.commit()
+        await change_durably(self._table, {name: None}, self._file.commit)
         return True
 
     async def find_or_create(self, name: str) -> dict[str, Any] | None:

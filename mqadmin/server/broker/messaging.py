@@ -27,14 +27,16 @@ if TYPE_CHECKING:
 
 async def install(broker: Broker) -> BrokerStore:
     cfg = broker.config
+    offsets = ConsumerOffsetManager(
+        broker.data_path("consumerOffset.json"), reset_unreadable=cfg.reset_unreadable_metadata
+    )
+    offsets.load()  # before the store opens: an unreadable file stops the start with nothing running
     messages = await MessageStore.open(
         Path(cfg.data_dir),
         segment_size=int(getattr(cfg, "mapped_file_size_commitlog", DEFAULT_SEGMENT_SIZE)),
         flush_disk_type=FlushDiskType(getattr(cfg, "flush_disk_type", FlushDiskType.ASYNC)),
         store_host=store_host(broker),
     )
-    offsets = ConsumerOffsetManager(broker.data_path("consumerOffset.json"))
-    offsets.load()
 
     def notify_enabled(group: str) -> bool:
         return bool((broker.groups.get(group) or {}).get("notifyConsumerIdsChangedEnable", True))

@@ -4,7 +4,9 @@ The file is RocketMQ's: ``{"offsetTable": {"topic@group": {"0": 12, "1": 7}}}`` 
 queue ids unquoted; it reads them quoted too). Commits only change memory; like Java's broker
 (``flushConsumerOffsetInterval``) the table is written atomically every few seconds when it
 changed, and at stop, so a crash can cost the last few seconds of commits (consumers then
-receive those messages again, which at-least-once delivery allows).
+receive those messages again, which at-least-once delivery allows). A file that cannot be read
+falls back to its ``.bak``; with neither usable the broker does not start (offsets are never reset
+to 0 without a word).
 """
 
 from __future__ import annotations
@@ -15,37 +17,55 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from mqadmin.server.persist import load_json, write_json
+from mqadmin.model.names import group_problem, shown, topic_problem
+from mqadmin.server.persist import read_metadata, write_json
 
 log = logging.getLogger(__name__)
 
 SEPARATOR = "@"
 
 
+def parse_offsets_file(obj: Any) -> dict[str, dict[int, int]]:
+    """consumerOffset.json's offsetTable; ValueError naming the entry that cannot be used."""
+    if not isinstance(obj, dict):
+        raise ValueError("the file is not a JSON object")
+    table = obj.get("offsetTable") or {}
+    if not isinstance(table, dict):
+        raise ValueError("offsetTable is not an object")
+    out: dict[str, dict[int, int]] = {}
+    for key, queues in table.items():
+        if SEPARATOR not in key or not isinstance(queues, dict):
+            raise ValueError(f"offsetTable entry {shown(key)} is not topic@group with an object of offsets")
+        offsets: dict[int, int] = {}
+        for qid, off in queues.items():
+            if not str(qid).isdigit() or isinstance(off, bool) or not isinstance(off, int):
+                raise ValueError(f"offsetTable[{shown(key)}]: {qid!r:.20}: {off!r:.20} is not queueId: offset")
+            offsets[int(qid)] = off
+        out[key] = offsets
+    return out
+
+
 class ConsumerOffsetManager:
-    def __init__(self, path: Path, flush_interval: float = 5.0) -> None:
+    def __init__(self, path: Path, flush_interval: float = 5.0, reset_unreadable: bool = False) -> None:
         self.path = path
         self.flush_interval = flush_interval
+        self.reset_unreadable = reset_unreadable
         self._table: dict[str, dict[int, int]] = {}
         self._dirty = False
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
 
     def load(self) -> None:
-        data = load_json(self.path)
-        table = data.get("offsetTable") if isinstance(data, dict) else None
-        if not isinstance(table, dict):
-            return
-        for key, queues in table.items():
-            if SEPARATOR not in key or not isinstance(queues, dict):
-                continue
-            offsets: dict[int, int] = {}
-            for qid, off in queues.items():
-                try:
-                    offsets[int(qid)] = int(off)
-                except (TypeError, ValueError):
-                    continue
-            self._table[key] = offsets
+        """The committed offsets (MetadataError naming the file when neither it nor its backup can be
+        used: offsets are never reset to 0 silently); entries with illegal names are left out, named."""
+        table = read_metadata(self.path, parse_offsets_file, reset=self.reset_unreadable) or {}
+        for key, offsets in table.items():
+            topic, _, group = key.partition(SEPARATOR)
+            problem = topic_problem(topic) or group_problem(group)
+            if problem is None:
+                self._table[key] = offsets
+            else:
+                log.warning("%s: left out the offsets of %s: %s", self.path, shown(key), problem)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._flush_loop())

@@ -1,8 +1,9 @@
 """SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320), CONSUMER_SEND_MSG_BACK (36).
 
-The checks are RocketMQ's ``msgCheck`` (seeds 001 and 003), in its order: the broker must be
-writable; the topic name legal; not one of the topics nobody may send to; an unknown topic is
-created from the default topic (TBW102) when autoCreateTopicEnable allows it, a ``%RETRY%``
+The checks are RocketMQ's ``msgCheck`` (seeds 001 and 003), in its order, except that the names
+(topic, default topic, producer group) are checked before the handler runs
+(``mqadmin.server.validation``): the broker must be writable; not one of the topics nobody may
+send to; an unknown topic is created from the default topic (TBW102) when autoCreateTopicEnable allows it, a ``%RETRY%``
 topic with one queue; the queue id within the topic's queues. Then the body size, then the store,
 whose result maps to response codes as ``handlePutMessageResult`` does.
 
@@ -18,9 +19,9 @@ import logging
 import random
 import struct
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from mqadmin.model.names import POP_RETRY_SEPARATOR
 from mqadmin.model.topic import (
     DLQ_PREFIX,
     NOT_ALLOWED_SEND_TOPICS,
@@ -29,11 +30,11 @@ from mqadmin.model.topic import (
     RETRY_PREFIX,
     TopicConfig,
 )
-from mqadmin.server.broker.admin import topic_remark
 from mqadmin.server.broker.brokerstore import Processor, store_host
 from mqadmin.server.headers import HeaderError
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.server.store import PutResult, PutStatus
+from mqadmin.server.validation import uses_short_send_keys
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.message import (
@@ -90,7 +91,7 @@ class SendHeader:
     def parse(cls, cmd: RemotingCommand) -> SendHeader:
         """Long field names (code 10) or the short a–n keys (310/320); raises HeaderError like Java."""
         ext = cmd.ext
-        names = _SHORT_NAMES if "b" in ext and "topic" not in ext else _LONG_NAMES
+        names = _SHORT_NAMES if uses_short_send_keys(ext) else _LONG_NAMES
         v = [ext.get(n) for n in names]
         for i in range(_REQUIRED):
             if v[i] is None:
@@ -140,12 +141,6 @@ def born_host(ch: ClientChannel) -> tuple[str, int]:
     return host
 
 
-@lru_cache(maxsize=4096)
-def checked_topic_remark(topic: str) -> str | None:
-    """``topic_remark``, remembered: the same few topic names arrive with every send."""
-    return topic_remark(topic)
-
-
 def put_response(
     cmd: RemotingCommand, result: PutResult, queue_id: int, ext: dict[str, str], max_size: int
 ) -> RemotingCommand:
@@ -179,10 +174,7 @@ class SendProcessor(Processor):
         if not cfg.broker_permission & PERM_WRITE:
             remark = f"the broker[{cfg.listen_host}] sending message is forbidden"
             return cmd.response(ResponseCode.NO_PERMISSION, remark)
-        topic = h.topic
-        remark = checked_topic_remark(topic)
-        if remark is not None:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, remark)
+        topic = h.topic  # a legal name: the server checked it before this handler ran
         if topic in NOT_ALLOWED_SEND_TOPICS:
             return cmd.response(ResponseCode.NO_PERMISSION, f"Sending message to topic[{topic}] is forbidden.")
         tc = self.broker.topics.get(topic)
@@ -278,8 +270,10 @@ class SendProcessor(Processor):
         return put_response(cmd, result, queue_id, ext, self.broker.config.max_message_size)
 
     async def _retry_or_dlq(self, cmd: RemotingCommand, h: SendHeader) -> str | None | RemotingCommand:
-        """``handleRetryAndDLQ``: the DLQ topic when a retried message has used up its retries."""
-        group = h.topic[len(RETRY_PREFIX) :]
+        """``handleRetryAndDLQ``: the DLQ topic when a retried message has used up its retries. The
+        group of a 5.x POP retry topic ``%RETRY%<group>+<topic>`` is the part before ``+``
+        (KeyBuilder.parseGroup)."""
+        group = h.topic[len(RETRY_PREFIX) :].partition(POP_RETRY_SEPARATOR)[0]
         gcfg = await self.broker.groups.find_or_create(group)
         if gcfg is None:
             return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"subscription group not exist, {group}")

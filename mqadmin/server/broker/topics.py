@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from mqadmin.model.names import shown, topic_problem
 from mqadmin.model.topic import (
     DEFAULT_TOPIC,
     PERM_INHERIT,
@@ -22,8 +24,9 @@ from mqadmin.model.topic import (
     is_system_topic,
 )
 from mqadmin.server.broker.config import BrokerConfig
-from mqadmin.server.broker.data_version import DataVersion
-from mqadmin.server.durable import DurableJson
+from mqadmin.server.broker.data_version import DataVersion, data_version_from_file
+from mqadmin.server.durable import DurableJson, change_durably
+from mqadmin.server.persist import check_fields
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +63,52 @@ def startup_topics(cfg: BrokerConfig) -> list[TopicConfig]:
     return out
 
 
+TOPIC_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "topicName": str, "readQueueNums": int, "writeQueueNums": int, "perm": int, "topicFilterType": str,
+    "topicSysFlag": int, "order": bool, "attributes": dict,
+}  # fmt: skip
+
+
+def topic_from_file(obj: Any, name: str | None, where: str) -> TopicConfig:
+    """A TopicConfig read back from topics.json or its journal; ValueError naming the bad field."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"{where} is not an object")
+    check_fields(obj, TOPIC_FIELDS, where)
+    return TopicConfig.from_json(obj, name)
+
+
+def parse_topics_file(obj: Any) -> tuple[DataVersion, dict[str, TopicConfig]]:
+    if not isinstance(obj, dict):
+        raise ValueError("the file is not a JSON object")
+    table = obj.get("topicConfigTable") or {}
+    if not isinstance(table, dict):
+        raise ValueError("topicConfigTable is not an object")
+    topics = {name: topic_from_file(tc, name, f"topic {shown(name)}") for name, tc in table.items()}
+    return data_version_from_file(obj.get("dataVersion")), topics
+
+
+@dataclass(frozen=True, slots=True)
+class TopicRecord:
+    """One journal line: a full put or a delete, and the DataVersion after it."""
+
+    put: TopicConfig | None
+    deleted: str | None
+    data_version: DataVersion | None
+
+
+def parse_topic_record(rec: Any) -> TopicRecord:
+    if not isinstance(rec, dict) or not ({"put", "del"} & rec.keys()):
+        raise ValueError("not a put or del record")
+    put = topic_from_file(rec["put"], None, "put") if "put" in rec else None
+    if put is not None and not put.topic_name:
+        raise ValueError("put has no topicName")
+    deleted = rec.get("del")
+    if deleted is not None and not isinstance(deleted, str):
+        raise ValueError("del is not a topic name")
+    dv = data_version_from_file(rec["dataVersion"]) if "dataVersion" in rec else None
+    return TopicRecord(put, deleted, dv)
+
+
 class TopicConfigManager:
     def __init__(self, config: BrokerConfig, path: Path, publish: Publisher | None = None) -> None:
         self.config = config
@@ -68,7 +117,15 @@ class TopicConfigManager:
         self._table: dict[str, TopicConfig] = {}
         self._dv = DataVersion()
         self._startup_names: set[str] = set()
-        self._file = DurableJson(path, self._snapshot, journal=True, size=lambda: len(self._table))
+        self._file = DurableJson(
+            path,
+            self._snapshot,
+            parse=parse_topics_file,
+            parse_record=parse_topic_record,
+            reset_unreadable=config.reset_unreadable_metadata,
+            journal=True,
+            size=lambda: len(self._table),
+        )
         self._create_lock = asyncio.Lock()
 
     # --- reading ---------------------------------------------------------------------------
@@ -103,30 +160,37 @@ class TopicConfigManager:
     # --- loading ---------------------------------------------------------------------------
 
     def load(self) -> None:
-        """Start-up topics first, then the persisted table over them (as Java does: the file wins)."""
+        """Start-up topics first, then the persisted table over them (as Java does: the file wins).
+
+        Raises MetadataError naming topics.json when neither it nor its backup can be used (unless
+        the broker was told to start empty). Entries with illegal names are left out, named in a
+        warning; the broker's own start-up topics are kept whatever their names.
+        """
         for tc in startup_topics(self.config):
             self._table[tc.topic_name] = tc
             self._startup_names.add(tc.topic_name)
         snapshot, records = self._file.load()
-        if isinstance(snapshot, dict):
-            self._dv = DataVersion.from_json(snapshot.get("dataVersion"))
-            for name, obj in (snapshot.get("topicConfigTable") or {}).items():
-                if isinstance(obj, dict):
-                    self._table[name] = TopicConfig.from_json(obj, name)
+        if snapshot is not None:
+            self._dv, table = snapshot
+            for name, tc in table.items():
+                if self._legal(name, self.path):
+                    self._table[name] = tc
         for rec in records:
             self._replay(rec)
 
-    def _replay(self, rec: Any) -> None:
-        if not isinstance(rec, dict):
-            return
-        if "dataVersion" in rec:
-            self._dv = DataVersion.from_json(rec["dataVersion"])
-        put = rec.get("put")
-        if isinstance(put, dict) and put.get("topicName"):
-            self._table[put["topicName"]] = TopicConfig.from_json(put)
-        deleted = rec.get("del")
-        if isinstance(deleted, str):
-            self._table.pop(deleted, None)
+    def _legal(self, name: str, source: Path) -> bool:
+        problem = None if name in self._startup_names else topic_problem(name)
+        if problem is not None:
+            log.warning("%s: left out a topic: %s", source, problem)
+        return problem is None
+
+    def _replay(self, rec: TopicRecord) -> None:
+        if rec.data_version is not None:
+            self._dv = rec.data_version
+        if rec.put is not None and self._legal(rec.put.topic_name, self._file.journal_path):
+            self._table[rec.put.topic_name] = rec.put
+        if rec.deleted is not None:
+            self._table.pop(rec.deleted, None)
 
     def _snapshot(self) -> dict[str, Any]:
         return {
@@ -160,10 +224,11 @@ class TopicConfigManager:
         return results
 
     async def delete(self, name: str) -> bool:
-        if self._table.pop(name, None) is None:
+        if name not in self._table:
             return False
         self._dv.next()
-        await self._file.commit({"del": name, "dataVersion": self._dv.to_json()})
+        record = {"del": name, "dataVersion": self._dv.to_json()}
+        await change_durably(self._table, {name: None}, self._file.committer(record))
         return True
 
     async def create_in_send(
@@ -226,10 +291,10 @@ class TopicConfigManager:
     async def _commit_puts(self, cfgs: list[TopicConfig], publish: bool = True) -> None:
         if not cfgs:
             return
-        for cfg in cfgs:
-            self._table[cfg.topic_name] = cfg
+        for _ in cfgs:
             self._dv.next()
         dv = self._dv.to_json()
-        await self._file.commit(*({"put": cfg.to_json(), "dataVersion": dv} for cfg in cfgs))
+        records = [{"put": cfg.to_json(), "dataVersion": dv} for cfg in cfgs]
+        await change_durably(self._table, {cfg.topic_name: cfg for cfg in cfgs}, self._file.committer(*records))
         if publish and self._publish is not None:
             await self._publish(cfgs)

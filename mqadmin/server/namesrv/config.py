@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mqadmin.server.paths import child
 from mqadmin.server.properties import Prop, apply_properties, properties_of
+from mqadmin.server.remoting import ConnectionLimits
 
 
 @dataclass
@@ -25,6 +27,11 @@ class NamesrvConfig:
     enable_topic_list: bool = True
     product_env_name: str = "center"
     cluster_test: bool = False
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
+    reset_unreadable_metadata: bool = False
+    """Start with empty tables when a metadata file and its backup cannot be read (they are moved
+    aside), instead of refusing to start (mqadmin.server.persist.read_metadata)."""
 
     @property
     def addr(self) -> str:
@@ -32,7 +39,7 @@ class NamesrvConfig:
 
     @property
     def kv_config_path(self) -> Path:
-        return Path(self.data_dir) / "kvConfig.json"
+        return child(Path(self.data_dir), "kvConfig.json")
 
     @property
     def config_store_path(self) -> Path:
@@ -55,8 +62,8 @@ CONFIG_BLACKLIST = frozenset({"configBlackList", "configStorePath", "kvConfigPat
 PROPERTIES: dict[str, Prop] = {
     "listenPort": Prop("listen_port", "int", runtime=False),
     "rocketmqHome": Prop("data_dir", "path", runtime=False),
-    "scanNotActiveBrokerInterval": Prop("scan_interval", "ms"),
-    "brokerChannelExpiredTime": Prop("broker_expire", "ms"),
+    "scanNotActiveBrokerInterval": Prop("scan_interval", "ms", runtime=False),
+    "brokerChannelExpiredTime": Prop("broker_expire", "ms", runtime=False),
     "orderMessageEnable": Prop("order_message_enable", "bool"),
     "returnOrderTopicConfigToBroker": Prop("return_order_topic_config_to_broker", "bool"),
     "enableAllTopicList": Prop("enable_all_topic_list", "bool"),
@@ -64,3 +71,5 @@ PROPERTIES: dict[str, Prop] = {
     "productEnvName": Prop("product_env_name"),
     "clusterTest": Prop("cluster_test", "bool"),
 }
+"""UPDATE_NAMESRV_CONFIG changes the runtime ones; the scan interval and the broker expiry are read
+at start-up (Java schedules its scan once), so an update cannot make the scan spin."""

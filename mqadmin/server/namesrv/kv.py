@@ -5,23 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mqadmin.server.durable import DurableJson
+from mqadmin.server.durable import DurableJson, change_durably
 
 ORDER_TOPIC_CONFIG = "ORDER_TOPIC_CONFIG"
 
 
+def parse_kv_file(obj: Any) -> dict[str, dict[str, str]]:
+    """kvConfig.json's configTable; ValueError when it is not namespaces of key/value objects."""
+    table = obj.get("configTable") if isinstance(obj, dict) else None
+    if not isinstance(table, dict) or not all(isinstance(kv, dict) for kv in table.values()):
+        raise ValueError("configTable is not an object of namespaces holding objects")
+    return {str(ns): {str(k): str(v) for k, v in kv.items()} for ns, kv in table.items()}
+
+
 class KVConfigManager:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, reset_unreadable: bool = False) -> None:
         self.table: dict[str, dict[str, str]] = {}
-        self._file = DurableJson(path, self._snapshot)
+        self._file = DurableJson(path, self._snapshot, parse=parse_kv_file, reset_unreadable=reset_unreadable)
 
     def load(self) -> None:
-        snapshot, _ = self._file.load()
-        table = snapshot.get("configTable") if isinstance(snapshot, dict) else None
-        if isinstance(table, dict):
-            self.table = {
-                str(ns): {str(k): str(v) for k, v in kv.items()} for ns, kv in table.items() if isinstance(kv, dict)
-            }
+        """The file's table (MetadataError naming the file when neither it nor its backup can be used)."""
+        self.table = self._file.load()[0] or {}
 
     def _snapshot(self) -> dict[str, Any]:
         return {"configTable": {ns: dict(kv) for ns, kv in self.table.items()}}
@@ -34,17 +38,24 @@ class KVConfigManager:
         return dict(kv) if kv else None
 
     async def put(self, namespace: str, key: str, value: str) -> None:
-        self.table.setdefault(namespace, {})[key] = value
-        await self._file.commit()
+        try:
+            await change_durably(self.table.setdefault(namespace, {}), {key: value}, self._file.commit)
+        finally:
+            self._drop_if_empty(namespace)
 
     async def delete(self, namespace: str, key: str) -> bool:
         kv = self.table.get(namespace)
-        if kv is None or kv.pop(key, None) is None:
+        if kv is None or key not in kv:
             return False
-        if not kv:
-            del self.table[namespace]
-        await self._file.commit()
+        try:
+            await change_durably(kv, {key: None}, self._file.commit)
+        finally:
+            self._drop_if_empty(namespace)
         return True
+
+    def _drop_if_empty(self, namespace: str) -> None:
+        if not self.table.get(namespace, True):
+            del self.table[namespace]
 
     async def close(self) -> None:
         await self._file.close()

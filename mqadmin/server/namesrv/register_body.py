@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqadmin.model.topic import TopicConfig
+from mqadmin.server.validation import json_text_problem
 from mqadmin.wire import fastjson
 
 MAX_INFLATED = 64 * 1024 * 1024
@@ -74,6 +75,9 @@ def _decode_json(body: bytes) -> RegisterBody:
         raise BodyError(f"register body is not JSON: {e}") from None
     if not isinstance(obj, dict):
         raise BodyError("register body is not a JSON object")
+    where = json_text_problem(body, obj)
+    if where is not None:
+        raise BodyError(f"register body: the text at {where} is not valid Unicode (a lone surrogate)")
     wrapper = obj.get("topicConfigSerializeWrapper", obj if "topicConfigTable" in obj else {})
     if not isinstance(wrapper, dict):
         raise BodyError("topicConfigSerializeWrapper is not an object")

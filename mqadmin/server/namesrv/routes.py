@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.names import topic_problem
 from mqadmin.model.route import MASTER_ID, BrokerData, ClusterInfo, QueueData, TopicRouteData
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.broker.data_version import DataVersion
@@ -30,6 +31,8 @@ class LiveInfo:
 class RegisterResult:
     ha_server_addr: str = ""
     master_addr: str = ""
+    left_out: list[str] = field(default_factory=list)
+    """Registered topics with illegal names, kept out of the routes (the broker itself is registered)."""
 
 
 @dataclass
@@ -71,21 +74,24 @@ class RouteInfoManager:
         bd.broker_addrs[broker_id] = addr
         first = first or not old_addr
         dv = DataVersion.from_json(body.data_version) if body.data_version is not None else None
+        left_out = [t for t in body.topics if topic_problem(t) is not None]
         if broker_id == MASTER_ID:
             prev = self.live.get((cluster, addr))
             dv_changed = prev is None or prev.data_version is None or prev.data_version != dv
             for tc in body.topics.values():
+                if tc.topic_name in left_out:
+                    continue
                 if first or dv_changed or name not in self.topics.get(tc.topic_name, {}):
                     self._put_queue_data(name, tc)
         self.live[(cluster, addr)] = LiveInfo(
             name, broker_id, now, timeout or self.default_timeout, dv or DataVersion(0, 0, 0), channel, ha_addr
         )
-        result = RegisterResult()
+        result = RegisterResult(left_out=left_out)
         if broker_id != MASTER_ID:
             master = bd.broker_addrs.get(MASTER_ID)
             master_live = self.live.get((cluster, master)) if master else None
             if master and master_live is not None:
-                result = RegisterResult(master_live.ha_server_addr, master)
+                result.ha_server_addr, result.master_addr = master_live.ha_server_addr, master
         return result
 
     def _put_queue_data(self, broker_name: str, tc: TopicConfig) -> None:

@@ -8,14 +8,18 @@ import logging
 import time
 from collections.abc import Callable
 
+from mqadmin.model.names import shown
 from mqadmin.model.route import QueueData
 from mqadmin.server.broker.data_version import DataVersion
 from mqadmin.server.headers import json_body, need, need_int, opt_bool, opt_int
 from mqadmin.server.namesrv import register_body
 from mqadmin.server.namesrv.config import CONFIG_BLACKLIST, NamesrvConfig
 from mqadmin.server.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfigManager
+from mqadmin.server.namesrv.route_body import route_body, wants_standard_json
 from mqadmin.server.namesrv.routes import RouteInfoManager
+from mqadmin.server.ratelog import RateLimitedLog
 from mqadmin.server.remoting import ClientChannel, RemotingServer
+from mqadmin.server.validation import check_request
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -30,10 +34,11 @@ class NameServer:
     def __init__(self, config: NamesrvConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.clock = clock
-        self.server = RemotingServer("namesrv")
+        self.server = RemotingServer("namesrv", check_request, config.limits)
         self.routes = RouteInfoManager(default_timeout=config.broker_expire)
-        self.kv = KVConfigManager(config.kv_config_path)
+        self.kv = KVConfigManager(config.kv_config_path, config.reset_unreadable_metadata)
         self._scan_task: asyncio.Task[None] | None = None
+        self._bad_names = RateLimitedLog(log)
         self.server.on_close(self._channel_closed)
         for code, handler in self._handlers().items():
             self.server.register(code, handler)
@@ -123,6 +128,11 @@ class NameServer:
         )
         if result is None:
             return cmd.response(ResponseCode.SYSTEM_ERROR, "register broker failed")
+        if result.left_out:
+            self._bad_names.warning(
+                "namesrv: broker %s registered %d topic(s) with illegal names, left out of the routes: %s",
+                shown(name), len(result.left_out), ", ".join(shown(t) for t in result.left_out[:5]),
+            )  # fmt: skip
         ext = {k: v for k, v in (("haServerAddr", result.ha_server_addr), ("masterAddr", result.master_addr)) if v}
         order = self.kv.namespace(ORDER_TOPIC_CONFIG) if self.config.return_order_topic_config_to_broker else None
         body_out = fastjson.dumps_bytes({"table": order}) if order else b""
@@ -158,7 +168,7 @@ class NameServer:
             )
         if self.config.order_message_enable:
             route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic)
-        return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(route.to_json()))
+        return cmd.response(ResponseCode.SUCCESS, body=route_body(route, wants_standard_json(cmd)))
 
     async def get_cluster_info(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.routes.cluster_info().to_json()))

@@ -37,7 +37,9 @@ from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Protocol
 
+from mqadmin.model.names import shown
 from mqadmin.model.tags import tags_code
+from mqadmin.server.paths import UnsafePath, child
 from mqadmin.server.persist import atomic_write, fsync_dir
 from mqadmin.server.store.commitlog import CommitLog
 from mqadmin.server.store.consumequeue import ConsumeQueue, write_at
@@ -298,6 +300,11 @@ class MessageStore:
             key = (m.topic, m.queue_id)
             qoff = next_qoff.get(key)
             if qoff is None:
+                if key not in self._cqs:
+                    try:
+                        self._cq(m.topic, m.queue_id)
+                    except UnsafePath as e:
+                        raise _Illegal(PutStatus.MESSAGE_ILLEGAL, str(e)) from None
                 qoff = self._next_queue_offset(key)
             m.queue_offset = qoff
             m.store_timestamp = now
@@ -419,10 +426,13 @@ class MessageStore:
             self.log.truncate(self._end)
 
     def _cq(self, topic: str, qid: int) -> ConsumeQueue:
+        """The queue's index, made on first use; raises UnsafePath when its file would not be
+        ``consumequeue/<topic>/<queueId>`` inside the data directory."""
         key = (topic, qid)
         cq = self._cqs.get(key)
         if cq is None:
-            cq = self._cqs[key] = ConsumeQueue(topic, qid, self._cq_dir / topic / str(qid))
+            path = child(child(self._cq_dir, topic), str(qid))
+            cq = self._cqs[key] = ConsumeQueue(topic, qid, path)
         return cq
 
     # --- flushing --------------------------------------------------------------------------
@@ -513,11 +523,17 @@ class MessageStore:
     # --- recovery helpers ------------------------------------------------------------------
 
     def _read_checkpoint(self) -> Checkpoint:
+        """The last checkpoint, else its backup; without either the whole commit log is re-indexed
+        (nothing is lost, start-up just takes longer), which a warning names."""
         for path in (self._checkpoint_path, self._checkpoint_path.with_name("checkpoint.bak")):
             try:
                 return Checkpoint.from_json(json.loads(path.read_bytes()))
-            except (FileNotFoundError, ValueError, AttributeError, TypeError):
+            except FileNotFoundError:
                 continue
+            except (ValueError, AttributeError, TypeError) as e:
+                log.warning("store: %s cannot be read (%s); trying its backup", path, type(e).__name__)
+        if self._checkpoint_path.parent.joinpath("commitlog").is_dir():
+            log.warning("store: no usable checkpoint in %s; re-indexing the whole commit log", self.data_dir)
         return Checkpoint()
 
     def _snapshot_checkpoint(self, end: int, idx: tuple[int, bytes]) -> Checkpoint:
@@ -535,16 +551,25 @@ class MessageStore:
                 continue
             for qfile in topic_dir.iterdir():
                 if qfile.name.isdigit() and qfile.is_file():
-                    cq = self._cq(topic_dir.name, int(qfile.name))
+                    try:
+                        cq = self._cq(topic_dir.name, int(qfile.name))
+                    except UnsafePath as e:
+                        log.warning("store: ignoring consume queue %s: %s", qfile, e)
+                        continue
                     cq.load(log_end)
 
     def _redispatch(self, begin: int, end: int) -> bool:
         """Index the records in ``[begin, end)`` that the indexes lack; True if a queue had a gap."""
         gaps = False
+        unsafe: dict[str, int] = {}
 
         def visit(info: RecordInfo) -> None:
             nonlocal gaps
-            cq = self._cq(info.topic, info.queue_id)
+            try:
+                cq = self._cq(info.topic, info.queue_id)
+            except UnsafePath:
+                unsafe[info.topic] = unsafe.get(info.topic, 0) + 1
+                return
             if info.queue_offset == cq.count:
                 cq.append(info.phys_offset, info.size, info.tags_code)
             elif info.queue_offset > cq.count:
@@ -558,6 +583,8 @@ class MessageStore:
 
         if begin < end:
             self.log.recover(begin, visit)
+        for topic, n in unsafe.items():
+            log.warning("store: %d message(s) of topic %s left unindexed: not a safe directory name", n, shown(topic))
         return gaps
 
     # --- reading ---------------------------------------------------------------------------
@@ -718,12 +745,12 @@ class MessageStore:
 
     async def delete_topic(self, topic: str) -> None:
         """Drop the topic's consume queues (its records stay in the commit log, as in RocketMQ)."""
+        path = child(self._cq_dir, topic)  # raises UnsafePath before anything changes
         lock = self._flush_lock or asyncio.Lock()
         async with lock:
             for key in [k for k in self._cqs if k[0] == topic]:
                 del self._cqs[key]
                 self._next_qoff.pop(key, None)
-            path = self._cq_dir / topic
             if path.is_dir():
                 await asyncio.to_thread(shutil.rmtree, path, True)
 
