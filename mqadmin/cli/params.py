@@ -61,9 +61,9 @@ def exactly_one(b: str | None, c: str | None) -> None:
 
 def check_topic(topic: str, *, allow_system: bool = True) -> None:
     """A usage error for a name the brokers would refuse (or a system topic, unless allowed)."""
-    from mqadmin.model.topic import is_system_topic, topic_name_problem
+    from mqadmin.model.names import is_system_topic, topic_problem
 
-    problem = topic_name_problem(topic)
+    problem = topic_problem(topic)
     if problem:
         raise usage_error(problem, "use letters, digits, '-', '_', '|' or '%', at most 127 characters")
     if not allow_system and is_system_topic(topic):

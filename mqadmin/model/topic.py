@@ -1,20 +1,9 @@
-"""TopicConfig, permission bits, topic name rules and the system topics."""
+"""TopicConfig, permission bits and attributes (the name rules and system topics are in ``mqadmin.model.names``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
-
-from mqadmin.model.names import (  # noqa: F401  (re-exported: the topic rules live in names)
-    DLQ_PREFIX,
-    NOT_ALLOWED_SEND_TOPICS,
-    RETRY_PREFIX,
-    SYSTEM_TOPIC_PREFIX,
-    SYSTEM_TOPICS,
-    TOPIC_MAX_LENGTH,
-    is_system_topic,
-    topic_problem,
-)
 
 PERM_PRIORITY = 8
 PERM_READ = 4
@@ -35,10 +24,6 @@ def perm_to_string(perm: int) -> str:
     return (
         ("R" if perm & PERM_READ else "-") + ("W" if perm & PERM_WRITE else "-") + ("X" if perm & PERM_INHERIT else "-")
     )
-
-
-topic_name_problem = topic_problem
-"""Why a topic name is illegal, or None (kept for callers; the rules are in ``mqadmin.model.names``)."""
 
 
 def parse_attributes(spec: str) -> dict[str, str]:

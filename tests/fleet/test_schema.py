@@ -14,7 +14,7 @@ from mqadmin.audit import job
 from mqadmin.fleet import manifest as mf
 from mqadmin.fleet.schema import SCHEMA_VERSION, TABLES, column_names
 from mqadmin.fleet.writer import ExportWriter, TableWriter
-from mqadmin.model.topic import SYSTEM_TOPICS
+from mqadmin.model.names import SYSTEM_TOPICS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "fleet-schema.md"

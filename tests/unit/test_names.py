@@ -22,7 +22,6 @@ from mqadmin.model.names import (
     topic_problem,
     topic_refusal,
 )
-from mqadmin.model.topic import topic_name_problem
 from mqadmin.wire.codes import ResponseCode
 
 LEGAL = string.ascii_letters + string.digits + "%|-_"
@@ -91,10 +90,6 @@ def test_a_long_bad_name_is_quoted_short():
 def test_system_topics():
     assert is_system_topic("TBW102") and is_system_topic("rmq_sys_anything") and is_system_topic("CHECKPOINT_TOPIC")
     assert not is_system_topic("Orders") and not is_system_topic("%RETRY%G")
-
-
-def test_topic_name_problem_is_the_shared_rule():
-    assert topic_name_problem("abc\n") == topic_problem("abc\n")
 
 
 @given(legal_names)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqadmin.model.names import RETRY_PREFIX
 from mqadmin.model.tags import SubscriptionData
-from mqadmin.model.topic import PERM_READ, PERM_WRITE, RETRY_PREFIX
+from mqadmin.model.topic import PERM_READ, PERM_WRITE
 from mqadmin.server.broker.brokerstore import Processor
 from mqadmin.server.broker.clients import (
     CONSUME_FROM_WHERE,

@@ -21,15 +21,8 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mqadmin.model.names import POP_RETRY_SEPARATOR
-from mqadmin.model.topic import (
-    DLQ_PREFIX,
-    NOT_ALLOWED_SEND_TOPICS,
-    PERM_READ,
-    PERM_WRITE,
-    RETRY_PREFIX,
-    TopicConfig,
-)
+from mqadmin.model.names import DLQ_PREFIX, NOT_ALLOWED_SEND_TOPICS, POP_RETRY_SEPARATOR, RETRY_PREFIX
+from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.broker.brokerstore import Processor, store_host
 from mqadmin.server.headers import HeaderError
 from mqadmin.server.remoting import ClientChannel

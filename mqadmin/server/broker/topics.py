@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mqadmin.model.names import shown, topic_problem
+from mqadmin.model.names import is_system_topic, shown, topic_problem
 from mqadmin.model.topic import (
     DEFAULT_TOPIC,
     PERM_INHERIT,
     PERM_READ,
     PERM_WRITE,
     TopicConfig,
-    is_system_topic,
 )
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.broker.data_version import DataVersion, data_version_from_file
