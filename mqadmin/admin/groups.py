@@ -18,6 +18,7 @@ from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.consume import ConsumeStats
 from mqadmin.model.group import JSON_NAMES, SCALARS, GroupRetryPolicy, GroupWrite, SubscriptionGroupConfig
+from mqadmin.model.route import ClusterInfo
 from mqadmin.model.rpc import groups as rpc
 from mqadmin.model.topic import alter_attributes
 from mqadmin.wire.codes import ResponseCode
@@ -83,10 +84,19 @@ def kept_fields(broker_version: int) -> list[str]:
     return names
 
 
-def ignored_settings(change: GroupChange, broker_version: int) -> list[str]:
-    """The settings ``change`` sets that a broker of this version does not keep (bean names)."""
+def as_stored(cfg: SubscriptionGroupConfig, broker_version: int) -> SubscriptionGroupConfig:
+    """``cfg`` as a broker of this version holds it: the settings it does not keep read back as defaults."""
     kept = set(kept_fields(broker_version))
-    return [JSON_NAMES[n] for n in change.given() if n not in kept]
+    default = SubscriptionGroupConfig(cfg.group_name)
+    return cfg.with_(**{n: getattr(default, n) for n in JSON_NAMES if n not in kept})
+
+
+def not_kept(change: GroupChange, held: SubscriptionGroupConfig) -> list[str]:
+    """The settings (bean names) ``change`` asks for that ``held`` (what the broker holds) does not have."""
+    out = [JSON_NAMES[n] for n in change.given() if n != "attributes" and getattr(held, n) != getattr(change, n)]
+    if any(held.attributes.get(k) != v for k, v in change.attributes.items()):
+        out.append("attributes")
+    return out
 
 
 def change_value(value: Any) -> Any:
@@ -106,6 +116,17 @@ def changes_between(
         if old != new:
             out[JSON_NAMES[name]] = (change_value(old), change_value(new))
     return out
+
+
+def config_targets(info: ClusterInfo) -> list[Target]:
+    """One address per broker name of every cluster, sorted: the master, or the lowest slave of a broker
+    without one (as Java's getConsumerConfig reads each broker's ``selectBrokerAddr``)."""
+    lowest = {b.broker_name: min(b.broker_addrs) for b in info.brokers.values() if b.broker_addrs}  # master: 0
+    return [
+        Target(b.broker_name, b.broker_addrs[lowest[b.broker_name]], lowest[b.broker_name], b.cluster)
+        for b in sorted(info.brokers.values(), key=lambda b: b.broker_name)
+        if b.broker_addrs
+    ]
 
 
 @dataclass(slots=True)
@@ -156,7 +177,8 @@ class GroupOps(AdminCore):
         """Create the group on one broker, or change the settings ``change`` sets and keep the rest.
 
         created / updated (old → new per setting) / unchanged (nothing sent). With ``create_only`` an
-        existing group is left as it is (``unchanged``), whatever its settings.
+        existing group is left as it is (``unchanged``), whatever its settings. ``data`` is the config the
+        broker holds afterwards (``not_kept`` tells which asked-for settings an older broker dropped).
         """
         current, version = await self.read_group_config(target.addr, change.group)
         wanted = change.apply(current)
@@ -166,9 +188,10 @@ class GroupOps(AdminCore):
                 return TargetResult(target.name, target.addr, Status.UNCHANGED, data=current)
         write = GroupWrite(wanted, change.attribute_ops(current))
         await self.request(target.addr, rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=write)
+        held = as_stored(wanted, version)
         if current is None:
-            return TargetResult(target.name, target.addr, Status.CREATED, data=wanted)
-        return TargetResult(target.name, target.addr, Status.UPDATED, changes=diff, data=wanted)
+            return TargetResult(target.name, target.addr, Status.CREATED, data=held)
+        return TargetResult(target.name, target.addr, Status.UPDATED, changes=diff, data=held)
 
     async def update_group_on(
         self, targets: list[Target], change: GroupChange, *, create_only: bool = False
@@ -185,7 +208,8 @@ class GroupOps(AdminCore):
         for change in changes:
             current = table.get(change.group)
             wanted = change.apply(current)
-            row = GroupResult(target.name, target.addr, Status.CREATED, data=wanted, group=change.group)
+            held = as_stored(wanted, version)
+            row = GroupResult(target.name, target.addr, Status.CREATED, data=held, group=change.group)
             if current is not None:
                 row.changes = changes_between(current, wanted, version)
                 row.status = Status.UPDATED if row.changes else Status.UNCHANGED

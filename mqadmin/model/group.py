@@ -226,13 +226,12 @@ class SubscriptionGroupConfig:
 
     def to_json(self) -> dict[str, Any]:
         """The bean form, as a broker stores and sends it."""
-        out: dict[str, Any] = dict(self.extra)
-        out["groupName"] = self.group_name
+        out: dict[str, Any] = {"groupName": self.group_name}
         for attr, (key, _) in SCALARS.items():
             out[key] = getattr(self, attr)
         out["groupRetryPolicy"] = self.group_retry_policy.to_json()
         out["attributes"] = dict(self.attributes)
-        return out
+        return {**out, **{k: v for k, v in self.extra.items() if k not in out}}
 
     @classmethod
     def from_json(cls, obj: Any, name: str | None = None) -> SubscriptionGroupConfig:
