@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +30,9 @@ def read_group_file(path: str) -> list[GroupChange]:
     changes = [_change(path, i, e) for i, e in enumerate(entries)]
     if not changes:
         raise usage_error(f"{path} lists no groups", "see: mqadmin updateSubGroupList -h")
-    seen: set[str] = set()
-    for c in changes:
-        if c.group in seen:
-            raise usage_error(f"{path}: group {c.group!r} is listed twice", "list each group once")
-        seen.add(c.group)
+    twice = [g for g, n in Counter(c.group for c in changes).items() if n > 1]
+    if twice:
+        raise usage_error(f"{path}: group {twice[0]!r} is listed twice", "list each group once")
     return changes
 
 

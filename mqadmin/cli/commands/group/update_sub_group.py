@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,6 +14,15 @@ if TYPE_CHECKING:
     from mqadmin.admin.groups import GroupChange
 
 NEW = "for a new group; an existing one keeps its value"
+
+
+def _flag(short: str, name: str, what: str, default: bool) -> Any:
+    """A ``true|false`` option taking a value, as Java's tool has them (``-s false``)."""
+    return typer.Option(short, name, metavar="true|false", help=f"{what} [{str(default).lower()} {NEW}].")
+
+
+def _number(short: str, name: str, what: str, default: int) -> Any:
+    return typer.Option(short, name, min=0, metavar="N", help=f"{what} [{default} {NEW}].")
 
 
 @command(
@@ -30,59 +39,22 @@ def update_sub_group(
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,
     cluster: ClusterOpt = None,
-    consume_enable: Annotated[
-        str | None,
-        typer.Option("-s", "--consumeEnable", metavar="true|false", help=f"Consumption allowed [true {NEW}]."),
-    ] = None,
+    consume_enable: Annotated[str | None, _flag("-s", "--consumeEnable", "Consumption allowed", True)] = None,
     from_min: Annotated[
-        str | None,
-        typer.Option(
-            "-m",
-            "--consumeFromMinEnable",
-            metavar="true|false",
-            help=f"A new consumer starts at the minimum offset [true {NEW}].",
-        ),
+        str | None, _flag("-m", "--consumeFromMinEnable", "A new consumer starts at the minimum offset", True)
     ] = None,
     broadcast: Annotated[
-        str | None,
-        typer.Option(
-            "-d", "--consumeBroadcastEnable", metavar="true|false", help=f"Broadcast consumption allowed [true {NEW}]."
-        ),
+        str | None, _flag("-d", "--consumeBroadcastEnable", "Broadcast consumption allowed", True)
     ] = None,
-    orderly: Annotated[
-        str | None,
-        typer.Option(
-            "-o", "--consumeMessageOrderly", metavar="true|false", help=f"Orderly consumption (5.x) [false {NEW}]."
-        ),
-    ] = None,
-    retry_queues: Annotated[
-        int | None, typer.Option("-q", "--retryQueueNums", min=0, metavar="N", help=f"Retry queues [1 {NEW}].")
-    ] = None,
-    retry_max: Annotated[
-        int | None,
-        typer.Option("-r", "--retryMaxTimes", min=0, metavar="N", help=f"Redeliveries before the DLQ [16 {NEW}]."),
-    ] = None,
-    broker_id: Annotated[
-        int | None, typer.Option("-i", "--brokerId", min=0, metavar="ID", help=f"Broker id to consume from [0 {NEW}].")
-    ] = None,
+    orderly: Annotated[str | None, _flag("-o", "--consumeMessageOrderly", "Orderly consumption (5.x)", False)] = None,
+    retry_queues: Annotated[int | None, _number("-q", "--retryQueueNums", "Retry queues", 1)] = None,
+    retry_max: Annotated[int | None, _number("-r", "--retryMaxTimes", "Redeliveries before the DLQ", 16)] = None,
+    broker_id: Annotated[int | None, _number("-i", "--brokerId", "Broker id to consume from", 0)] = None,
     slow_broker: Annotated[
-        int | None,
-        typer.Option(
-            "-w",
-            "--whichBrokerWhenConsumeSlowly",
-            min=0,
-            metavar="ID",
-            help=f"Broker id when consuming slowly [1 {NEW}].",
-        ),
+        int | None, _number("-w", "--whichBrokerWhenConsumeSlowly", "Broker id when consuming slowly", 1)
     ] = None,
     notify: Annotated[
-        str | None,
-        typer.Option(
-            "-a",
-            "--notifyConsumerIdsChanged",
-            metavar="true|false",
-            help=f"Notify consumers of rebalances [true {NEW}].",
-        ),
+        str | None, _flag("-a", "--notifyConsumerIdsChanged", "Notify consumers of rebalances", True)
     ] = None,
     policy: Annotated[
         str | None,
