@@ -103,6 +103,9 @@ async def test_the_list_request_stores_every_group_or_none(cluster, transport):
     assert broker.groups.wrapper_json()["dataVersion"]["counter"] == counter + 1  # one change, one file write
     on_disk = json.loads(broker.data_path("subscriptionGroup.json").read_text())["subscriptionGroupTable"]
     assert on_disk["L1"]["retryMaxTimes"] == 1 and "L2" in on_disk
+    same = await write_list(transport, addr, GroupWrite(SubscriptionGroupConfig("L1", retry_max_times=1)))
+    assert same.code == R.SUCCESS
+    assert broker.groups.wrapper_json()["dataVersion"]["counter"] == counter + 1  # nothing changed, no new version
 
     refused = await write_list(
         transport, addr, GroupWrite(SubscriptionGroupConfig("L3")), GroupWrite(SubscriptionGroupConfig("bad name"))

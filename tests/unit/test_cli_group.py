@@ -11,6 +11,7 @@ from mqadmin.model.group import GroupRetryPolicy, SubscriptionGroupConfig
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
+from mqadmin.wire.codes import ResponseCode
 from tests.unit.cli_helpers import Cli, assert_one_line_error
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, two_broker_cluster
 
@@ -248,6 +249,26 @@ def test_update_sub_group_list_rows_per_group_when_a_broker_fails(cli: Cli, clus
     ]
 
 
+def test_update_sub_group_list_falls_back_when_the_list_request_is_not_supported(cli: Cli, cluster, tmp_path) -> None:
+    _, a, b = cluster
+
+    async def no_list(cmd):
+        if cmd.code == RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST:
+            return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, " request type 225 not supported")
+        if cmd.code == RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP and json.loads(cmd.body)["groupName"] == "G2":
+            return cmd.response(ResponseCode.NO_PERMISSION, "no permission to create G2")
+        return None
+
+    a.before = no_list
+    path = _file(tmp_path, "g.json", '[{"groupName":"G1"},{"groupName":"G2"}]')
+    r = cli("--format", "json", "updateSubGroupList", *C, "-f", path)
+    assert r.code == 3
+    by = {(e["group"], e["name"]): (e["status"], e["reason"]) for e in r.json()["results"]}
+    assert by[("G1", "broker-a")] == ("created", None) and by[("G1", "broker-b")] == ("created", None)
+    assert by[("G2", "broker-a")] == ("failed", "NO_PERMISSION (16): no permission to create G2")
+    assert "G1" in a.groups and "G2" not in a.groups and "G2" in b.groups
+
+
 @pytest.mark.parametrize(
     ("name", "text", "fragments"),
     [
@@ -330,6 +351,19 @@ def test_delete_sub_group_with_b_or_keep_topics_leaves_the_topics(cli: Cli, clus
     assert not a.groups and not b.groups and "%RETRY%G" in a.topics
     headers = [c.ext for _, c in cli.transport.sent if c.code == RC.DELETE_SUBSCRIPTIONGROUP]
     assert headers == [{"groupName": "G", "cleanOffset": "false"}] * 2
+
+
+def test_a_failed_broker_keeps_the_retry_topics(cli: Cli, cluster) -> None:
+    _, a, b = cluster
+    a.groups["G"] = b.groups["G"] = SubscriptionGroupConfig("G")
+    a.topics["%RETRY%G"] = TopicConfig("%RETRY%G", 1, 1)
+    b.hang = True
+    r = cli("--timeout", "0.2", "--format", "json", "deleteSubGroup", *C, "-g", "G")
+    assert r.code == 3
+    doc = r.json()
+    assert [e["status"] for e in doc["results"]] == ["deleted", "failed"]
+    assert (doc["topics"], doc["outcome"]) == ([], "partial")
+    assert "%RETRY%G" in a.topics
 
 
 def test_delete_of_a_group_no_broker_has(cli: Cli) -> None:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from mqadmin.server.broker.broker import Broker
 
 
-def alter_attributes(create: bool, current: dict[str, str], ops: dict[str, str | None]) -> dict[str, str]:
+def apply_attribute_ops(create: bool, current: dict[str, str], ops: dict[str, str | None]) -> dict[str, str]:
     """``current`` with the operations applied; ValueError with Java's message for an unacceptable one."""
     out = dict(current)
     for key, value in ops.items():
@@ -56,7 +56,7 @@ class GroupAdmin:
         current = self.broker.groups.get(cfg.group_name)
         held = SubscriptionGroupConfig.from_json(current).attributes if current is not None else {}
         try:
-            return cfg.with_(attributes=alter_attributes(current is None, held, write.attribute_ops))
+            return cfg.with_(attributes=apply_attribute_ops(current is None, held, write.attribute_ops))
         except ValueError as e:
             raise RequestRefused(str(e)) from None
 

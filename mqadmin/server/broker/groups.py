@@ -74,9 +74,12 @@ class SubscriptionGroupManager:
         return "created" if old is None else "updated"
 
     async def update_many(self, cfgs: list[dict[str, Any]]) -> None:
-        """Store every config with one write of the file (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST)."""
-        for cfg in map(normalize_group, cfgs):
-            self._table[cfg["groupName"]] = cfg
+        """Store every config with one write of the file (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST); the data
+        version moves only when something changed."""
+        changed = [cfg for cfg in map(normalize_group, cfgs) if self._table.get(cfg["groupName"]) != cfg]
+        if not changed:
+            return
+        self._table.update((cfg["groupName"], cfg) for cfg in changed)
         self._dv.next()
         await self._file.commit()
 
