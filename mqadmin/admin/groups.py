@@ -121,12 +121,12 @@ def changes_between(
 def config_targets(info: ClusterInfo) -> list[Target]:
     """One address per broker name of every cluster, sorted: the master, or the lowest slave of a broker
     without one (as Java's getConsumerConfig reads each broker's ``selectBrokerAddr``)."""
-    lowest = {b.broker_name: min(b.broker_addrs) for b in info.brokers.values() if b.broker_addrs}  # master: 0
-    return [
-        Target(b.broker_name, b.broker_addrs[lowest[b.broker_name]], lowest[b.broker_name], b.cluster)
-        for b in sorted(info.brokers.values(), key=lambda b: b.broker_name)
-        if b.broker_addrs
-    ]
+    targets = []
+    for b in sorted(info.brokers.values(), key=lambda b: b.broker_name):
+        if b.broker_addrs:
+            bid = min(b.broker_addrs)  # the master's id, 0, when it has one
+            targets.append(Target(b.broker_name, b.broker_addrs[bid], bid, b.cluster))
+    return targets
 
 
 @dataclass(slots=True)

@@ -375,6 +375,14 @@ def test_delete_of_a_group_no_broker_has(cli: Cli) -> None:
     assert not [c for _, c in cli.transport.sent if c.code == RC.DELETE_SUBSCRIPTIONGROUP]
 
 
+def test_a_rerun_removes_retry_topics_a_broker_still_holds(cli: Cli, cluster) -> None:
+    _, a, _ = cluster
+    a.topics["%DLQ%G"] = TopicConfig("%DLQ%G", 1, 1)  # the group itself is gone already
+    r = cli("deleteSubGroup", *C, "-g", "G")
+    assert r.code == 0, r.err
+    assert "%DLQ%G" not in a.topics and "%DLQ%G" in r.out
+
+
 def test_delete_can_name_a_long_group_an_old_broker_holds(cli: Cli, cluster) -> None:
     _, a, _ = cluster
     name = "G" * 200  # over 5.5's 120 for creation, under the clients' 255

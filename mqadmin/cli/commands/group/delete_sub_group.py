@@ -83,7 +83,7 @@ def delete_sub_group(
     if dry_run:
         note("dry run: nothing was changed")
     exit_for_results(everything, f"deleteSubGroup {group}")
-    if not if_exists and results and all(r.status == Status.NOT_FOUND for r in results):
+    if not if_exists and results and all(r.status == Status.NOT_FOUND for r in everything):  # nothing at all
         where = f"cluster {cluster!r}" if cluster else broker_addr
         raise CliError(
             f"group {group!r} does not exist on {where}",
