@@ -14,6 +14,7 @@ class Status(StrEnum):
     UPDATED = "updated"
     UNCHANGED = "unchanged"
     DELETED = "deleted"
+    WOULD_DELETE = "would delete"
     NOT_FOUND = "not found"
     WRITTEN = "written"
     SKIPPED = "skipped"

@@ -59,6 +59,22 @@ COMMANDS: tuple[Entry, ...] = (
         TOPICS,
         "Put, get or delete a topic's orderTopicConf on the name servers.",
     ),
+    Entry(
+        "updateSubGroup",
+        "group.update_sub_group",
+        GROUPS,
+        "Create a subscription group, or change the settings given, on one broker or every master.",
+    ),
+    Entry(
+        "updateSubGroupList",
+        "group.update_sub_group_list",
+        GROUPS,
+        "Create or update the subscription groups of a JSON or TOML file on one broker or every master.",
+    ),
+    Entry(
+        "deleteSubGroup", "group.delete_sub_group", GROUPS, "Delete a subscription group from one broker or a cluster."
+    ),
+    Entry("getConsumerConfig", "group.get_consumer_config", GROUPS, "A subscription group's config on every broker."),
     Entry("clusterList", "cluster.cluster_list", CLUSTERS, "List brokers by cluster with version and in/out TPS."),
     Entry(
         "brokerStatus",

@@ -31,6 +31,8 @@ from mqadmin.wire.codes import ResponseCode
 
 TOPIC_MAX_LENGTH = 127
 GROUP_MAX_LENGTH = 120
+CLIENT_GROUP_MAX_LENGTH = 255
+"""Java clients' limit (Validators.CHARACTER_MAX_LENGTH); brokers before 5.5 accepted such groups."""
 RETRY_OR_DLQ_TOPIC_MAX_LENGTH = 255
 RETRY_PREFIX = "%RETRY%"
 DLQ_PREFIX = "%DLQ%"
@@ -131,7 +133,11 @@ def topic_problem(topic: str) -> str | None:
     return name_problem(NameKind.TOPIC, topic)
 
 
-def group_problem(group: str) -> str | None:
+def group_problem(group: str, *, creating: bool = True) -> str | None:
+    """As ``name_problem`` for a group. A group that is only read or deleted may be as long as Java
+    clients allow (255), so groups that older brokers accepted can still be looked at and removed."""
+    if not creating and GROUP_MAX_LENGTH < len(group) <= CLIENT_GROUP_MAX_LENGTH and _LEGAL.fullmatch(group):
+        return None
     return name_problem(NameKind.GROUP, group)
 
 

@@ -35,6 +35,10 @@ CASES: dict[str, list[list[str]]] = {
     "sendMessage": [["-t", T, "-p", "hello", "-k", "k1", "-c", "TagA"]],
     "consumeMessage": [["-t", T, "-c", "1"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
+    "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
+    "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
+    "getConsumerConfig": [["-g", T]],
+    "deleteSubGroup": [["-c", CLUSTER, "-g", T, "--dry-run"], ["-c", CLUSTER, "-g", T]],
 }
 """Invocations per command, run in this order (so the topic exists until deleteTopic)."""
 

@@ -7,9 +7,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.route import BrokerData, ClusterInfo
+from mqadmin.model.rpc import groups as group_rpc
 from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC
-from mqadmin.model.topic import TopicConfig
+from mqadmin.model.topic import TopicConfig, alter_attributes
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
@@ -27,6 +29,7 @@ class FakeBroker:
     broker_id: int = 0
     version: int = 479  # 5.3.3; 409 = 4.9.8
     topics: dict[str, TopicConfig] = field(default_factory=dict)
+    groups: dict[str, SubscriptionGroupConfig] = field(default_factory=dict)
     runtime: dict[str, str] = field(default_factory=dict)
     hang: bool = False  # never answer (like a SIGSTOPped process)
     before: Hook | None = None  # runs first; a non-None return answers instead
@@ -74,7 +77,39 @@ class FakeBroker:
                 for q in range(cfg.write_queue_nums)
             )
             return cmd.response(body=('{"offsetTable":{' + rows + "}}").encode())
+        if cmd.code in _GROUP_CODES:
+            return self._group_answer(cmd)
         return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+
+    def _group_answer(self, cmd: RemotingCommand) -> RemotingCommand:
+        """Subscription groups as a broker of ``version`` keeps them (4.9: no 5.x settings; before 5.1.3 no
+        attributes; before 5.3.1 no list request). Attribute operations are applied to what it holds."""
+        if cmd.code == RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
+            table = {n: self._stored_group(c) for n, c in self.groups.items()}
+            return cmd.response(body=fastjson.dumps_bytes({"subscriptionGroupTable": table}))
+        if cmd.code == RC.DELETE_SUBSCRIPTIONGROUP:
+            self.groups.pop(cmd.ext["groupName"], None)
+            return cmd.response()
+        if cmd.code == RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST and self.version < 475:
+            return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+        if cmd.code == RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP:
+            writes = [group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP.decode(cmd).body]
+        else:
+            writes = group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST.decode(cmd).body
+        for w in writes:
+            old = self.groups.get(w.config.group_name)
+            attrs = alter_attributes(old.attributes if old else {}, w.attribute_ops)
+            self.groups[w.config.group_name] = w.config.with_(attributes=attrs)
+        return cmd.response()
+
+    def _stored_group(self, cfg: SubscriptionGroupConfig) -> dict:
+        doc = cfg.to_json()
+        if self.version < 439:
+            del doc["attributes"]
+        if self.version < 413:
+            for key in ("consumeMessageOrderly", "groupRetryPolicy", "groupSysFlag", "consumeTimeoutMinute"):
+                del doc[key]
+        return doc
 
     def _merged(self, cmd: RemotingCommand) -> TopicConfig:
         """The config after a code-17 request: a 5.x broker applies the request's attribute operations
@@ -88,6 +123,14 @@ class FakeBroker:
         if self.version < 413:
             return cfg.with_(attributes={}, order=False)
         return cfg
+
+
+_GROUP_CODES = frozenset(
+    {
+        RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
+        RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, RC.DELETE_SUBSCRIPTIONGROUP,
+    }
+)  # fmt: skip
 
 
 @dataclass

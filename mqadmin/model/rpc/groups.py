@@ -1,4 +1,5 @@
-"""Subscription-group requests a broker answers: create or update, list, delete, consume progress."""
+"""Subscription-group requests a broker answers: create or update (one or many), read (all or one), delete,
+consume progress."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqadmin.model.consume import ConsumeStatsBody
-from mqadmin.model.rpc.bodies import JsonBody, json_object
+from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
+from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C
+from mqadmin.wire.codes import ResponseCode
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -18,25 +21,55 @@ class DeleteGroupHeader(Header):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GetGroupConfigHeader(Header):
+    group: str = wire("group")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConsumeStatsHeader(Header):
     consumer_group: str = wire("consumerGroup")
     topic: str | None = wire("topic", None)
 
 
-def _group_table(obj: Any) -> dict[str, dict[str, Any]]:
+def _group_table(obj: Any) -> dict[str, SubscriptionGroupConfig]:
     table = obj.get("subscriptionGroupTable") or {}
-    return {name: dict(cfg, groupName=cfg.get("groupName") or name) for name, cfg in table.items()}
+    return {name: SubscriptionGroupConfig.from_json(cfg, name) for name, cfg in table.items()}
 
 
-GROUP_TABLE = JsonBody("SubscriptionGroupWrapper", _group_table, lambda table: {"subscriptionGroupTable": table})
+def _group_list(obj: Any) -> list[GroupWrite]:
+    items = obj.get("groupConfigList")
+    if not isinstance(items, list):
+        raise ValueError("groupConfigList is not a list")
+    return [GroupWrite.from_json(i) for i in items]
+
+
+GROUP_TABLE = JsonBody(
+    "SubscriptionGroupWrapper",
+    _group_table,
+    lambda table: {"subscriptionGroupTable": {name: cfg.to_json() for name, cfg in table.items()}},
+)
+GROUP_CONFIG = JsonBody("SubscriptionGroupConfig", SubscriptionGroupConfig.from_json, SubscriptionGroupConfig.to_json)
+GROUP_WRITE = JsonBody("SubscriptionGroupConfig", GroupWrite.from_json, GroupWrite.to_json)
+GROUP_LIST = JsonBody(
+    "SubscriptionGroupList", _group_list, lambda writes: {"groupConfigList": [w.to_json() for w in writes]}
+)
 
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP = Rpc(
-    C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP",
-    body=json_object("SubscriptionGroupConfig"), summary="create or update a subscription group",
+    C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP", body=GROUP_WRITE,
+    summary="create or replace a subscription group (attributes: +k/-k operations on what the broker holds)",
+)  # fmt: skip
+UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST = Rpc(
+    C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST", body=GROUP_LIST,
+    summary="create or replace many subscription groups in one request (5.3.1+)",
 )  # fmt: skip
 GET_ALL_SUBSCRIPTIONGROUP_CONFIG = Rpc(
     C.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, "GET_ALL_SUBSCRIPTIONGROUP_CONFIG", response_body=GROUP_TABLE,
     summary="every subscription group config the broker holds",
+)  # fmt: skip
+GET_SUBSCRIPTIONGROUP_CONFIG = Rpc(
+    C.GET_SUBSCRIPTIONGROUP_CONFIG, "GET_SUBSCRIPTIONGROUP_CONFIG", GetGroupConfigHeader, response_body=GROUP_CONFIG,
+    ok=frozenset({ResponseCode.SUCCESS, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST}),
+    summary="one group's config (5.0+); CREATES the group when autoCreateSubscriptionGroup is on",
 )  # fmt: skip
 DELETE_SUBSCRIPTIONGROUP = Rpc(
     C.DELETE_SUBSCRIPTIONGROUP, "DELETE_SUBSCRIPTIONGROUP", DeleteGroupHeader,

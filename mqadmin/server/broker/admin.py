@@ -11,10 +11,8 @@ from mqadmin.model.names import shown, topic_refusal
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
 from mqadmin.server.broker.config import CONFIG_BLACKLIST
-from mqadmin.server.broker.groups import normalize_group
-from mqadmin.server.headers import json_body, need, opt_bool
+from mqadmin.server.headers import json_body, need
 from mqadmin.server.remoting import ClientChannel
-from mqadmin.server.validation import GROUP, body_name_refusal
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import DEFAULT_VERSION, RemotingCommand
@@ -138,35 +136,6 @@ class AdminProcessor:
         for provider in self.broker.consumer_groups_of:
             groups.update(provider(topic))
         return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes({"groupList": sorted(groups)}))
-
-    # --- subscription groups ---------------------------------------------------------------
-
-    async def update_subscription_group(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        if refusal := self._slave_refusal(cmd):
-            return refusal
-        try:
-            obj = json_body(cmd, "SubscriptionGroupConfig") if cmd.body else None
-            name = obj.get("groupName") if isinstance(obj, dict) else None
-            if isinstance(name, str) and (refusal := body_name_refusal(cmd, [(GROUP, name)])):
-                return refusal
-            cfg = normalize_group(obj)
-        except ValueError as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad SubscriptionGroupConfig: {e}")
-        await self.broker.groups.update(cfg)
-        return cmd.response(ResponseCode.SUCCESS)
-
-    async def delete_subscription_group(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        if refusal := self._slave_refusal(cmd):
-            return refusal
-        group = need(cmd, "groupName")
-        await self.broker.groups.delete(group)
-        hook = getattr(self.broker.store, "delete_group", None)
-        if hook is not None and opt_bool(cmd, "cleanOffset"):
-            await hook(group)
-        return cmd.response(ResponseCode.SUCCESS)
-
-    async def get_all_subscription_groups(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.broker.groups.wrapper_json()))
 
     # --- broker config and runtime info ----------------------------------------------------
 
@@ -295,6 +264,8 @@ def _disk_capacity(path: Any) -> str:
 
 
 def install(broker: Broker) -> None:
+    from mqadmin.server.broker import group_admin  # it uses SLAVE_REFUSAL from here
+
     p = AdminProcessor(broker)
     handlers = {
         RequestCode.UPDATE_AND_CREATE_TOPIC: p.update_and_create_topic,
@@ -303,12 +274,10 @@ def install(broker: Broker) -> None:
         RequestCode.GET_ALL_TOPIC_CONFIG: p.get_all_topic_config,
         RequestCode.GET_TOPIC_CONFIG: p.get_topic_config,
         RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: p.query_topic_consume_by_who,
-        RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: p.update_subscription_group,
-        RequestCode.DELETE_SUBSCRIPTIONGROUP: p.delete_subscription_group,
-        RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: p.get_all_subscription_groups,
         RequestCode.GET_BROKER_CONFIG: p.get_broker_config,
         RequestCode.UPDATE_BROKER_CONFIG: p.update_broker_config,
         RequestCode.GET_BROKER_RUNTIME_INFO: p.get_broker_runtime_info,
     }
     for code, handler in handlers.items():
         broker.server.register(code, handler)
+    group_admin.install(broker)

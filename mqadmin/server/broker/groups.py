@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
+from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.names import group_problem, shown
 from mqadmin.server.broker.data_version import DataVersion, data_version_from_file
 from mqadmin.server.durable import DurableJson, change_durably
@@ -21,44 +22,12 @@ SYSTEM_GROUPS = (
 
 def default_group(name: str) -> dict[str, Any]:
     """A SubscriptionGroupConfig with the 5.x defaults (fastjson bean form)."""
-    return {
-        "attributes": {},
-        "brokerId": 0,
-        "consumeBroadcastEnable": True,
-        "consumeEnable": True,
-        "consumeFromMinEnable": True,
-        "consumeMessageOrderly": False,
-        "consumeTimeoutMinute": 15,
-        "groupName": name,
-        "groupRetryPolicy": {"type": "CUSTOMIZED"},
-        "groupSysFlag": 0,
-        "notifyConsumerIdsChangedEnable": True,
-        "retryMaxTimes": 16,
-        "retryQueueNums": 1,
-        "whichBrokerWhenConsumeSlowly": 1,
-    }
+    return SubscriptionGroupConfig(name).to_json()
 
 
 def normalize_group(obj: Any) -> dict[str, Any]:
     """Defaults filled in, types checked; raises ValueError naming the bad field."""
-    if not isinstance(obj, dict):
-        raise ValueError("the subscription group body is not a JSON object")
-    name = obj.get("groupName")
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError("groupName is missing or blank")
-    out = default_group(name)
-    for key, value in obj.items():
-        default = out.get(key)
-        if isinstance(default, bool):
-            if not isinstance(value, bool):
-                raise ValueError(f"{key}={value!r} is not a boolean")
-        elif isinstance(default, int):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{key}={value!r} is not an integer")
-        elif isinstance(default, dict) and not isinstance(value, dict):
-            raise ValueError(f"{key}={value!r} is not an object")
-        out[key] = value
-    return out
+    return SubscriptionGroupConfig.from_json(obj).to_json()
 
 
 def parse_groups_file(obj: Any) -> tuple[DataVersion, dict[str, dict[str, Any]]]:
@@ -125,6 +94,15 @@ class SubscriptionGroupManager:
         self._dv.next()
         await change_durably(self._table, {cfg["groupName"]: cfg}, self._file.commit)
         return "created" if old is None else "updated"
+
+    async def update_many(self, cfgs: list[dict[str, Any]]) -> None:
+        """Store every config with one write of the file (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST); the data
+        version moves only when something changed."""
+        changed = [cfg for cfg in map(normalize_group, cfgs) if self._table.get(cfg["groupName"]) != cfg]
+        if not changed:
+            return
+        self._dv.next()
+        await change_durably(self._table, {cfg["groupName"]: cfg for cfg in changed}, self._file.commit)
 
     async def delete(self, name: str) -> bool:
         if name not in self._table:

@@ -1,0 +1,1 @@
+"""Subscription-group commands: updateSubGroup, updateSubGroupList, deleteSubGroup, getConsumerConfig."""
