@@ -9,6 +9,11 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("mqadmin", deadline=None, derandomize=False)
+settings.load_profile("mqadmin")
+"""No time limit per example: tests never assert timings, and the machine may be loaded."""
 
 T = TypeVar("T")
 
