@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from mqadmin.model.topic import TOPIC_MAX_LENGTH, TopicConfig, topic_name_problem
+from mqadmin.server.broker import system_topics
 from mqadmin.server.broker.config import CONFIG_BLACKLIST
 from mqadmin.server.headers import json_body, need, opt_bool
 from mqadmin.server.remoting import ClientChannel
@@ -297,3 +298,4 @@ def install(broker: Broker) -> None:
     }
     for code, handler in handlers.items():
         broker.server.register(code, handler)
+    system_topics.install(broker)
