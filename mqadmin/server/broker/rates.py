@@ -60,7 +60,7 @@ class Rates:
             minutes[-1][1] += n
         else:
             minutes.append([minute, n])
-        while minutes[0][0] * 60 <= now - DAY:
+        while minutes and minutes[0][0] * 60 <= now - DAY:
             minutes.popleft()
 
     def _tps(self, key: Key) -> float:
