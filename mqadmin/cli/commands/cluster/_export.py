@@ -38,13 +38,14 @@ def export_dir(value: str) -> Path:
 
 def write_json_file(directory: Path, name: str, doc: Any) -> Path:
     """Write ``doc`` as pretty JSON to ``directory/name`` atomically (a temporary file renamed over it), so
-    a reader never sees half a file and a failed write leaves the previous one."""
+    a reader never sees half a file and a failed write leaves the previous one. Null values are left out of
+    objects, as Java's fastjson writes them."""
     path = directory / name
     tmp = directory / f".{name}.tmp"
     try:
         directory.mkdir(parents=True, exist_ok=True)
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent="\t", ensure_ascii=False)
+            json.dump(_without_nulls(doc), f, indent="\t", ensure_ascii=False)
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())
@@ -53,6 +54,14 @@ def write_json_file(directory: Path, name: str, doc: Any) -> Path:
         tmp.unlink(missing_ok=True)
         raise CliError(f"cannot write {path}: {e.strerror or e}", "check -f and its permissions") from None
     return path
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def finish_export(
