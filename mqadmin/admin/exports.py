@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.admin.errors import ResponseError
 from mqadmin.admin.fanout import Target, every_address, fan_out, masters
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.admin.stats import StatsOps
@@ -118,8 +119,8 @@ class ExportOps(StatsOps):
             header = rpc.ConsumerGroupHeader(consumer_group=group)
             try:
                 body = (await self.request(addr, rpc.GET_CONSUMER_CONNECTION_LIST, header)).body or {}
-            except Exception:
-                continue  # not online here (CONSUMER_NOT_ONLINE), as Java skips it
+            except ResponseError:
+                continue  # not online here (CONSUMER_NOT_ONLINE): skipped, as Java does
             for conn in body.get("connectionSet") or []:
                 found.add(f"{conn.get('language')}%{version_desc(int(conn.get('version') or 0))}")
         return sorted(found)
