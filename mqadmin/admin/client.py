@@ -9,10 +9,12 @@ never stopping at the first failure.
 from __future__ import annotations
 
 from mqadmin.admin.brokers import BrokerOps
+from mqadmin.admin.exports import ExportOps
 from mqadmin.admin.groups import GroupOps
 from mqadmin.admin.nameservers import NamesrvOps
+from mqadmin.admin.stats import StatsOps
 from mqadmin.admin.topics import TopicOps
 
 
-class AdminClient(TopicOps, GroupOps, BrokerOps, NamesrvOps):
+class AdminClient(TopicOps, GroupOps, BrokerOps, NamesrvOps, ExportOps, StatsOps):
     """``async with AdminClient(["127.0.0.1:9876"]) as admin: await admin.topic_route("T")``."""

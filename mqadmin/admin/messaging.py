@@ -162,9 +162,11 @@ async def send_message(
     queue_id: int | None = None,
     order_key: str | None = None,
     producer_group: str = DEFAULT_PRODUCER_GROUP,
+    route: TopicRouteData | None = None,
 ) -> SendResult:
-    """Send one message (SEND_MESSAGE_V2, code 310) and return where it was stored."""
-    route, via_default = await send_route(client, topic)
+    """Send one message (SEND_MESSAGE_V2, code 310) and return where it was stored. ``route``: the topic's
+    route when the caller already has it (as a producer caches it), else it is looked up first."""
+    route, via_default = (route, False) if route is not None else await send_route(client, topic)
     queues = publish_queues(route, DEFAULT_TOPIC_QUEUE_NUMS if via_default else None)
     queue = choose_queue(queues, broker=broker, queue_id=queue_id, order_key=order_key)
     addr = next((b.master_addr for b in route.broker_datas if b.broker_name == queue.broker_name), None)

@@ -82,6 +82,33 @@ COMMANDS: tuple[Entry, ...] = (
         CLUSTERS,
         "Runtime statistics of one broker or of every broker of a cluster.",
     ),
+    Entry(
+        "clusterRT", "cluster.cluster_rt", CLUSTERS, "Send messages to every broker and show the send RT per broker."
+    ),
+    Entry("statsAll", "cluster.stats_all", CLUSTERS, "TPS and 24-hour counts per topic and consumer group."),
+    Entry(
+        "exportConfigs", "cluster.export_configs", CLUSTERS, "Write a cluster's main broker configs to configs.json."
+    ),
+    Entry(
+        "exportMetrics", "cluster.export_metrics", CLUSTERS, "Write a cluster's TPS, counts and sizes to metrics.json."
+    ),
+    Entry("getNamesrvConfig", "namesrv.get_namesrv_config", NAMESRV, "Show the config of every name server."),
+    Entry(
+        "updateNamesrvConfig",
+        "namesrv.update_namesrv_config",
+        NAMESRV,
+        "Change a config key on every name server (old → new on each).",
+    ),
+    Entry("getKvConfig", "namesrv.get_kv_config", NAMESRV, "Show a KV namespace's entries, or one key's value."),
+    Entry("updateKvConfig", "namesrv.update_kv_config", NAMESRV, "Create or update a KV entry on every name server."),
+    Entry("deleteKvConfig", "namesrv.delete_kv_config", NAMESRV, "Delete a KV entry from every name server."),
+    Entry(
+        "wipeWritePerm",
+        "namesrv.wipe_write_perm",
+        NAMESRV,
+        "Remove a broker's write permission in every name server's routes (drain it).",
+    ),
+    Entry("addWritePerm", "namesrv.add_write_perm", NAMESRV, "Give a broker's queues write permission again."),
     Entry("sendMessage", "message.send_message", MESSAGES, "Send one message and show where it was stored."),
     Entry(
         "consumeMessage", "message.consume_message", MESSAGES, "Read messages from a topic without committing offsets."

@@ -32,6 +32,15 @@ CASES: dict[str, list[list[str]]] = {
     "updateOrderConf": [["-t", T, "-m", "put", "-v", "broker-a:8;broker-b:8"], ["-t", T, "-m", "get"]],
     "clusterList": [[], ["-m"]],
     "brokerStatus": [["-c", CLUSTER]],
+    "clusterRT": [["--count", "1", "-a", "2"]],
+    "statsAll": [["-t", T]],
+    "getNamesrvConfig": [[]],
+    "updateNamesrvConfig": [["-k", "productEnvName", "-v", "contract"]],
+    "updateKvConfig": [["-s", "CONTRACT", "-k", "k1", "-v", "v1"]],
+    "getKvConfig": [["-s", "CONTRACT"]],
+    "deleteKvConfig": [["-s", "CONTRACT", "-k", "k1"]],
+    "wipeWritePerm": [["-b", "broker-a", "--dry-run"], ["-b", "broker-a"]],
+    "addWritePerm": [["-b", "broker-a"]],
     "sendMessage": [["-t", T, "-p", "hello", "-k", "k1", "-c", "TagA"]],
     "consumeMessage": [["-t", T, "-c", "1"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
@@ -48,6 +57,8 @@ EXEMPT = {
     "exportMetadata": "its document is the export's manifest (fleet schema, docs/fleet-schema.md)",
     "audit": "its document is the audit's summary.json (fleet schema, docs/fleet-schema.md)",
     "generateFleet": "its document is the generated export's manifest (fleet schema, docs/fleet-schema.md)",
+    "exportConfigs": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
+    "exportMetrics": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 

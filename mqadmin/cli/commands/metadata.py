@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Output directory (created if missing).")]
+_JAVA_FORM = "Java's single-cluster export (see below)."
 
 
 # --- exportMetadata --------------------------------------------------------------------------------
@@ -30,9 +31,13 @@ OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Output direc
     "exportMetadata",
     "mqadmin exportMetadata -n 127.0.0.1:9876 --out export/",
     "mqadmin exportMetadata --fleet fleet.toml --out export/",
+    "mqadmin exportMetadata -c DefaultCluster -f ./export        # Java's form: ./export/metadata.json",
+    "mqadmin exportMetadata -b 127.0.0.1:10911 -t -f ./export    # one broker's topics: ./export/topic.json",
 )
 def export_metadata(
-    out: OutOpt,
+    out: Annotated[
+        Path | None, typer.Option("--out", metavar="DIR", help="Fleet export: output directory (created if missing).")
+    ] = None,
     namesrv: Annotated[
         list[str] | None,
         typer.Option(
@@ -49,17 +54,39 @@ def export_metadata(
     concurrency: Annotated[
         int, typer.Option("--concurrency", min=1, max=1024, help="Requests in flight at once, fleet-wide.")
     ] = 16,
+    cluster: Annotated[str | None, typer.Option("-c", "--clusterName", metavar="CLUSTER", help=_JAVA_FORM)] = None,
+    broker_addr: Annotated[str | None, typer.Option("-b", "--brokerAddr", metavar="HOST:PORT", help=_JAVA_FORM)] = None,
+    file_path: Annotated[
+        str | None, typer.Option("-f", "--filePath", metavar="DIR", help=f"{_JAVA_FORM} [/tmp/rocketmq/export]")
+    ] = None,
+    topics_only: Annotated[bool, typer.Option("-t", "--topic", help=f"{_JAVA_FORM} Topics only.")] = False,
+    groups_only: Annotated[bool, typer.Option("-g", "--subscriptionGroup", help=f"{_JAVA_FORM} Groups only.")] = False,
+    special_topic: Annotated[
+        bool, typer.Option("-s", "--specialTopic", help=f"{_JAVA_FORM} Include %RETRY% and %DLQ% topics.")
+    ] = False,
 ) -> None:
     """Collect topic configs, groups, lag and order configs of every cluster into gzip JSON Lines.
 
     One row per cluster x broker x topic (docs/fleet-schema.md). A cluster or broker that fails is
     recorded in manifest.json and the export goes on; exit code 3 when part of the fleet failed, 1 when
     all of it did.
+
+    With Java mqadmin's options (-c or -b, -f, -t, -g, -s) it is Java's single-cluster export instead: the
+    user topics and subscription groups of a cluster's masters (merged, queue counts summed) or of one broker,
+    written to DIR/metadata.json, topic.json (-t) or subscriptionGroup.json (-g).
     """
     import asyncio
 
     from mqadmin.cli.options import GLOBAL
 
+    if cluster or broker_addr or file_path is not None or topics_only or groups_only or special_topic:
+        from mqadmin.cli.commands.cluster._metadata_export import export_cluster_metadata
+
+        java = (cluster, broker_addr, file_path, topics_only, groups_only, special_topic)
+        export_cluster_metadata(namesrv, fleet, out, *java)
+        return
+    if out is None:
+        raise usage_error("--out DIR is required", "or use Java's single-cluster form: -c CLUSTER [-f DIR]")
     sources = _sources(namesrv, fleet)
     _check_out_dir(out)
     manifest = asyncio.run(_export(sources, out, concurrency, GLOBAL.timeout))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from mqadmin.model.names import shown, topic_refusal
 from mqadmin.model.topic import TopicConfig
+from mqadmin.server.broker import system_topics
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
 from mqadmin.server.broker.config import CONFIG_BLACKLIST
 from mqadmin.server.headers import json_body, need
@@ -281,3 +282,4 @@ def install(broker: Broker) -> None:
     for code, handler in handlers.items():
         broker.server.register(code, handler)
     group_admin.install(broker)
+    system_topics.install(broker)
