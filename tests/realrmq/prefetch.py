@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from tests.peers import harness
 from tests.realrmq import apache
@@ -45,19 +45,23 @@ def _timed(name: str, fn: Callable[[], object]) -> tuple[str, float, str | None]
 
 
 def prefetch(names: list[str] | None = None) -> list[tuple[str, float, str | None]]:
-    """Make the parts ready concurrently; (name, seconds, error or None) per part, in order."""
-    jobs = parts()
-    chosen = {n: f for n, f in jobs.items() if not names or any(w in n for w in names)}
+    """Make the parts ready concurrently, printing a line per part as it is done; returns (name, seconds,
+    error or None) per part."""
+    chosen = {n: f for n, f in parts().items() if not names or any(w in n for w in names)}
+    results = []
     with ThreadPoolExecutor(max(1, len(chosen))) as pool:
-        return list(pool.map(lambda item: _timed(*item), chosen.items()))
+        for future in as_completed([pool.submit(_timed, n, f) for n, f in chosen.items()]):
+            name, seconds, error = future.result()
+            outcome = f"FAILED in {seconds:.1f} s: {error}" if error else f"ready in {seconds:.1f} s"
+            print(f"prefetch: {name} {outcome}", flush=True)
+            results.append((name, seconds, error))
+    return results
 
 
 def main(argv: list[str]) -> int:
     started = time.monotonic()
     results = prefetch(argv or None)
-    for name, seconds, error in results:
-        print(f"prefetch: {name:<16} {seconds:6.1f} s  {'FAILED: ' + error if error else 'ready'}", flush=True)
-    print(f"prefetch: all parts in {time.monotonic() - started:.1f} s", flush=True)
+    print(f"prefetch: {len(results)} parts in {time.monotonic() - started:.1f} s", flush=True)
     return 1 if any(error for _, _, error in results) else 0
 
 
