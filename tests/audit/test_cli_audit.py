@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from mqadmin.audit.runner import AUTO_SPARK_ROWS
 from mqadmin.fleet.synth import load_ground_truth
 from tests.audit.exports import edge_case_export, keys
 from tests.unit.cli_helpers import Cli, assert_one_line_error
@@ -89,10 +90,11 @@ def test_auto_engine_runs_python_on_a_small_export_and_says_why(cli, tmp_path):
     rows = json.loads((tmp_path / "fleet" / "manifest.json").read_text())["tables"]["topics"]["rows"]
     result = cli("--format", "json", "audit", str(tmp_path / "fleet"), "--out", str(tmp_path / "out"))
     assert result.code == 0, result.err
-    assert f"engine: python ({rows:,} topic rows, below 2,000,000)" in result.err.splitlines()
+    limit = AUTO_SPARK_ROWS
+    assert f"engine: python ({rows:,} topic rows, below {limit:,})" in result.err.splitlines()
     doc = result.json()
-    choice = {"requested": "auto", "engine": "python", "reason": f"{rows:,} topic rows, below 2,000,000",
-              "topic_rows": rows, "threshold": 2_000_000}  # fmt: skip
+    choice = {"requested": "auto", "engine": "python", "reason": f"{rows:,} topic rows, below {limit:,}",
+              "topic_rows": rows, "threshold": limit}  # fmt: skip
     assert doc["engine"] == "python" and doc["engine_choice"] == choice
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["engine_choice"] == choice
 

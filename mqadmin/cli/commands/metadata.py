@@ -242,7 +242,7 @@ def audit(
     engine: Annotated[
         Engine,
         typer.Option(
-            "--engine", help="auto (python below 2,000,000 topic rows, else Spark), spark, or python (no Spark needed)."
+            "--engine", help="auto (python on small exports, Spark on large ones), spark, or python (no Spark needed)."
         ),
     ] = Engine.auto,
     top: Annotated[int, typer.Option("--top", min=0, help="Findings to show on the terminal.")] = 20,
