@@ -39,10 +39,10 @@ def spark_launch() -> Any:
 
     from mqadmin.audit.runner import prepare_spark
 
+    before = dict(os.environ)
     reason = spark_skip_reason()
     if reason:
         pytest.skip(reason)
-    before = dict(os.environ)
     session = job.build_session("local[2]", java_home=prepare_spark())
     changed = {k: (before.get(k), v) for k, v in os.environ.items() if before.get(k) != v}
     changed |= {k: (v, None) for k, v in before.items() if k not in os.environ}
