@@ -323,13 +323,17 @@ def _build_py() -> list[str]:
             # under the lock; the marker is written last.
             if venv.exists():
                 shutil.rmtree(venv)
+            # The venv gets no pip of its own (ensurepip is most of a venv's cost, minutes on a loaded
+            # machine): this interpreter's pip installs into it (``pip --python``, pip >= 22.3).
             base_python = getattr(sys, "_base_executable", None) or sys.executable
-            _run_setup([base_python, "-m", "venv", str(venv)], "creating the pyrocketmq venv")
+            _run_setup([base_python, "-m", "venv", "--without-pip", str(venv)], "creating the pyrocketmq venv")
             _run_setup(
                 [
-                    str(py),
+                    sys.executable,
                     "-m",
                     "pip",
+                    "--python",
+                    str(py),
                     "install",
                     "--no-input",
                     "--disable-pip-version-check",
