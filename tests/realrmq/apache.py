@@ -81,7 +81,7 @@ DEFAULT_CLUSTER = "DefaultCluster"
 # to get an unsigning mqadmin.
 DEFAULT_TOOLS_CREDENTIALS = ("mqadminHarness", "harness-secret-0")
 
-READY_TIMEOUT = 90.0
+READY_TIMEOUT = 180.0  # a bound, not a wait: a 5.3.3 broker took over 90 s at load average 25-30
 STOP_TIMEOUT = 20.0
 LOOPBACK = "127.0.0.1"
 
