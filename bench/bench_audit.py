@@ -3,6 +3,7 @@ implementation of the same rules, side by side in one run.
 
     python bench/bench_audit.py                       # 1M and 10M rows, both engines
     python bench/bench_audit.py --sizes 100000 --engines python
+    python bench/bench_audit.py --sizes 10000,100000,1000000,3000000,10000000   # where Spark starts to win
 
 For each size a synthetic fleet is generated once (mqadmin generateFleet, cached under --data) and each
 engine runs as a user runs it: ``mqadmin audit DIR --out OUT --engine E`` in its own process, so Spark's
@@ -10,7 +11,8 @@ JVM start is paid as it would be. Reported per run: wall time, the audit's own t
 ``elapsed_s``: reading inputs to writing outputs, without interpreter/JVM start), topic rows per second
 of audit time, peak resident memory of the whole process tree (python + JVM), and the load average
 (the machine may be shared). Then the Spark/Python ratio per size and how each engine's time grows
-from the smallest to the largest size. Both engines must report the same findings (checked).
+from the smallest to the largest size, and the smallest size at which Spark's wall time beat Python's
+(the threshold of ``mqadmin audit --engine auto``). Both engines must report the same findings (checked).
 
 Bounds: each run has a time limit (--timeout) and a memory cap on its process tree (--mem-cap); a run
 that exceeds either is stopped and reported as such rather than hidden.
@@ -199,6 +201,7 @@ def _report(results: dict[str, Any], sizes: list[int], engines: list[str]) -> No
             ratio = s["rows_per_s"] / p["rows_per_s"]
             print(f"   {size:>11,} rows: spark/python throughput = {ratio:.2f}x ({same})")
             results.setdefault("ratios", {})[str(size)] = round(ratio, 3)
+    _crossover(results, sizes, runs)
     if len(sizes) >= 2:
         lo, hi = min(sizes), max(sizes)
         for engine in engines:
@@ -207,6 +210,24 @@ def _report(results: dict[str, Any], sizes: list[int], engines: list[str]) -> No
                 growth = b["audit_s"] / a["audit_s"]
                 print(f"   {engine}: {lo:,} -> {hi:,} rows ({hi / lo:.0f}x): time x{growth:.2f}")
                 results.setdefault("growth", {})[engine] = round(growth, 3)
+
+
+def _crossover(results: dict[str, Any], sizes: list[int], runs: dict[tuple[int, str], dict[str, Any]]) -> None:
+    """The smallest size at which Spark's wall time (what a user waits, JVM start included) beat Python's:
+    what ``mqadmin audit --engine auto`` uses as its threshold (mqadmin/audit/runner.py AUTO_SPARK_ROWS)."""
+    measured = [
+        (runs[(n, "python")]["wall_s"], runs[(n, "spark")]["wall_s"], n)
+        for n in sorted(sizes)
+        if "audit_s" in runs.get((n, "python"), {}) and "audit_s" in runs.get((n, "spark"), {})
+    ]
+    if not measured:
+        return
+    first = next((n for py, sp, n in measured if sp < py), None)
+    results["spark_faster_from"] = first
+    if first is None:
+        print(f"   python was faster at every size up to {measured[-1][2]:,} rows (wall time)")
+    else:
+        print(f"   spark was first faster at {first:,} rows (wall time)")
 
 
 if __name__ == "__main__":

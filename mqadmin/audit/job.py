@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -84,9 +84,10 @@ SYSTEM_TOPICS = frozenset(
     {
         "TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC",
         "RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT",
-        "CHECKPOINT_TOPIC",
+        "CHECKPOINT_TOPIC", "RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC", "RMQ_SYS_ROCKSDB_TRANS_OP_HALF_TOPIC",
     }
 )  # fmt: skip
+"""TopicValidator's system topics; the two RocksDB transaction topics are new in 5.5 (on every broker)."""
 SYSTEM_PREFIXES = ("rmq_sys_",)
 RETRY_PREFIX, DLQ_PREFIX = "%RETRY%", "%DLQ%"
 REPLY_SUFFIX = "_REPLY_TOPIC"
@@ -404,11 +405,33 @@ def spark_schemas() -> dict[str, Any]:
     }
 
 
-def build_session(master: str | None, driver_memory: str | None = None, app_name: str = "mqadmin-audit") -> Any:
+@contextlib.contextmanager
+def launcher_env(changes: dict[str, str]) -> Iterator[None]:
+    """Set environment variables only while pyspark starts its JVM (its launcher copies ``os.environ``),
+    then put back what was there: nothing else this process runs later (Maven, other JVMs) sees them."""
+    saved = {k: os.environ.get(k) for k in changes}
+    os.environ.update(changes)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def build_session(
+    master: str | None,
+    driver_memory: str | None = None,
+    app_name: str = "mqadmin-audit",
+    java_home: str | None = None,
+) -> Any:
     """A SparkSession with a quiet, small footprint: no UI, no console progress, WARN logs, scratch
     and warehouse directories in a temporary directory (nothing left in the working directory), and in
     local mode a loopback driver and 2 shuffle partitions per core. ``driver_memory`` (``4g``) is the heap
-    of the whole job in local mode; it only takes effect when this call starts the JVM."""
+    of the whole job in local mode; it only takes effect when this call starts the JVM, and so does
+    ``java_home``, the Java it starts (handed to the launcher alone, never left in ``os.environ``)."""
     from pyspark.sql import SparkSession
 
     scratch = tempfile.mkdtemp(prefix="mqadmin-spark-")
@@ -434,12 +457,14 @@ def build_session(master: str | None, driver_memory: str | None = None, app_name
     }
     if driver_memory:
         conf["spark.driver.memory"] = driver_memory
+    env = {"JAVA_HOME": java_home} if java_home else {}
     if local:
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        env.setdefault("SPARK_LOCAL_IP", os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"))
         conf |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
     for k, v in conf.items():
         builder = builder.config(k, v)
-    spark = builder.getOrCreate()
+    with launcher_env(env):
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     if spark.sparkContext.master.startswith("local"):
         # One machine: a few partitions per core, and no adaptive re-planning, which on small inputs

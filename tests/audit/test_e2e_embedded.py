@@ -113,7 +113,7 @@ def test_auto_created_topic_is_reported_fixed_by_the_plan_and_no_longer_reported
         assert export.returncode == 0, export.stderr
         audit = mqadmin(
             "--format", "json", "audit", str(tmp_path / "export1"), "--out", str(tmp_path / "audit1"),
-            "--master", "local[2]",
+            "--engine", "spark", "--master", "local[2]",
         )  # fmt: skip
         assert audit.returncode == 0, audit.stderr
         summary = json.loads(audit.stdout)

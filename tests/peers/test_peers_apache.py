@@ -1,9 +1,10 @@
-"""Real RocketMQ clients against a real Apache RocketMQ 4.9.8 cluster (name server + 2 brokers).
+"""Real RocketMQ clients against real Apache RocketMQ 4.9.8 and 5.5.0 clusters (name server + 2 brokers).
 
 For each peer (Java rocketmq-client 4.9.8, PyPI rocketmq 0.4.4 / C++ client, npm ali-ons):
 produce 5 messages and consume them back, on a pre-created topic and on a topic the broker
 auto-creates through TBW102; then all three peers share one topic and each consumes what all
-of them produced.  One cluster serves the whole module; everything is on 127.0.0.1.
+of them produced.  One cluster per version serves the module's tests; everything is on 127.0.0.1.
+The oldest and the newest supported versions; 5.3.3 sits between them on the same remoting protocol.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ except Exception as exc:  # pragma: no cover - depends on the other harness bein
 else:
     _APACHE_IMPORT_ERROR = ""
 
-APACHE_VERSION = "4.9.8"
+APACHE_VERSIONS = ("4.9.8", "5.5.0")
 COUNT = 5
 PRODUCE_TIMEOUT = 60
 CONSUME_WAIT = 45  # seconds the peer itself waits for messages
@@ -45,14 +46,14 @@ def _describe(what, rc, records, err):
     return f"{what}: rc={rc}, {len(records)} record(s)\nrecords={records}\nstderr tail:\n{err[-4000:]}"
 
 
-@pytest.fixture(scope="module")
-def cluster():
+@pytest.fixture(scope="module", params=APACHE_VERSIONS)
+def cluster(request):
     if apache is None:
         pytest.skip(_APACHE_IMPORT_ERROR)
-    reason = apache.skip_reason(APACHE_VERSION)
+    reason = apache.skip_reason(request.param)
     if reason:
         pytest.skip(reason)
-    with apache.ApacheCluster(APACHE_VERSION, brokers=2, auto_create=True) as c:
+    with apache.ApacheCluster(request.param, brokers=2, auto_create=True) as c:
         yield c
 
 

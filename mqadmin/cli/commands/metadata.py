@@ -245,6 +245,7 @@ def _print_export(manifest: dict[str, Any], out: Path) -> None:
 
 
 class Engine(StrEnum):
+    auto = "auto"
     spark = "spark"
     python = "python"
 
@@ -267,8 +268,11 @@ def audit(
         int, typer.Option("--skew-min", min=0, help="...and at least this many topics/queues away from it.")
     ] = 10,
     engine: Annotated[
-        Engine, typer.Option("--engine", help="spark (default) or python (single process, no Spark needed).")
-    ] = Engine.spark,
+        Engine,
+        typer.Option(
+            "--engine", help="auto (python on small exports, Spark on large ones), spark, or python (no Spark needed)."
+        ),
+    ] = Engine.auto,
     top: Annotated[int, typer.Option("--top", min=0, help="Findings to show on the terminal.")] = 20,
     driver_memory: Annotated[
         str | None,
@@ -277,18 +281,24 @@ def audit(
         ),
     ] = None,
 ) -> None:
-    """Audit fleet exports for misplaced topics (the auto-create trap) and other defects, on Spark.
+    """Audit fleet exports for misplaced topics (the auto-create trap) and other defects, on Spark or in-process.
 
     Writes findings.parquet/, findings.jsonl, plan.toml (an updateTopic command per placement finding)
     and summary.json to --out; prints the summary. For a Spark cluster, run the same job with
     spark-submit (docs/audit.md).
     """
     from mqadmin.audit.job import AuditInputError, Params
-    from mqadmin.audit.runner import EngineUnavailable, run_audit
+    from mqadmin.audit.runner import EngineUnavailable, choose_engine, run_audit
+    from mqadmin.cli.render import note
 
     params = Params(lag_threshold, skew_factor, skew_min)
+    choice = choose_engine(inputs, engine.value, master)
+    if choice.requested == "auto":
+        note(f"engine: {choice.engine} ({choice.reason})")
     try:
-        summary = _with_status(lambda: run_audit(inputs, str(out), params, engine.value, master, driver_memory), engine)
+        summary = _with_status(
+            lambda: run_audit(inputs, str(out), params, choice.engine, master, driver_memory, choice), choice.engine
+        )
     except AuditInputError as e:
         raise usage_error(str(e), "pass directories written by mqadmin exportMetadata or generateFleet") from None
     except EngineUnavailable as e:
@@ -305,13 +315,13 @@ def audit(
     _print_audit(summary, top)
 
 
-def _with_status(fn: Any, engine: Engine) -> Any:
+def _with_status(fn: Any, engine: str) -> Any:
     """Run ``fn`` under a spinner on stderr (terminal only): a Spark start alone takes seconds."""
     if not sys.stderr.isatty():
         return fn()
     from rich.console import Console
 
-    with Console(stderr=True).status(f"auditing ({engine.value})..."):
+    with Console(stderr=True).status(f"auditing ({engine})..."):
         return fn()
 
 
