@@ -74,6 +74,15 @@ def no_auth_on_broker(e: ResponseError) -> bool:
     return e.code == ResponseCode.SYSTEM_ERROR and "system error occurred" in e.remark.lower()
 
 
+class AuthNotEnabled(AdminError):
+    """A broker without ACL 2.0 answered a user/ACL request."""
+
+    def __init__(self, error: ResponseError) -> None:
+        self.addr = error.addr
+        self.error = error
+        super().__init__(f"ACL 2.0 is not enabled on {error.addr} (it answered {error.describe()})")
+
+
 def _same_entry(a: PolicyEntry, b: PolicyEntry) -> bool:
     return (
         a.resource == b.resource
@@ -99,23 +108,32 @@ def custom_entries(acl: AclInfo | None) -> dict[str, PolicyEntry]:
 
 
 class AuthOps(AdminCore):
+    async def _auth_request(self, addr: str, rpc_: Any, header: Any, body: Any = None) -> Any:
+        """A user/ACL request; a broker without ACL 2.0 raises ``AuthNotEnabled``."""
+        try:
+            return await self.request(addr, rpc_, header, body)
+        except ResponseError as e:
+            if no_auth_on_broker(e):
+                raise AuthNotEnabled(e) from None
+            raise
+
     # --- reading (one broker) ----------------------------------------------------------------------
 
     async def get_user(self, addr: str, username: str) -> UserInfo | None:
-        reply = await self.request(addr, rpc.AUTH_GET_USER, rpc.UsernameHeader(username=username))
+        reply = await self._auth_request(addr, rpc.AUTH_GET_USER, rpc.UsernameHeader(username=username))
         return reply.body
 
     async def list_users(self, addr: str, filter: str | None = None) -> list[UserInfo]:
-        reply = await self.request(addr, rpc.AUTH_LIST_USER, rpc.ListUsersHeader(filter=filter or None))
+        reply = await self._auth_request(addr, rpc.AUTH_LIST_USER, rpc.ListUsersHeader(filter=filter or None))
         return reply.body or []
 
     async def get_acl(self, addr: str, subject: str) -> AclInfo | None:
-        reply = await self.request(addr, rpc.AUTH_GET_ACL, rpc.SubjectHeader(subject=subject))
+        reply = await self._auth_request(addr, rpc.AUTH_GET_ACL, rpc.SubjectHeader(subject=subject))
         return reply.body
 
     async def list_acls(self, addr: str, subject: str | None = None, resource: str | None = None) -> list[AclInfo]:
         header = rpc.ListAclsHeader(subject_filter=subject or None, resource_filter=resource or None)
-        return (await self.request(addr, rpc.AUTH_LIST_ACL, header)).body or []
+        return (await self._auth_request(addr, rpc.AUTH_LIST_ACL, header)).body or []
 
     # --- users -------------------------------------------------------------------------------------
 
@@ -127,7 +145,7 @@ class AuthOps(AdminCore):
                 return TargetResult(target.name, target.addr, Status.UNCHANGED, data=current)
             reason = f"user {user.username} exists with other settings (change them with updateUser)"
             return TargetResult(target.name, target.addr, Status.FAILED, reason)
-        await self.request(target.addr, rpc.AUTH_CREATE_USER, rpc.UsernameHeader(username=user.username), user)
+        await self._auth_request(target.addr, rpc.AUTH_CREATE_USER, rpc.UsernameHeader(username=user.username), user)
         return TargetResult(target.name, target.addr, Status.CREATED, data=user)
 
     async def update_user(self, target: Target, change: UserInfo) -> TargetResult:
@@ -139,7 +157,9 @@ class AuthOps(AdminCore):
         changes = _user_changes(current, change)
         if not changes:
             return TargetResult(target.name, target.addr, Status.UNCHANGED, data=current)
-        await self.request(target.addr, rpc.AUTH_UPDATE_USER, rpc.UsernameHeader(username=change.username), change)
+        await self._auth_request(
+            target.addr, rpc.AUTH_UPDATE_USER, rpc.UsernameHeader(username=change.username), change
+        )
         return TargetResult(target.name, target.addr, Status.UPDATED, changes=changes, data=change)
 
     async def delete_user(self, target: Target, username: str, *, dry_run: bool = False) -> TargetResult:
@@ -148,7 +168,7 @@ class AuthOps(AdminCore):
         if current is None:
             return TargetResult(target.name, target.addr, Status.NOT_FOUND)
         if not dry_run:
-            await self.request(target.addr, rpc.AUTH_DELETE_USER, rpc.UsernameHeader(username=username))
+            await self._auth_request(target.addr, rpc.AUTH_DELETE_USER, rpc.UsernameHeader(username=username))
         return TargetResult(target.name, target.addr, Status.DELETED, data=current)
 
     async def create_user_on(self, targets: list[Target], user: UserInfo) -> list[TargetResult]:
@@ -175,7 +195,7 @@ class AuthOps(AdminCore):
         if not changes:
             return TargetResult(target.name, target.addr, Status.UNCHANGED, data=current)
         rpc_ = rpc.AUTH_CREATE_ACL if create else rpc.AUTH_UPDATE_ACL
-        await self.request(target.addr, rpc_, rpc.SubjectHeader(subject=acl.subject), acl)
+        await self._auth_request(target.addr, rpc_, rpc.SubjectHeader(subject=acl.subject), acl)
         status = Status.CREATED if current is None or not current.policies else Status.UPDATED
         return TargetResult(target.name, target.addr, status, changes=changes, data=acl)
 
@@ -189,7 +209,7 @@ class AuthOps(AdminCore):
             return TargetResult(target.name, target.addr, Status.NOT_FOUND)
         if not dry_run:
             header = rpc.DeleteAclHeader(subject=subject, resource=resource)
-            await self.request(target.addr, rpc.AUTH_DELETE_ACL, header)
+            await self._auth_request(target.addr, rpc.AUTH_DELETE_ACL, header)
         changes = {resource: (describe_entry(held[resource]), None)} if resource else {}
         return TargetResult(target.name, target.addr, Status.DELETED, changes=changes, data=current)
 

@@ -163,7 +163,7 @@ def _tcp_transport() -> Transport:
 def as_cli_error(e: Exception, namesrvs: Sequence[str] = ()) -> Exception:
     """The CliError for a failure of the admin layer; other exceptions are returned unchanged."""
     from mqadmin.admin import NameServerUnreachable, ResponseError, UnknownCluster
-    from mqadmin.admin.auth import auth_refusal
+    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, auth_refusal
     from mqadmin.admin.errors import MalformedResponse
     from mqadmin.transport.errors import HostNotFound, RequestTimeout, TlsHandshakeFailed, TransportError
     from mqadmin.transport.tls import TlsConfigError
@@ -187,6 +187,8 @@ def as_cli_error(e: Exception, namesrvs: Sequence[str] = ()) -> Exception:
         return CliError(str(e), hint, ExitCode.NAMESRV_UNREACHABLE)
     if isinstance(e, UnknownCluster):
         return usage_error(str(e), "pass one of the known clusters with -c (see: mqadmin clusterList)")
+    if isinstance(e, AuthNotEnabled):
+        return CliError(str(e), NO_AUTH_HINT, ExitCode.FAILURE)
     if isinstance(e, ResponseError):
         kind = auth_refusal(e.code, e.remark)
         if kind:

@@ -181,14 +181,24 @@ def _format(text: str, origin: str) -> OutputFormat:
 # --- settings --------------------------------------------------------------------------------------
 
 
+def format_setting() -> Resolved[OutputFormat]:
+    found = pick("format", GLOBAL.format_flag, _format, OutputFormat.table)
+    return Resolved(OutputFormat(found.value), found.origin)
+
+
+def timeout_setting() -> Resolved[float]:
+    found = pick("timeout", GLOBAL.timeout_flag, _timeout, 5.0)
+    return Resolved(float(found.value), found.origin)
+
+
 @_cached
 def output_format() -> OutputFormat:
-    return OutputFormat(pick("format", GLOBAL.format_flag, _format, OutputFormat.table).value)
+    return format_setting().value
 
 
 @_cached
 def request_timeout() -> float:
-    return float(pick("timeout", GLOBAL.timeout_flag, _timeout, 5.0).value)
+    return timeout_setting().value
 
 
 def namesrv(option: str | None) -> Resolved[str | None]:
@@ -218,6 +228,8 @@ def tls() -> Resolved[Any]:
     from mqadmin.transport.tls import TlsSettings
 
     enabled = pick("tls", GLOBAL.tls, _bool, False)
+    if GLOBAL.tls is False:
+        enabled = Resolved(False, "--no-tls")
     parts = {f: pick(f, getattr(GLOBAL, f), _bool if f == "tls_insecure" else _text, None) for f in TLS_FIELDS}
     on = enabled.value if enabled.given else any(p.given for p in parts.values())
     if not on:
