@@ -122,7 +122,7 @@ def canonical(value: str, allowed: tuple[str, ...], what: str) -> str:
     for name in allowed:
         if name.lower() == value.strip().lower():
             return name
-    raise ValueError(f"{value!r} is not a {what} (one of: {', '.join(allowed)})")
+    raise ValueError(f"{value!r} is not a known {what} (one of: {', '.join(allowed)})")
 
 
 def check_subject(subject: str) -> str:
