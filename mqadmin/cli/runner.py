@@ -99,7 +99,9 @@ def check_broker_addr(addr: str | None, option: str = "-b") -> None:
 def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
     """Resolve the name servers (``-n``, NAMESRV_ADDR or the profile), run ``fn(admin)`` and translate errors."""
     from mqadmin.admin import AdminClient
+    from mqadmin.cli import settings
 
+    settings.validate()
     addrs = namesrv_addrs(namesrv)
 
     async def main() -> T:
@@ -135,6 +137,7 @@ def connection_transport(namesrvs: Sequence[str]) -> Transport:
     from mqadmin.cli import settings
     from mqadmin.transport.addrmap import MappedTransport
 
+    settings.validate()
     transport = transport_factory() if transport_factory else _tcp_transport()
     amap = settings.addr_map()
     if amap.value:

@@ -248,6 +248,16 @@ def tls() -> Resolved[Any]:
     return Resolved(settings, origin)
 
 
+def validate() -> None:
+    """Resolve every setting a command that connects uses, so a bad value is a usage error before anything is
+    sent (and not, say, an output format found bad after a topic was created)."""
+    output_format()
+    request_timeout()
+    tls()
+    addr_map()
+    credentials()
+
+
 @dataclass(frozen=True, slots=True)
 class CredentialSource:
     """Where the credentials come from, without reading a secret file or running a command yet."""
