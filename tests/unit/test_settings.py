@@ -97,7 +97,7 @@ PRECEDENCE = {
     "profile": (
         ["--profile", "main"],
         {"MQADMIN_PROFILE": "other"},
-        {"default": (None, "default"), "profile": ("main", f"current in {{config}}"),
+        {"default": (None, "default"), "profile": ("main", "current in {config}"),
          "env": ("other", "$MQADMIN_PROFILE"), "flag": ("main", "--profile")},
     ),
 }  # fmt: skip
@@ -190,7 +190,9 @@ def test_a_broken_config_file_is_named_and_profile_edit_still_opens(monkeypatch,
     assert_one_line_error(r, f"{path}: profile 'p': unknown key 'timeuot'", "mqadmin profile edit")
     fixer = tmp_path / "fix.py"
     fixer.write_text(
-        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\np.write_text(p.read_text().replace('timeuot', 'timeout'))\n"
+        "import sys, pathlib\n"
+        "p = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text().replace('timeuot', 'timeout'))\n"
     )
     monkeypatch.setenv("EDITOR", f"{sys.executable} {fixer}")
     assert run(monkeypatch, capsys, "profile", "edit").code == 0

@@ -73,9 +73,8 @@ def test_mutual_tls(certs: Certs) -> None:
 
 
 def test_tls_to_a_plaintext_server_says_so() -> None:
-    with recording_server() as srv:
-        with pytest.raises(TlsHandshakeFailed, match="is TLS enabled on that server"):
-            _ask(srv.addr, TlsSettings(insecure=True))
+    with recording_server() as srv, pytest.raises(TlsHandshakeFailed, match="is TLS enabled on that server"):
+        _ask(srv.addr, TlsSettings(insecure=True))
 
 
 def test_cli_tls_options_profile_and_errors(certs: Certs, monkeypatch, capsys, tmp_path) -> None:
