@@ -98,8 +98,8 @@ def profile_from_toml(name: str, table: Any) -> Profile:
     for key, value in table.items():
         kinds = _TYPES[key]
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            want = " or ".join(k.__name__ for k in kinds)
-            raise ConfigError(f"{where}: {key} must be a {want}, not {value!r}")
+            want = {str: "a string", bool: "true or false", dict: "a table"}.get(kinds[0], "a number")
+            raise ConfigError(f"{where}: {key} must be {want}, not {value!r}")
     if "timeout" in table and not 0 < float(table["timeout"]) <= 3600:
         raise ConfigError(f"{where}: timeout must be a number of seconds in (0, 3600], not {table['timeout']!r}")
     if "format" in table and table["format"] not in FORMATS:

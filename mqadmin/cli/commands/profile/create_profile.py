@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mqadmin.cli.commands.profile import profile_command
+from mqadmin.cli.options import OutputFormat
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -30,6 +31,10 @@ def create_profile(
     secret_stdin: Annotated[
         bool, typer.Option("--secret-stdin", help="Read the secret key from stdin and keep it in the file.")
     ] = False,
+    default_format: Annotated[
+        OutputFormat | None,
+        typer.Option("--default-format", help="Output format of commands using the profile [table]."),
+    ] = None,
     use: Annotated[bool, typer.Option("--use", help="Make it the current profile.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")] = False,
 ) -> None:
@@ -38,7 +43,8 @@ def create_profile(
     Every connection option given on this command line is stored: -n (name servers, or an address-server
     URL), --access-key with one secret source (--secret-key-file FILE, kept as a path and read at each use;
     --secret-command; --secret-stdin or --secret-key, kept in the file), --security-token, --tls and the
-    --tls-* files (stored as absolute paths), --timeout, --format and --broker-addr-map.
+    --tls-* files (stored as absolute paths), --timeout and --broker-addr-map; --default-format sets the
+    profile's output format (--format only formats this command's own output).
     """
     from mqadmin.cli.commands.profile._shared import load, print_profile, settings_json
     from mqadmin.cli.config import check_profile_name, save_config
@@ -50,7 +56,7 @@ def create_profile(
     config = load()
     if name in config.profiles and not force:
         raise usage_error(f"profile {name!r} exists in {config.path}", "--force replaces it; or: mqadmin profile edit")
-    profile = _profile_from_options(namesrv, secret_command, secret_stdin)
+    profile = _profile_from_options(namesrv, secret_command, secret_stdin, default_format)
     config.profiles[name] = profile
     if use or config.current is None and len(config.profiles) == 1:
         config.current = name
@@ -64,7 +70,9 @@ def create_profile(
     note(f"profile {name} written to {config.path}{current}")
 
 
-def _profile_from_options(namesrv: str | None, secret_command: str | None, secret_stdin: bool) -> Profile:
+def _profile_from_options(
+    namesrv: str | None, secret_command: str | None, secret_stdin: bool, default_format: OutputFormat | None
+) -> Profile:
     """The profile the command line describes, each value checked as a command would check it."""
     from mqadmin.cli.config import Profile
     from mqadmin.cli.errors import usage_error
@@ -94,7 +102,7 @@ def _profile_from_options(namesrv: str | None, secret_command: str | None, secre
         secret_command=secret_command,
         security_token=g.security_token,
         timeout=g.timeout_flag,
-        format=str(g.format_flag) if g.format_flag else None,
+        format=str(default_format) if default_format else None,
         tls=g.tls,
         tls_ca=_absolute(g.tls_ca, "--tls-ca"),
         tls_cert=_absolute(g.tls_cert, "--tls-cert"),
