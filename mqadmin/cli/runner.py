@@ -45,6 +45,7 @@ def namesrv_addrs(namesrv: str | None) -> list[str]:
     from mqadmin.admin.addrserver import AddressServerError
     from mqadmin.admin.namesrv import namesrv_list
     from mqadmin.cli import settings
+    from mqadmin.transport.tls import TlsConfigError
 
     value = settings.namesrv(namesrv)
     if value.value is None:
@@ -64,6 +65,8 @@ def namesrv_addrs(namesrv: str | None) -> list[str]:
             "check the URL and that the address server is up, or give the name servers with -n",
             ExitCode.NAMESRV_UNREACHABLE,
         ) from None
+    except TlsConfigError as e:
+        raise as_cli_error(e) from None
 
 
 def _fetch_from_address_server(url: str) -> list[str]:
@@ -75,9 +78,7 @@ def _fetch_from_address_server(url: str) -> list[str]:
     from mqadmin.cli.render import warn
 
     tls = settings.tls().value
-    verify: ssl.SSLContext | bool = True
-    if tls is not None and (tls.insecure or tls.ca_file):
-        verify = False if tls.insecure else ssl.create_default_context(cafile=tls.ca_file)
+    verify: ssl.SSLContext | bool = True if tls is None else tls.context()  # https checked as the servers are
     trace(f"name servers from the address server {url}")
     return fetch_namesrv_list(url, timeout=GLOBAL.timeout, verify=verify, warn=warn, parse=parse_namesrv_addrs)
 

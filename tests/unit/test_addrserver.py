@@ -140,7 +140,7 @@ def test_cached_briefly_and_used_stale_when_the_server_is_gone() -> None:
     assert len(warnings) == 1 and "using the list it gave" in warnings[0]
 
 
-def test_https_is_verified(tmp_path) -> None:
+def test_https_is_verified(tmp_path, monkeypatch, capsys) -> None:
     from tests.tlscerts import make_certs, skip_reason
 
     if skip_reason():
@@ -151,6 +151,11 @@ def test_https_is_verified(tmp_path) -> None:
     with address_server((200, "127.0.0.1:9876"), tls=ctx) as srv:
         with pytest.raises(AddressServerError, match="certificate was not accepted"):
             fetch(srv.url, attempts=1)
+        transport = FakeTransport(FakeNamesrv("127.0.0.1:9876"))
+        monkeypatch.setattr(runner, "transport_factory", lambda: transport)
+        refused = run(monkeypatch, capsys, "topicList", "-n", srv.url, "--tls-ca", str(certs.other_ca))
+        assert refused.code == 4 and "certificate was not accepted" in refused.err
+        assert run(monkeypatch, capsys, "topicList", "-n", srv.url, "--tls-ca", str(certs.ca)).code == 0
         assert fetch(srv.url, verify=ssl.create_default_context(cafile=str(certs.ca)), ttl=0) == ["127.0.0.1:9876"]
 
 
