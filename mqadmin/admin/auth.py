@@ -77,10 +77,12 @@ def no_auth_on_broker(e: ResponseError) -> bool:
 class AuthNotEnabled(AdminError):
     """A broker without ACL 2.0 answered a user/ACL request."""
 
+    PREFIX = "ACL 2.0 is not enabled on"
+
     def __init__(self, error: ResponseError) -> None:
         self.addr = error.addr
         self.error = error
-        super().__init__(f"ACL 2.0 is not enabled on {error.addr} (it answered {error.describe()})")
+        super().__init__(f"{self.PREFIX} {error.addr} (it answered {error.describe()})")
 
 
 def _same_entry(a: PolicyEntry, b: PolicyEntry) -> bool:

@@ -339,7 +339,7 @@ def _value(v: Any) -> str:
 
 def exit_for_results(results: Sequence[TargetResult], what: str) -> None:
     """Raise PARTIAL (some failed) or FAILURE (all failed) after the per-target output was printed."""
-    from mqadmin.admin.auth import refusal_of_reason
+    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, refusal_of_reason
 
     failed = [r for r in results if not r.ok]
     if not failed:
@@ -349,7 +349,10 @@ def exit_for_results(results: Sequence[TargetResult], what: str) -> None:
         kinds = {refusal_of_reason(r.reason) for r in failed}
         if len(kinds) == 1 and None not in kinds:
             raise CliError(f"{what} was refused on every target ({names})", auth_hint(kinds.pop()), ExitCode.AUTH)
-        raise CliError(f"{what} failed on every target ({names})", "see the reason column above", ExitCode.FAILURE)
+        hint = "see the reason column above"
+        if all((r.reason or "").startswith(AuthNotEnabled.PREFIX) for r in failed):
+            hint = NO_AUTH_HINT
+        raise CliError(f"{what} failed on every target ({names})", hint, ExitCode.FAILURE)
     raise CliError(
         f"{what} failed on {len(failed)} of {len(results)} targets ({names})",
         "the other targets are done; fix the failed ones and run the same command again",

@@ -200,6 +200,7 @@ def test_brokers_without_acl_2_are_named(cluster) -> None:
     assert r.code == 1
     assert f"ACL 2.0 is not enabled on {a.addr} (it answered SYSTEM_ERROR (1)" in r.err
     assert f"ACL 2.0 is not enabled on {b.addr}" in r.err
+    assert "authenticationEnabled=true" in r.err  # the hint says what to set
 
 
 AUTH_CASES = {
