@@ -92,44 +92,63 @@ def parse_timeout(value: str | None) -> float | None:
     return seconds
 
 
-def _opt(*names: str, help: str, metavar: str | None = None, kind: Any = str) -> Any:
-    return Annotated[kind | None, typer.Option(*names, metavar=metavar, help=help, show_default=False)]
+def _opt(*names: str, help: str, metavar: str | None = None, kind: Any = str, hidden: bool = False) -> Any:
+    option = typer.Option(*names, metavar=metavar, help=help, show_default=False, hidden=hidden)
+    return Annotated[kind | None, option]
 
 
 FormatOpt = _opt("--format", kind=OutputFormat, help="Output format: table (for people) or json (for scripts).")
 TimeoutOpt = _opt("--timeout", metavar="SECONDS", help="Per-request timeout in seconds [default: 5].")
 DebugOpt = _opt("--debug", kind=bool, help="Print each request and response code, and tracebacks, on stderr.")
 
-CONNECTION_OPTIONS: tuple[tuple[str, Any], ...] = (
-    ("profile", _opt("--profile", metavar="NAME", help="Use this profile of the config file [$MQADMIN_PROFILE].")),
-    ("access_key", _opt("--access-key", metavar="KEY", help="ACL access key [$ROCKETMQ_ACCESS_KEY].")),
-    (
-        "secret_key",
-        _opt("--secret-key", metavar="SECRET", help="ACL secret key (lands in shell history: prefer the next)."),
-    ),
-    ("secret_key_file", _opt("--secret-key-file", metavar="FILE", help="Read the ACL secret key from FILE.")),
-    ("security_token", _opt("--security-token", metavar="TOKEN", help="ACL security token (STS credentials).")),
-    ("tls", _opt("--tls/--no-tls", kind=bool, help="TLS to every server [$MQADMIN_TLS].")),
-    ("tls_ca", _opt("--tls-ca", metavar="FILE", help="CA certificates (PEM) to verify servers with.")),
-    ("tls_cert", _opt("--tls-cert", metavar="FILE", help="Client certificate (PEM) for mutual TLS.")),
-    ("tls_key", _opt("--tls-key", metavar="FILE", help="Client key (PEM) for mutual TLS.")),
-    ("tls_server_name", _opt("--tls-server-name", metavar="NAME", help="Name expected in server certificates.")),
-    ("tls_insecure", _opt("--tls-insecure", kind=bool, help="Do not verify server certificates (warns).")),
-    (
-        "broker_addr_map",
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--broker-addr-map",
-                metavar="REGISTERED=REACHABLE",
-                help="Send requests for a registered broker address to another one (repeatable).",
-                show_default=False,
-            ),
-        ],
-    ),
-)
-"""Global options choosing the cluster connection (profile, credentials, TLS, broker address map), in the
-order the help lists them. Their values go to ``GLOBAL`` under these names."""
+
+def connection_options(hidden: bool) -> tuple[tuple[str, Any], ...]:
+    """Global options choosing the cluster connection (profile, credentials, TLS, broker address map), in the
+    order the help lists them; their values go to ``GLOBAL`` under these names. A command's own help shows
+    only ``--profile`` (``hidden``): the others are listed once, in ``mqadmin --help`` and the man page."""
+    more = " (connection options: mqadmin --help)" if hidden else ""
+    return (
+        ("profile", _opt("--profile", metavar="NAME", help=f"Use this profile of the config file{more}.")),
+        ("access_key", _opt("--access-key", metavar="KEY", help="ACL access key.", hidden=hidden)),
+        (
+            "secret_key",
+            _opt("--secret-key", metavar="SECRET", help="ACL secret key (lands in shell history).", hidden=hidden),
+        ),
+        (
+            "secret_key_file",
+            _opt("--secret-key-file", metavar="FILE", help="Read the ACL secret key from FILE.", hidden=hidden),
+        ),
+        ("security_token", _opt("--security-token", metavar="TOKEN", help="ACL security token.", hidden=hidden)),
+        ("tls", _opt("--tls/--no-tls", kind=bool, help="TLS to every server.", hidden=hidden)),
+        ("tls_ca", _opt("--tls-ca", metavar="FILE", help="CA certificates (PEM) to verify servers.", hidden=hidden)),
+        ("tls_cert", _opt("--tls-cert", metavar="FILE", help="Client certificate (PEM), mutual TLS.", hidden=hidden)),
+        ("tls_key", _opt("--tls-key", metavar="FILE", help="Client key (PEM), mutual TLS.", hidden=hidden)),
+        (
+            "tls_server_name",
+            _opt("--tls-server-name", metavar="NAME", help="Name expected in server certificates.", hidden=hidden),
+        ),
+        (
+            "tls_insecure",
+            _opt("--tls-insecure", kind=bool, help="Do not verify server certificates (warns).", hidden=hidden),
+        ),
+        (
+            "broker_addr_map",
+            Annotated[
+                list[str] | None,
+                typer.Option(
+                    "--broker-addr-map",
+                    metavar="REGISTERED=REACHABLE",
+                    help="Send requests for a registered broker address to another one (repeatable).",
+                    show_default=False,
+                    hidden=hidden,
+                ),
+            ],
+        ),
+    )
+
+
+CONNECTION_OPTIONS = connection_options(hidden=False)
+"""As the root shows them (``mqadmin --help``); see docs/profiles.md for their environment variables."""
 
 
 def set_globals(format: OutputFormat | None, timeout: str | None, debug: bool | None, **connection: Any) -> None:
@@ -152,7 +171,7 @@ _GLOBAL_PARAMS = (
     inspect.Parameter("debug_", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=DebugOpt),
     *(
         inspect.Parameter(f"{name}_", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
-        for name, annotation in CONNECTION_OPTIONS
+        for name, annotation in connection_options(hidden=True)
     ),
 )
 
