@@ -135,9 +135,9 @@ class SecuredCluster:
 
 def _ask(coro_fn, namesrv: str, tls: TlsSettings | None, credentials: Credentials | None):  # type: ignore[no-untyped-def]
     async def go():  # type: ignore[no-untyped-def]
-        transport = TcpTransport(timeout=3.0, tls=tls, credentials=credentials)
+        transport = TcpTransport(timeout=10.0, connect_timeout=10.0, tls=tls, credentials=credentials)
         try:
-            async with AdminClient([namesrv], transport=transport, timeout=3.0) as admin:
+            async with AdminClient([namesrv], transport=transport, timeout=10.0) as admin:
                 return await coro_fn(admin)
         finally:
             await transport.aclose()
@@ -149,7 +149,10 @@ class _SecuredNameServer(NameServer):
     probe_tls: TlsSettings | None = None
 
     def _probe(self) -> bool:
-        _ask(lambda admin: admin.cluster_info(), self.addr, self.probe_tls, None)
+        try:
+            _ask(lambda admin: admin.cluster_info(), self.addr, self.probe_tls, None)
+        except Exception:  # not ready yet (the harness polls again until its deadline)
+            return False
         return True
 
 
