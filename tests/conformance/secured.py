@@ -129,6 +129,18 @@ class SecuredCluster:
         opts = self.tls.client_opts(self.workdir) if self.tls else []
         return java_mqadmin(self.version, list(args), self.namesrv_addr, credentials=credentials, java_opts=opts)
 
+    def java_output(self, args: Sequence[str]) -> str:
+        """What Java mqadmin prints (stdout and stderr) for ``args``, asked again while it fails with an exception
+        (on a busy machine its 3-5 s request timeouts expire), within a bounded time."""
+        from tests.conftest import wait_until
+
+        def attempt() -> str | None:
+            done = self.java_mqadmin(args)
+            out = done.stdout + done.stderr
+            return None if "Exception" in out else out
+
+        return wait_until(attempt, timeout=300, interval=1, what=f"Java mqadmin {' '.join(args)} without an exception")
+
     def client_tls(self) -> TlsSettings | None:
         return self.tls.settings() if self.tls else None
 

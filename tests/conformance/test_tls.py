@@ -54,15 +54,14 @@ def test_profile_with_tls_and_credentials_creates_a_topic(enforcing: SecuredClus
     r = mq("--profile", "prod", "updateTopic", "-c", enforcing.cluster, "-t", topic)
     assert r.code == 0, r.err
     assert "created" in r.out
-    java = enforcing.java_mqadmin(["topicRoute", "-t", topic])
-    assert "broker-a" in java.stdout, java.stdout + java.stderr
+    assert "broker-a" in enforcing.java_output(["topicRoute", "-t", topic])
     assert mq("--profile", "prod", "sendMessage", "-t", topic, "-p", "over-tls").code == 0
     got = mq("--profile", "prod", "consumeMessage", "-t", topic, "-c", "1", "--format", "json")
     assert got.code == 0 and "over-tls" in got.out, got.err
     user = new_name("tlsuser")
     made = mq("--profile", "prod", "createUser", "-c", enforcing.cluster, "-u", user, "--password-stdin", stdin="pw-1")
     assert made.code == 0, made.err
-    assert user in enforcing.java_mqadmin(["listUser", "-b", enforcing.brokers["broker-a"]]).stdout
+    assert user in enforcing.java_output(["listUser", "-b", enforcing.brokers["broker-a"]])
 
 
 def test_plaintext_to_an_enforcing_server_says_pass_tls(enforcing: SecuredCluster) -> None:
