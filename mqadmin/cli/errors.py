@@ -11,6 +11,7 @@ class ExitCode(IntEnum):
     USAGE = 2
     PARTIAL = 3
     NAMESRV_UNREACHABLE = 4
+    AUTH = 5
     INTERRUPTED = 130
     BROKEN_PIPE = 141
 
@@ -25,7 +26,14 @@ EXIT_CODES: dict[ExitCode, str] = {
         "Nothing was changed."
     ),
     ExitCode.PARTIAL: "Partial failure: some targets of a fan-out failed and the others are done.",
-    ExitCode.NAMESRV_UNREACHABLE: "No name server answered (every address refused, timed out or closed).",
+    ExitCode.NAMESRV_UNREACHABLE: (
+        "No name server answered (every address refused, timed out or closed), or the address server giving "
+        "their list could not be reached."
+    ),
+    ExitCode.AUTH: (
+        "Refused by authentication or authorization: the broker did not accept the credentials (wrong key, "
+        "unknown or disabled user, no credentials where they are required) or the user lacks the permission."
+    ),
     ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     ExitCode.BROKEN_PIPE: "The reader of the output went away (for example `| head -1`); nothing is printed.",
 }

@@ -114,18 +114,6 @@ NOT_APPLICABLE: dict[str, str] = {
 """Java commands that make no sense for mqadmin, with the reason."""
 
 PLANNED: dict[str, str] = {
-    "copyAcl": "issue 10 (Production clusters: ACL 2.0)",
-    "copyUser": "issue 10 (Production clusters: ACL 2.0)",
-    "createAcl": "issue 10 (Production clusters: ACL 2.0)",
-    "createUser": "issue 10 (Production clusters: ACL 2.0)",
-    "deleteAcl": "issue 10 (Production clusters: ACL 2.0)",
-    "deleteUser": "issue 10 (Production clusters: ACL 2.0)",
-    "getAcl": "issue 10 (Production clusters: ACL 2.0)",
-    "getUser": "issue 10 (Production clusters: ACL 2.0)",
-    "listAcl": "issue 10 (Production clusters: ACL 2.0)",
-    "listUser": "issue 10 (Production clusters: ACL 2.0)",
-    "updateAcl": "issue 10 (Production clusters: ACL 2.0)",
-    "updateUser": "issue 10 (Production clusters: ACL 2.0)",
     "brokerConsumeStats": "issue 8 (Operator parity, part 1)",
     "cleanExpiredCQ": "issue 8 (Operator parity, part 1)",
     "cleanUnusedTopic": "issue 8 (Operator parity, part 1)",

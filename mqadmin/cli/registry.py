@@ -113,6 +113,19 @@ COMMANDS: tuple[Entry, ...] = (
     Entry(
         "consumeMessage", "message.consume_message", MESSAGES, "Read messages from a topic without committing offsets."
     ),
+    Entry("createUser", "auth.create_user", AUTH, "Create an ACL 2.0 user on one broker or every broker of a cluster."),
+    Entry("updateUser", "auth.update_user", AUTH, "Change a user's password, type or status."),
+    Entry("deleteUser", "auth.delete_user", AUTH, "Delete a user (and its ACL)."),
+    Entry("getUser", "auth.get_user", AUTH, "Show a user's type and status on each broker (never its password)."),
+    Entry("listUser", "auth.list_user", AUTH, "List the users of a broker or of each master of a cluster."),
+    Entry("copyUser", "auth.copy_user", AUTH, "Copy users from one broker to another."),
+    Entry("createAcl", "auth.put_acl", AUTH, "Give a subject ACL entries (resources, actions, decision)."),
+    Entry("updateAcl", "auth.put_acl", AUTH, "Add or replace a subject's ACL entries."),
+    Entry("deleteAcl", "auth.delete_acl", AUTH, "Delete a subject's ACL, or its entry for one resource."),
+    Entry("getAcl", "auth.get_acl", AUTH, "Show a subject's ACL entries on each broker."),
+    Entry("listAcl", "auth.list_acl", AUTH, "List the ACLs of a broker or of each master of a cluster."),
+    Entry("copyAcl", "auth.copy_acl", AUTH, "Copy ACLs from one broker to another."),
+    Entry("profile", "profile", PROFILES, "Named connection profiles: create, use, list, show, delete, edit."),
     Entry(
         "exportMetadata",
         "metadata",
