@@ -70,6 +70,27 @@ COMMANDS: tuple[Entry, ...] = (
     Entry(
         "consumeMessage", "message.consume_message", MESSAGES, "Read messages from a topic without committing offsets."
     ),
+    Entry("queryMsgById", "message.query_msg_by_id", MESSAGES, "Show messages by offset message id or unique key."),
+    Entry("queryMsgByUniqueKey", "message.query_msg_by_unique_key", MESSAGES, "Show a message by its unique key."),
+    Entry("queryMsgByKey", "message.query_msg_by_key", MESSAGES, "List the messages of a topic that carry a key."),
+    Entry("queryMsgByOffset", "message.query_msg_by_offset", MESSAGES, "Show the message at a queue offset."),
+    Entry("printMsg", "message.print_msg", MESSAGES, "Print the messages of every queue of a topic."),
+    Entry(
+        "printMsgByQueue",
+        "message.print_msg_by_queue",
+        MESSAGES,
+        "Print the messages of one queue, or count them by tag.",
+    ),
+    Entry("queryCq", "message.query_cq", MESSAGES, "Show the consume-queue entries of one queue."),
+    Entry("queryMsgTraceById", "message.query_msg_trace_by_id", MESSAGES, "Show a message's trace (sends, consumes)."),
+    Entry("checkMsgSendRT", "message.check_msg_send_rt", MESSAGES, "Send test messages and show each send's time."),
+    Entry("decodeMessageId", "message.decode_message_id", MESSAGES, "Decode message ids offline."),
+    Entry(
+        "resendDlqMessage",
+        "message.resend_dlq_message",
+        MESSAGES,
+        "Send a group's dead-lettered messages back to their topic (mqadmin's own).",
+    ),
     Entry(
         "exportMetadata",
         "metadata",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from mqadmin.admin.messaging import consume_messages, send_message
+from mqadmin.admin.messaging import send_message
+from mqadmin.admin.reading import read_messages
 from mqadmin.model.tags import java_string_hash
 from mqadmin.server.broker.send import encode_batch
 from mqadmin.transport.tcp import TcpTransport
@@ -383,7 +384,7 @@ async def test_client_send_and_consume(admin, cluster):
     assert r2
     results = [await send_message(admin, "ClientTopic", b"%d" % i) for i in range(4)]
     assert not any(r.auto_created_route for r in results)
-    got = await consume_messages(admin, "ClientTopic", count=10)
+    got = await read_messages(admin, "ClientTopic", limit=10)
     assert sorted(m.message.body for m in got) == sorted([b"one", b"0", b"1", b"2", b"3"])
 
 
