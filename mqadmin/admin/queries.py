@@ -172,7 +172,7 @@ class MessageOps(AdminCore):
         )
         reply = await self.request(addr, rpc.QUERY_CONSUME_QUEUE, header)
         if reply.body is None:
-            raise NotFound(f"{addr} answered {reply.remark or 'no consume-queue data'}")
+            raise NotFound(reply.remark or "the broker sent no consume-queue data")
         return reply.body
 
     # --- who consumed it --------------------------------------------------------------------

@@ -8,6 +8,7 @@ import typer
 
 from mqadmin.cli.command import command
 from mqadmin.cli.errors import usage_error
+from mqadmin.cli.params import NamesrvOpt
 
 
 @command(
@@ -17,6 +18,7 @@ from mqadmin.cli.errors import usage_error
 )
 def decode_message_id(
     msg_id: Annotated[str, typer.Option("-i", "--messageId", metavar="ID[,ID…]", help="Message id(s).")],
+    namesrv: NamesrvOpt = None,
 ) -> None:
     """Decode message ids offline: an offset message id holds the broker's store address and the
     commit-log offset; a unique key (the msgId a producer gets) holds the client's IP, process id,
@@ -25,7 +27,7 @@ def decode_message_id(
     Both kinds are 32 hex digits (56 with IPv6 addresses): an offset id holds a port (1-65535) where a
     unique key holds the process id and a random number, which tells them apart. The table shows that
     reading; JSON has both. Java's class (DecodeMessageIdCommond, not registered in its mqadmin)
-    prints the unique-key reading only.
+    prints the unique-key reading only. No cluster is needed (-n is accepted and not used).
     """
     from mqadmin.cli.commands.message._shared import human_time, print_details
     from mqadmin.cli.render import json_output, print_json
