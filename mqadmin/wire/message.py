@@ -117,7 +117,8 @@ def new_uniq_key(now_ms: int | None = None) -> str:
     the current month (local time) and a counter, so ``decode_uniq_key`` (and Java's tools) read it back."""
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     since_month = now_ms - month_start_ms(now_ms)
-    tail = struct.pack(">iH", since_month, next(_uniq_counter) & 0xFFFF)
+    tail = struct.pack(">IH", since_month & 0xFFFFFFFF, next(_uniq_counter) & 0xFFFF)  # Java's int overflows late in
+    # a 31-day month; read back unsigned, as getNearlyTimeFromID reads it
     return (_uniq_prefix + tail).hex().upper()
 
 
@@ -149,10 +150,10 @@ def decode_uniq_key(msg_id: str, now_ms: int | None = None) -> UniqKey:
         raise MessageDecodeError(f"unique message id {msg_id!r} is neither 32 nor 56 hex digits")
     n = len(raw) - 12
     ip = socket.inet_ntop(socket.AF_INET6 if n == 16 else socket.AF_INET, raw[:n])
-    pid, client_hash, since_month, counter = struct.unpack(">HiiH", raw[n:])
+    pid, client_hash, since_month, counter = struct.unpack(">HiIH", raw[n:])
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     start = month_start_ms(now_ms)
-    if start + since_month >= now_ms:
+    if start + since_month > now_ms:  # not yet this month: made last month
         start = month_start_ms(now_ms, months_back=1)
     return UniqKey(ip, pid, client_hash, start + since_month, counter)
 
