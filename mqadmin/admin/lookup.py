@@ -127,10 +127,6 @@ async def find_traces(
     views = {
         view
         for f in found
-        for view in decode_trace_records(f.message.body.decode("utf-8", "replace"), msg_id, _host(f.message.born_host))
+        for view in decode_trace_records(f.message.body.decode("utf-8", "replace"), msg_id, f.message.born_host[0])
     }
     return sorted(views, key=lambda v: (v.type != "Pub", v.timestamp, v.group or "", v.type))
-
-
-def _host(addr: tuple[str, int]) -> str:
-    return f"{addr[0]}:{addr[1]}"

@@ -31,7 +31,7 @@ class TraceView:
     offset_msg_id: str | None = None
     msg_type: str | None = None
     client_host: str | None = None
-    """Where the trace was written from: the born host of the trace message, as Java shows it."""
+    """Where the trace was written from: the IP the trace message was sent from, as Java shows it."""
 
     @property
     def status(self) -> str:

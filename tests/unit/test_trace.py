@@ -18,12 +18,12 @@ SUB_AFTER = record("SubAfter", "req-1", ID, 12, "false", "k1", 0, 1700000000112,
 
 
 def test_a_send_and_its_consumption_read_back_with_the_trace_messages_host():
-    views = decode_trace_records(PUB + SUB_BEFORE + SUB_AFTER, ID, "127.0.0.1:5555")
+    views = decode_trace_records(PUB + SUB_BEFORE + SUB_AFTER, ID, "127.0.0.1")
     pub, before, after = views
     assert (pub.type, pub.group, pub.timestamp, pub.cost_time, pub.status) == ("Pub", "PG", 1700000000000, 3, "success")
     assert (pub.topic, pub.tags, pub.keys, pub.store_host) == ("Orders", "TagA", "k1", "127.0.0.1:10911")
     assert (pub.offset_msg_id, pub.msg_type, pub.client_host) == ("7F00000100002A9F0000000000000042", "Normal_Msg",
-                                                                  "127.0.0.1:5555")  # fmt: skip
+                                                                  "127.0.0.1")  # fmt: skip
     assert (before.type, before.group, before.timestamp) == ("SubBefore", "CG", 1700000000100)
     assert (after.type, after.group, after.cost_time, after.status) == ("SubAfter", "CG", 12, "failed")
 
