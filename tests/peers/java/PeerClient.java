@@ -236,6 +236,9 @@ public final class PeerClient {
             err("consumer failed: " + e);
             rc = 2;
         }
+        if (trace()) {
+            Thread.sleep(2000); // the consumption's trace is sent after the listener returns (see produce)
+        }
         // Shutdown persists offsets and unregisters; bound it so a sick broker cannot hang us.
         Thread t = new Thread(consumer::shutdown, "peer-shutdown");
         t.setDaemon(true);

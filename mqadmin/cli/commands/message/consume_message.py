@@ -120,6 +120,7 @@ def consume_message(
         if not follow:
             shown.extend(await read_ranges(admin, topic, ranges, group=group, expression=expression, limit=limit))
             return
+        note(f"mqadmin: following {topic}; Ctrl-C to stop")  # from here on, every new message is printed
         stream = follow_messages(admin, topic, ranges, group=group, expression=expression)
         try:
             async for found in stream:
@@ -131,7 +132,6 @@ def consume_message(
             await stream.aclose()
 
     if follow:
-        note(f"mqadmin: following {topic}; Ctrl-C to stop")
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends following; what arrived is printed
             run_messaging(namesrv, go)
         return

@@ -10,6 +10,9 @@ from mqadmin.cli.command import command
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt
 
+PLAUSIBLE_OFFSET = 1 << 48
+"""256 TiB: no commit log gets there. A unique key read as an offset id has random bits up there."""
+
 
 @command(
     "decodeMessageId",
@@ -24,8 +27,9 @@ def decode_message_id(
     commit-log offset; a unique key (the msgId a producer gets) holds the client's IP, process id,
     creation time and a counter.
 
-    Both kinds are 32 hex digits (56 with IPv6 addresses): an offset id holds a port (1-65535) where a
-    unique key holds the process id and a random number, which tells them apart. The table shows that
+    Both kinds are 32 hex digits (56 with IPv6 addresses): an offset id holds a port (1-65535) and a
+    commit-log offset below 2^48 where a unique key holds the process id and random bits, which tells
+    them apart (a guess for ids of clients that do not follow Java's layout). The table shows that
     reading; JSON has both. Java's class (DecodeMessageIdCommond, not registered in its mqadmin)
     prints the unique-key reading only. No cluster is needed (-n is accepted and not used).
     """
@@ -62,7 +66,7 @@ def decode(msg_id: str) -> dict[str, Any]:
         raise usage_error(str(e), "a message id is 32 hex digits (56 for IPv6 addresses)") from None
     return {
         "msgId": msg_id.upper(),
-        "likely": "offsetMsgId" if 0 < port < 65536 else "uniqueKey",
+        "likely": "offsetMsgId" if 0 < port < 65536 and 0 <= offset < PLAUSIBLE_OFFSET else "uniqueKey",
         "offsetMsgId": {"storeHost": f"{ip}:{port}", "commitLogOffset": offset},
         "uniqueKey": {"ip": uniq.ip, "pid": uniq.pid, "timestamp": uniq.timestamp, "counter": uniq.counter},
     }
