@@ -24,6 +24,9 @@ END_OF_TIME = (1 << 63) - 1
 PULL_BATCH = 32
 PULL_FLAG_SUSPEND = 0x2
 PULL_FLAG_SUBSCRIPTION = 0x4
+SUSPEND_MARGIN = 15.0
+"""A held pull is answered up to a few seconds after its suspend time (Java brokers check held pulls every
+5 s); Java's client waits 15 s beyond it (CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)."""
 
 
 class NotFound(AdminError):
@@ -142,7 +145,8 @@ class MessageOps(AdminCore):
             sys_flag=flags, commit_offset=0, suspend_timeout_millis=suspend_ms, subscription=expression,
             sub_version=0, expression_type="TAG",
         )  # fmt: skip
-        reply = await self.request(addr, rpc.PULL_MESSAGE, header)
+        wait = self.timeout + suspend_ms / 1000 + SUSPEND_MARGIN if suspend_ms else 0
+        reply = await self.request(addr, rpc.PULL_MESSAGE, header, timeout=wait)
         h = reply.header
         found = decode_messages(reply.body or b"") if reply.code == ResponseCode.SUCCESS else []
         if h is None:

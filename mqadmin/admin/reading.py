@@ -157,7 +157,6 @@ async def follow(
     """Messages of every queue as they arrive, from each range's start, until every closed range is read or
     the caller stops iterating (each queue is long-polled: the broker answers as soon as a message arrives)."""
     arrived: asyncio.Queue[FoundMessage | BaseException | None] = asyncio.Queue(maxsize=1024)
-    suspend_ms = min(FOLLOW_SUSPEND_MS, max(100, int(client.timeout * 500)))  # answered well within the timeout
     sub = build_subscription(topic, expression)
 
     async def poll(r: QueueRange) -> None:
@@ -165,7 +164,7 @@ async def follow(
         try:
             while r.end is None or offset < r.end:
                 batch = await client.pull(
-                    q.addr, topic, q.queue_id, offset, group=group, expression=expression, suspend_ms=suspend_ms
+                    q.addr, topic, q.queue_id, offset, group=group, expression=expression, suspend_ms=FOLLOW_SUSPEND_MS
                 )
                 for m in batch.messages:
                     if (r.end is None or m.queue_offset < r.end) and sub.match_tags(m.tags):
