@@ -30,6 +30,39 @@ QueueIdOpt = Annotated[
     int | None, typer.Option("-i", "--queueId", min=0, metavar="N", help="Only this queue id.", show_default=False)
 ]
 TIME_METAVAR = "MILLIS|yyyy-MM-dd#HH:mm:ss:SSS|ISO-8601"
+
+
+def _time_opt(flag: str, long: str, help: str) -> Any:
+    return typer.Option(flag, long, metavar=TIME_METAVAR, help=help, show_default=False)
+
+
+SinceOpt = Annotated[
+    str | None, _time_opt("-s", "--beginTimestamp", "Start at the first message stored at or after this time.")
+]
+UntilOpt = Annotated[
+    str | None, _time_opt("-e", "--endTimestamp", "Stop at the first message stored at or after this time.")
+]
+"""consumeMessage's and resendDlqMessage's range (Java consumeMessage's letters)."""
+FromOpt = Annotated[
+    str | None, _time_opt("-b", "--beginTimestamp", "From the first message stored at or after this time.")
+]
+ToOpt = Annotated[
+    str | None, _time_opt("-e", "--endTimestamp", "Up to the first message stored at or after this time.")
+]
+"""printMsg's and printMsgByQueue's range."""
+StoredFromOpt = Annotated[str | None, _time_opt("-b", "--beginTimestamp", "Stored at or after [0].")]
+StoredToOpt = Annotated[str | None, _time_opt("-e", "--endTimestamp", "Stored at or before [no end].")]
+"""A key query's range (queryMsgByKey, queryMsgTraceById)."""
+ClusterOpt = Annotated[
+    str | None,
+    typer.Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
+]
+BodyFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "-f", "--bodyFormat", metavar="CHARSET", help="Show the whole body in this charset.", show_default=False
+    ),
+]
 BODY_PREVIEW = 200
 BINARY_PREVIEW = 32
 """Bytes of a binary body shown in hex in a table cell."""

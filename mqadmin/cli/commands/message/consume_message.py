@@ -9,9 +9,10 @@ import typer
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
-    TIME_METAVAR,
     BrokerNameOpt,
     QueueIdOpt,
+    SinceOpt,
+    UntilOpt,
     check_range,
     parse_time,
     run_messaging,
@@ -61,26 +62,8 @@ def consume_message(
     ] = None,  # fmt: skip
     broker: BrokerNameOpt = None,
     queue_id: QueueIdOpt = None,
-    begin: Annotated[
-        str | None,
-        typer.Option(
-            "-s",
-            "--beginTimestamp",
-            metavar=TIME_METAVAR,
-            help="Start at messages stored at or after this time.",
-            show_default=False,
-        ),
-    ] = None,  # fmt: skip
-    end: Annotated[
-        str | None,
-        typer.Option(
-            "-e",
-            "--endTimestamp",
-            metavar=TIME_METAVAR,
-            help="Stop at messages stored at or after this time.",
-            show_default=False,
-        ),
-    ] = None,  # fmt: skip
+    begin: SinceOpt = None,
+    end: UntilOpt = None,
     tags: Annotated[
         str | None,
         typer.Option(

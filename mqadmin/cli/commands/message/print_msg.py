@@ -8,7 +8,8 @@ import typer
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
-    TIME_METAVAR,
+    FromOpt,
+    ToOpt,
     check_charset,
     check_range,
     parse_time,
@@ -30,20 +31,6 @@ CharsetOpt = Annotated[
 ExpressionOpt = Annotated[
     str, typer.Option("-s", "--subExpression", metavar="EXPR", help="Tags expression: 'TagA || TagB'.")
 ]
-BeginOpt = Annotated[
-    str | None,
-    typer.Option(
-        "-b", "--beginTimestamp", metavar=TIME_METAVAR, help="From the first message stored at or after this time.",
-        show_default=False,
-    ),
-]  # fmt: skip
-EndOpt = Annotated[
-    str | None,
-    typer.Option(
-        "-e", "--endTimestamp", metavar=TIME_METAVAR, help="Up to the first message stored at or after this time.",
-        show_default=False,
-    ),
-]  # fmt: skip
 
 
 @command(
@@ -57,8 +44,8 @@ def print_msg(
     namesrv: NamesrvOpt = None,
     charset: CharsetOpt = None,
     expression: ExpressionOpt = "*",
-    begin: BeginOpt = None,
-    end: EndOpt = None,
+    begin: FromOpt = None,
+    end: ToOpt = None,
     print_body: Annotated[
         str | None, typer.Option("-d", "--printBody", metavar="true|false", help="Print bodies [true].")
     ] = None,

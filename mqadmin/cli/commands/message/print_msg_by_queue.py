@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import check_charset, check_range, parse_time, run_messaging
-from mqadmin.cli.commands.message.print_msg import BeginOpt, CharsetOpt, EndOpt, ExpressionOpt
+from mqadmin.cli.commands.message._shared import FromOpt, ToOpt, check_charset, check_range, parse_time, run_messaging
+from mqadmin.cli.commands.message.print_msg import CharsetOpt, ExpressionOpt
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
@@ -30,8 +30,8 @@ def print_msg_by_queue(
     namesrv: NamesrvOpt = None,
     charset: CharsetOpt = None,
     expression: ExpressionOpt = "*",
-    begin: BeginOpt = None,
-    end: EndOpt = None,
+    begin: FromOpt = None,
+    end: ToOpt = None,
     print_messages: Annotated[
         str | None, typer.Option("-p", "--printMsg", metavar="true|false", help="Print the messages [false].")
     ] = None,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import check_charset, run_messaging
+from mqadmin.cli.commands.message._shared import BodyFormatOpt, ClusterOpt, check_charset, run_messaging
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt, check_topic
 
@@ -34,16 +34,8 @@ def query_msg_by_id(
             "-t", "--topic", metavar="TOPIC", help="The topic (needed to look up a unique key).", show_default=False
         ),
     ] = None,
-    cluster: Annotated[
-        str | None,
-        typer.Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
-    ] = None,
-    charset: Annotated[
-        str | None,
-        typer.Option(
-            "-f", "--bodyFormat", metavar="CHARSET", help="Show the whole body in this charset.", show_default=False
-        ),
-    ] = None,
+    cluster: ClusterOpt = None,
+    charset: BodyFormatOpt = None,
 ) -> None:
     """Show messages by id, with every stored field and which groups have consumed them.
 

@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import TIME_METAVAR, check_range, parse_time, run_messaging
+from mqadmin.cli.commands.message._shared import (
+    ClusterOpt,
+    StoredFromOpt,
+    StoredToOpt,
+    check_range,
+    parse_time,
+    run_messaging,
+)
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -24,25 +31,12 @@ def query_msg_by_key(
     topic: TopicOpt,
     key: Annotated[str, typer.Option("-k", "--msgKey", metavar="KEY", help="The message key (one of KEYS).")],
     namesrv: NamesrvOpt = None,
-    begin: Annotated[
-        str | None,
-        typer.Option(
-            "-b", "--beginTimestamp", metavar=TIME_METAVAR, help="Stored at or after [0].", show_default=False
-        ),
-    ] = None,
-    end: Annotated[
-        str | None,
-        typer.Option(
-            "-e", "--endTimestamp", metavar=TIME_METAVAR, help="Stored at or before [no end].", show_default=False
-        ),
-    ] = None,
+    begin: StoredFromOpt = None,
+    end: StoredToOpt = None,
     max_num: Annotated[
         int, typer.Option("-m", "--maxNum", min=1, metavar="N", help="At most N messages per broker.")
     ] = 64,
-    cluster: Annotated[
-        str | None,
-        typer.Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
-    ] = None,
+    cluster: ClusterOpt = None,
 ) -> None:
     """List the messages of a topic whose keys (KEYS, set by the producer) include KEY.
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import check_charset, run_messaging
+from mqadmin.cli.commands.message._shared import BodyFormatOpt, check_charset, run_messaging
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -27,12 +27,7 @@ def query_msg_by_offset(
     queue_id: Annotated[int, typer.Option("-i", "--queueId", min=0, metavar="N", help="The queue id.")],
     offset: Annotated[int, typer.Option("-o", "--offset", min=0, metavar="N", help="The queue offset.")],
     namesrv: NamesrvOpt = None,
-    charset: Annotated[
-        str | None,
-        typer.Option(
-            "-f", "--bodyFormat", metavar="CHARSET", help="Show the whole body in this charset.", show_default=False
-        ),
-    ] = None,
+    charset: BodyFormatOpt = None,
 ) -> None:
     """Show the message at one queue offset, with every stored field and which groups have consumed it.
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import run_messaging
+from mqadmin.cli.commands.message._shared import ClusterOpt, run_messaging
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -28,10 +28,7 @@ def query_msg_by_unique_key(
     show_all: Annotated[
         bool, typer.Option("-a", "--showAll", help="Every stored copy (at most 32), not only the oldest.")
     ] = False,
-    cluster: Annotated[
-        str | None,
-        typer.Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
-    ] = None,
+    cluster: ClusterOpt = None,
 ) -> None:
     """Show the message with this unique key, and which groups have consumed it.
 

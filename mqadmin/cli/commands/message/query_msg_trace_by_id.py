@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import TIME_METAVAR, check_range, parse_time, run_messaging
+from mqadmin.cli.commands.message._shared import StoredFromOpt, StoredToOpt, check_range, parse_time, run_messaging
 from mqadmin.cli.errors import CliError, ExitCode
 from mqadmin.cli.params import NamesrvOpt, check_topic
 
@@ -27,18 +27,8 @@ def query_msg_trace_by_id(
     trace_topic: Annotated[
         str, typer.Option("-t", "--traceTopic", metavar="TOPIC", help="The trace topic.")
     ] = "RMQ_SYS_TRACE_TOPIC",
-    begin: Annotated[
-        str | None,
-        typer.Option(
-            "-b", "--beginTimestamp", metavar=TIME_METAVAR, help="Traced at or after [0].", show_default=False
-        ),
-    ] = None,
-    end: Annotated[
-        str | None,
-        typer.Option(
-            "-e", "--endTimestamp", metavar=TIME_METAVAR, help="Traced at or before [no end].", show_default=False
-        ),
-    ] = None,
+    begin: StoredFromOpt = None,
+    end: StoredToOpt = None,
     max_num: Annotated[
         int, typer.Option("-c", "--maxNum", min=1, metavar="N", help="At most N trace messages per broker.")
     ] = 64,

@@ -8,8 +8,9 @@ import typer
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
-    TIME_METAVAR,
     BrokerNameOpt,
+    SinceOpt,
+    UntilOpt,
     check_range,
     parse_time,
     run_messaging,
@@ -47,26 +48,8 @@ def resend_dlq_message(
             "-o", "--offset", min=0, metavar="N", help="Start at this offset in each DLQ queue.", show_default=False
         ),
     ] = None,
-    begin: Annotated[
-        str | None,
-        typer.Option(
-            "-s",
-            "--beginTimestamp",
-            metavar=TIME_METAVAR,
-            help="Start at dead letters stored at or after this time.",
-            show_default=False,
-        ),
-    ] = None,  # fmt: skip
-    end: Annotated[
-        str | None,
-        typer.Option(
-            "-e",
-            "--endTimestamp",
-            metavar=TIME_METAVAR,
-            help="Stop at dead letters stored at or after this time.",
-            show_default=False,
-        ),
-    ] = None,  # fmt: skip
+    begin: SinceOpt = None,
+    end: UntilOpt = None,
     count: Annotated[
         int | None,
         typer.Option("-c", "--count", min=1, metavar="N", help="Resend at most N messages.", show_default=False),
