@@ -13,7 +13,6 @@ from mqadmin.admin.errors import ResponseError
 from mqadmin.admin.queries import END_OF_TIME, FoundMessage, NotFound, broker_addrs
 from mqadmin.admin.reading import DEFAULT_CONSUMER_GROUP
 from mqadmin.model.trace import TraceView, decode_trace_records
-from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.message import MessageDecodeError, parse_offset_msg_id
 
 UNIQUE_KEY_LOOKBACK_MS = 3 * 24 * 3600 * 1000
@@ -103,17 +102,20 @@ class Consumption:
 
 
 async def consumptions(client: AdminClient, found: FoundMessage) -> list[Consumption]:
-    """For each group that consumes the message's topic on its broker, whether it consumed the message."""
+    """For each group that consumes the message's topic on its broker, whether it consumed the message. A
+    broker that cannot say (an error answer) leaves the list empty or the group's offset unknown: the message
+    itself was found, which is what the command is for."""
     m = found.message
     try:
         groups = await client.topic_consumers(found.broker_addr, m.topic)
-    except ResponseError as e:
-        if e.code == ResponseCode.TOPIC_NOT_EXIST:
-            return []
-        raise
+    except ResponseError:
+        return []
     out = []
     for g in groups:
-        off = await client.consumer_offset(found.broker_addr, g, m.topic, m.queue_id)
+        try:
+            off = await client.consumer_offset(found.broker_addr, g, m.topic, m.queue_id)
+        except ResponseError:
+            off = None
         out.append(Consumption(g, off, off is not None and off > m.queue_offset))
     return out
 

@@ -9,7 +9,7 @@ import asyncio
 from dataclasses import dataclass
 
 from mqadmin.admin.core import AdminCore
-from mqadmin.admin.errors import AdminError, ResponseError
+from mqadmin.admin.errors import AdminError
 from mqadmin.model.route import TopicRouteData
 from mqadmin.model.rpc import messages as rpc
 from mqadmin.model.rpc.groups import GET_CONSUME_STATS, ConsumeStatsHeader
@@ -189,12 +189,7 @@ class MessageOps(AdminCore):
 
     async def consumer_offset(self, addr: str, group: str, topic: str, queue_id: int) -> int | None:
         """The group's committed offset of one queue on one broker (GET_CONSUME_STATS), None if it has none."""
-        try:
-            reply = await self.request(addr, GET_CONSUME_STATS, ConsumeStatsHeader(consumer_group=group, topic=topic))
-        except ResponseError as e:
-            if e.code in (ResponseCode.CONSUMER_NOT_ONLINE, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST):
-                return None
-            raise
+        reply = await self.request(addr, GET_CONSUME_STATS, ConsumeStatsHeader(consumer_group=group, topic=topic))
         stats = reply.body
         if stats is None:
             return None

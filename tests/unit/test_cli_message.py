@@ -36,6 +36,7 @@ class Store:
     sent: list[RemotingCommand] = field(default_factory=list)
     next_phys: int = 0
     query_fails: bool = False
+    stats_fail: bool = False
 
     @property
     def host(self) -> tuple[str, int]:
@@ -105,6 +106,8 @@ class Store:
                                      "queueOffset": str(m.queue_offset)})  # fmt: skip
         if cmd.code == RC.QUERY_TOPIC_CONSUME_BY_WHO:
             return cmd.response(body=fastjson.dumps_bytes({"groupList": ["G1"]}))
+        if cmd.code == RC.GET_CONSUME_STATS and self.stats_fail:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, "stats are sick")
         if cmd.code == RC.GET_CONSUME_STATS:
             rows = ",".join(
                 f'{{"brokerName":"{self.broker.name}","queueId":{qid},"topic":"{t}"}}:'
@@ -205,6 +208,9 @@ def test_query_by_offset_id_reads_where_it_points_and_prints_javas_block(cli: Cl
     assert fields["Consumer Group:"] == "G1  consumed (committed offset 1)"
     assert [int(c.ext["offset"]) for c in sent(sb, RC.VIEW_MESSAGE_BY_ID)] == [m.commit_log_offset]
     assert not sent(sa, RC.VIEW_MESSAGE_BY_ID)
+    sb.stats_fail = True  # who consumed it is extra: the message is still shown
+    r = cli("queryMsgById", "-i", m.msg_id)
+    assert r.code == 0 and "G1  not consumed yet (committed offset none)" in r.out
 
 
 def test_query_by_id_takes_other_ids_as_unique_keys_with_the_topic(cli: Cli, cluster):
