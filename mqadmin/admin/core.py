@@ -52,10 +52,11 @@ class AdminCore:
     # --- requests ----------------------------------------------------------------------------------
 
     async def request(
-        self, addr: str, rpc: Rpc[Any, Any, Any, Any], header: Any = None, body: Any = None
+        self, addr: str, rpc: Rpc[Any, Any, Any, Any], header: Any = None, body: Any = None, *, timeout: float = 0
     ) -> Reply[Any, Any]:
-        """One request; a response code outside ``rpc.ok`` raises ``ResponseError``."""
-        resp = await self.transport.request(addr, rpc.request(header, body), self.timeout)
+        """One request; a response code outside ``rpc.ok`` raises ``ResponseError``. ``timeout`` replaces the
+        client's for a request the server holds on purpose (a long-polling pull)."""
+        resp = await self.transport.request(addr, rpc.request(header, body), timeout or self.timeout)
         if resp.code not in rpc.ok:
             raise ResponseError(resp.code, resp.remark, addr)
         try:

@@ -23,9 +23,14 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS = sorted((REPO / "docs" / "commands").glob("*.md"))
 CLUSTER = "DefaultCluster"
 T = "JsonContract"
+DLQ = "%DLQ%JsonContractGroup"
 
 CASES: dict[str, list[list[str]]] = {
-    "updateTopic": [["-c", CLUSTER, "-t", T, "-o", "true"], ["-c", CLUSTER, "-t", T, "-r", "16"]],
+    "updateTopic": [
+        ["-c", CLUSTER, "-t", T, "-o", "true"],
+        ["-c", CLUSTER, "-t", T, "-r", "16"],
+        ["-c", CLUSTER, "-t", DLQ],
+    ],  # fmt: skip
     "topicRoute": [["-t", T]],
     "topicList": [[]],
     "topicStatus": [["-t", T]],
@@ -41,15 +46,29 @@ CASES: dict[str, list[list[str]]] = {
     "deleteKvConfig": [["-s", "CONTRACT", "-k", "k1"]],
     "wipeWritePerm": [["-b", "broker-a", "--dry-run"], ["-b", "broker-a"]],
     "addWritePerm": [["-b", "broker-a"]],
-    "sendMessage": [["-t", T, "-p", "hello", "-k", "k1", "-c", "TagA"]],
+    "sendMessage": [["-t", DLQ, "-p", "dead"], ["-t", T, "-p", "hello", "-k", "k1", "-c", "TagA"]],
     "consumeMessage": [["-t", T, "-c", "1"]],
+    "queryMsgById": [["-t", T, "-i", "{sendMessage.msgId}"], ["-i", "{sendMessage.offsetMsgId}"]],
+    "queryMsgByUniqueKey": [["-t", T, "-i", "{sendMessage.msgId}"]],
+    "queryMsgByKey": [["-t", T, "-k", "k1"]],
+    "queryMsgByOffset": [["-t", T, "-b", "{sendMessage.broker}", "-i", "{sendMessage.queueId}", "-o", "0"]],
+    "printMsg": [["-t", T]],
+    "printMsgByQueue": [
+        ["-t", T, "-a", "{sendMessage.broker}", "-i", "{sendMessage.queueId}", "-p", "true", "-f", "true"]
+    ],  # fmt: skip
+    "queryCq": [["-t", T, "-q", "{sendMessage.queueId}", "-i", "0", "-b", "{sendMessage.brokerAddr}"]],
+    "queryMsgTraceById": [["-i", "{sendMessage.msgId}", "-t", T]],
+    "checkMsgSendRT": [["-t", T, "-a", "2"]],
+    "decodeMessageId": [["-i", "{sendMessage.msgId}"]],
+    "resendDlqMessage": [["-g", "JsonContractGroup", "--dry-run"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
     "getConsumerConfig": [["-g", T]],
     "deleteSubGroup": [["-c", CLUSTER, "-g", T, "--dry-run"], ["-c", CLUSTER, "-g", T]],
 }
-"""Invocations per command, run in this order (so the topic exists until deleteTopic)."""
+"""Invocations per command, run in this order (so the topic exists until deleteTopic). An argument
+``{command.key}`` is that key of the last JSON document the command printed (a message id, say)."""
 
 AUTH_EXEMPT = "needs a broker with ACL 2.0; checked in tests/conformance/test_auth.py"
 
@@ -146,14 +165,18 @@ def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster
 
     shapes = documented_shapes()
     failures = []
+    seen: dict[str, str] = {}
     for name, invocations in CASES.items():
         for args in invocations:
+            args = [seen.get(a[1:-1], a) if a.startswith("{") and a.endswith("}") else a for a in args]
             cmd = [sys.executable, "-m", "mqadmin", name, *args, "-n", cluster.namesrv_addr, "--format", "json"]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
             if done.returncode != 0:
                 failures.append(f"{name} {args}: exit {done.returncode}: {done.stderr.strip()}")
                 continue
             actual = json.loads(done.stdout)
+            if isinstance(actual, dict):
+                seen.update({f"{name}.{k}": str(v) for k, v in actual.items() if isinstance(v, (str, int))})
             reasons = [mismatch(doc, actual) for doc in shapes[name]]
             if all(reasons):
                 failures.append(f"{name} {args}: {reasons}")
