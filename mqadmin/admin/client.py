@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from mqadmin.admin.brokers import BrokerOps
 from mqadmin.admin.groups import GroupOps
+from mqadmin.admin.lite import LiteOps
 from mqadmin.admin.nameservers import NamesrvOps
+from mqadmin.admin.static_topics import StaticTopicOps
+from mqadmin.admin.topic_batch import TopicBatchOps
 from mqadmin.admin.topics import TopicOps
 
 
-class AdminClient(TopicOps, GroupOps, BrokerOps, NamesrvOps):
+class AdminClient(TopicBatchOps, StaticTopicOps, LiteOps, TopicOps, GroupOps, BrokerOps, NamesrvOps):
     """``async with AdminClient(["127.0.0.1:9876"]) as admin: await admin.topic_route("T")``."""

@@ -20,7 +20,8 @@ from mqadmin.wire.codes import ResponseCode
 
 V5_0_0 = 413  # first version whose brokers keep topic attributes
 V5_1_0 = 433  # first version whose brokers store ``order`` from UPDATE_AND_CREATE_TOPIC
-_UNSUPPORTED = {ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ResponseCode.VERSION_NOT_SUPPORTED}
+UNSUPPORTED = {ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ResponseCode.VERSION_NOT_SUPPORTED}
+"""What a broker answers to a request its version does not have."""
 
 JSON_NAMES = {
     "read_queue_nums": "readQueueNums",
@@ -49,8 +50,10 @@ class TopicChange:
     attributes: dict[str, str | None] = field(default_factory=dict)
     """Attribute key → new value, or None to remove it."""
 
-    def apply(self, current: TopicConfig | None) -> TopicConfig:
-        base = current or TopicConfig(self.topic)
+    def apply(self, current: TopicConfig | None, new_topic: TopicConfig | None = None) -> TopicConfig:
+        """The config after the change: ``current`` with the given fields, or for a topic the broker does not
+        have, ``new_topic`` (default: TopicConfig's defaults) with them."""
+        base = current or new_topic or TopicConfig(self.topic)
         given = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("topic", "attributes")}
         cfg = base.with_(**{k: v for k, v in given.items() if v is not None})
         return cfg.with_(attributes=alter_attributes(base.attributes, self.attributes))
@@ -80,6 +83,12 @@ def changes_between(current: TopicConfig, wanted: TopicConfig, broker_version: i
     return out
 
 
+def route_clusters(route: TopicRouteData, info: ClusterInfo) -> list[str]:
+    """The clusters that hold at least one broker of the route."""
+    names = {b.broker_name for b in route.broker_datas}
+    return sorted(c for c, brokers in info.clusters.items() if names & set(brokers))
+
+
 class TopicOps(AdminCore):
     # --- name servers ------------------------------------------------------------------------------
 
@@ -97,6 +106,12 @@ class TopicOps(AdminCore):
     async def topic_list(self) -> list[str]:
         return (await self.request_namesrv(ns.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)).body or []
 
+    async def topic_clusters(self, topic: str) -> list[str]:
+        """The clusters of every broker in the topic's route (Java's topicClusterList looks at the first
+        broker only); ``ResponseError`` TOPIC_NOT_EXIST when there is no route."""
+        route = await self.topic_route(topic)
+        return route_clusters(route, await self.cluster_info())
+
     async def topics_of_cluster(self, cluster: str) -> list[str]:
         return (await self.request_namesrv(ns.GET_TOPICS_BY_CLUSTER, ns.ClusterHeader(cluster=cluster))).body or []
 
@@ -111,7 +126,7 @@ class TopicOps(AdminCore):
             try:
                 reply = await self.request(addr, rpc.GET_TOPIC_CONFIG, rpc.GetTopicConfigHeader(topic=topic, lo=True))
             except ResponseError as e:
-                if e.code not in _UNSUPPORTED:
+                if e.code not in UNSUPPORTED:
                     raise
                 self.no_topic_config_code.add(addr)
             else:
@@ -131,13 +146,18 @@ class TopicOps(AdminCore):
 
     # --- brokers: changing -------------------------------------------------------------------------
 
-    async def update_topic(self, target: Target, change: TopicChange, *, create_only: bool = False) -> TargetResult:
+    async def update_topic(
+        self, target: Target, change: TopicChange, *, create_only: bool = False, must_exist: bool = False
+    ) -> TargetResult:
         """Create the topic on one broker, or change the fields ``change`` sets and keep the rest.
 
         created / updated (with old → new per field) / unchanged (nothing sent). With ``create_only`` an
-        existing topic is left as it is (``unchanged``), whatever its settings.
+        existing topic is left as it is (``unchanged``), whatever its settings; with ``must_exist`` a broker
+        without the topic is left alone (``not found``).
         """
         current, version = await self.read_topic_config(target.addr, change.topic)
+        if current is None and must_exist:
+            return TargetResult(target.name, target.addr, Status.NOT_FOUND)
         wanted = change.apply(current)
         if current is not None:
             diff = changes_between(current, wanted, version)
@@ -151,9 +171,11 @@ class TopicOps(AdminCore):
         return TargetResult(target.name, target.addr, Status.UPDATED, changes=diff, data=wanted)
 
     async def update_topic_on(
-        self, targets: list[Target], change: TopicChange, *, create_only: bool = False
+        self, targets: list[Target], change: TopicChange, *, create_only: bool = False, must_exist: bool = False
     ) -> list[TargetResult]:
-        return await fan_out(targets, lambda t: self.update_topic(t, change, create_only=create_only))
+        return await fan_out(
+            targets, lambda t: self.update_topic(t, change, create_only=create_only, must_exist=must_exist)
+        )
 
     async def delete_topic_in_broker(self, target: Target, topic: str) -> TargetResult:
         """DELETE_TOPIC_IN_BROKER, after checking the broker has the topic (``not found`` otherwise)."""

@@ -59,6 +59,7 @@ COMMANDS: tuple[Entry, ...] = (
         TOPICS,
         "Put, get or delete a topic's orderTopicConf on the name servers.",
     ),
+    Entry("updateTopicPerm", "topic.update_topic_perm", TOPICS, "Change only a topic's permission on brokers."),
     Entry("clusterList", "cluster.cluster_list", CLUSTERS, "List brokers by cluster with version and in/out TPS."),
     Entry(
         "brokerStatus",
