@@ -2,10 +2,11 @@
 (``mqadmin.model.static_topic``) with UPDATE_AND_CREATE_STATIC_TOPIC (513).
 
 Writing a plan starts with one broker alone: a broker that cannot host static topics (4.9, or mqadmin's
-embedded broker) refuses the request and nothing has been changed anywhere. A remapping is written in
-Java's order (MQAdminUtils.remappingStaticTopic): brokers gaining queues, brokers losing them (they stop
-taking writes for those queues), then the logic offset where each moved queue continues is decided from
-the old leader's max offset, the gaining brokers are written again with it, and the other brokers last.
+embedded broker) refuses the request, and ``StaticTopicsUnsupported`` is raised with nothing changed
+anywhere. A remapping is written in Java's order (MQAdminUtils.remappingStaticTopic): brokers gaining
+queues, brokers losing them (they stop taking writes for those queues), then the logic offset where each
+moved queue continues is decided from the old leader's max offset, the gaining brokers are written again
+with it, and the other brokers last.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ class StaticTopicOps(TopicOps):
             if not step:
                 continue
             if first:
-                head = await fan_out(step[:1], lambda t: self._write_one(plan, t, existing, force))
+                head = [await self._write_first(plan, step[0], existing, force)]
                 results += head
                 first = False
                 if not head[0].ok:
@@ -127,6 +128,18 @@ class StaticTopicOps(TopicOps):
             if not all(r.ok for r in done):
                 return results + [_skipped(t) for s in steps[i + 1 :] for t in s]
         return results
+
+    async def _write_first(
+        self, plan: StaticTopicPlan, target: Target, existing: set[str], force: bool
+    ) -> TargetResult:
+        """The first broker of a plan: ``StaticTopicsUnsupported`` propagates (nothing was changed anywhere),
+        other failures become its row."""
+        try:
+            return await self._write_one(plan, target, existing, force)
+        except StaticTopicsUnsupported:
+            raise
+        except Exception as e:
+            return TargetResult(target.name, target.addr, Status.FAILED, reason_of(e))
 
     async def _write_one(self, plan: StaticTopicPlan, target: Target, existing: set[str], force: bool) -> TargetResult:
         cfg = plan.brokers[target.name]

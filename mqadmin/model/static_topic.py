@@ -200,6 +200,22 @@ class StaticTopicPlan:
     def details(self) -> list[TopicQueueMappingDetail]:
         return [c.mapping for c in self.brokers.values() if c.mapping is not None]
 
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> StaticTopicPlan:
+        """A TopicRemappingDetailWrapper document (as Java's tools and ``to_json`` write it)."""
+        brokers = {str(b): StaticTopicConfig.from_json(c) for b, c in (obj.get("brokerConfigMap") or {}).items()}
+        return cls(
+            topic=str(obj.get("topic") or ""),
+            epoch=int(obj.get("epoch", 0)),
+            brokers=brokers,
+            map_in={str(b) for b in obj.get("brokerToMapIn") or []},
+            map_out={str(b) for b in obj.get("brokerToMapOut") or []},
+        )
+
+    def check(self, topic: str) -> None:
+        """The plan is complete and consistent for ``topic`` (MappingError otherwise)."""
+        _check_all(topic, self.brokers)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "brokerConfigMap": {b: c.to_json() for b, c in sorted(self.brokers.items())},

@@ -7,7 +7,8 @@ import platform
 import time
 from typing import TYPE_CHECKING, Any
 
-from mqadmin.model.topic import TOPIC_MAX_LENGTH, TopicConfig, topic_name_problem
+from mqadmin.model.topic import TOPIC_MAX_LENGTH, TopicConfig, alter_attributes, topic_name_problem
+from mqadmin.model.topic_batch import ops_from_map
 from mqadmin.server.broker.config import CONFIG_BLACKLIST
 from mqadmin.server.headers import json_body, need, opt_bool
 from mqadmin.server.remoting import ClientChannel
@@ -85,7 +86,7 @@ class AdminProcessor:
             items = obj.get("topicConfigList") if isinstance(obj, dict) else None
             if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
                 raise ValueError("topicConfigList is not a list of objects")
-            cfgs = [TopicConfig.from_json(i) for i in items]
+            cfgs = [self._attribute_ops_applied(TopicConfig.from_json(i)) for i in items]
         except (ValueError, TypeError) as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad CreateTopicListRequestBody: {e}")
         for cfg in cfgs:
@@ -94,6 +95,12 @@ class AdminProcessor:
                 return refusal
         await self.broker.topics.update_many(cfgs)
         return cmd.response(ResponseCode.SUCCESS)
+
+    def _attribute_ops_applied(self, cfg: TopicConfig) -> TopicConfig:
+        """A list entry's attributes are operations (``+k``: v, ``-k``), applied to what the topic has."""
+        current = self.broker.topics.get(cfg.topic_name)
+        attrs = alter_attributes(current.attributes if current else {}, ops_from_map(cfg.attributes))
+        return cfg.with_(attributes=attrs)
 
     async def delete_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         if refusal := self._slave_refusal(cmd):
