@@ -27,7 +27,12 @@ T = "JsonContract"
 CASES: dict[str, list[list[str]]] = {
     "updateTopic": [["-c", CLUSTER, "-t", T, "-o", "true"], ["-c", CLUSTER, "-t", T, "-r", "16"]],
     "topicRoute": [["-t", T]],
-    "topicList": [[]],
+    "topicList": [[], ["-c"]],
+    "updateTopicPerm": [["-c", CLUSTER, "-t", T, "-p", "4"], ["-c", CLUSTER, "-t", T, "-p", "6"]],
+    "updateTopicList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "topic_list.json")]],
+    "topicClusterList": [["-t", T]],
+    "allocateMQ": [["-t", T, "-i", "c1,c2,c3"]],
+    "updateStaticTopic": [["-t", "JsonContractStatic", "-qn", "4", "-c", CLUSTER, "--dry-run"]],
     "topicStatus": [["-t", T]],
     "updateOrderConf": [["-t", T, "-m", "put", "-v", "broker-a:8;broker-b:8"], ["-t", T, "-m", "get"]],
     "clusterList": [[], ["-m"]],
@@ -38,12 +43,26 @@ CASES: dict[str, list[list[str]]] = {
 }
 """Invocations per command, run in this order (so the topic exists until deleteTopic)."""
 
+LITE = (
+    "needs lite topics (5.5 brokers; the embedded broker refuses them): shape checked with a fake 5.5 broker "
+    "in tests/unit/test_cli_topic_parity.py"
+)
 EXEMPT = {
     "dev": "runs servers; its ready lines are documented in docs/dev-cluster.md",
     "help": "prints help text, not data",
     "exportMetadata": "its document is the export's manifest (fleet schema, docs/fleet-schema.md)",
     "audit": "its document is the audit's summary.json (fleet schema, docs/fleet-schema.md)",
     "generateFleet": "its document is the generated export's manifest (fleet schema, docs/fleet-schema.md)",
+    "remappingStaticTopic": (
+        "needs a static topic (5.x brokers; the embedded broker refuses them): shape checked in "
+        "tests/unit/test_cli_topic_parity.py and on Apache 5.x in tests/conformance/test_topic_parity.py"
+    ),
+    "getBrokerLiteInfo": LITE,
+    "getParentTopicInfo": LITE,
+    "getLiteTopicInfo": LITE,
+    "getLiteClientInfo": LITE,
+    "getLiteGroupInfo": LITE,
+    "triggerLiteDispatch": LITE,
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 
