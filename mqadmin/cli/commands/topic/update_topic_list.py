@@ -96,6 +96,8 @@ def _print(filename: str, broker_addr: str | None, cluster: str | None, results:
             row += [r.result.reason or ""] if with_reason else []
             table.append(row)
         print_table(columns, table)
+    if not all(r.ok for r in rows):
+        return  # the error line that follows gives the counts
     counts = Counter(str(r.status) for r in rows)
     brokers = len({(r.name, r.addr) for r in rows})
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
