@@ -34,7 +34,7 @@ NOT_ALLOWED_SEND_TOPICS = frozenset(
 )  # fmt: skip
 
 ATTRIBUTE_VALUES: dict[str, tuple[str, ...]] = {
-    "message.type": ("UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED"),
+    "message.type": ("UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "PRIORITY", "LITE", "MIXED"),
     "queue.type": ("BatchCQ", "SimpleCQ"),
     "cleanup.policy": ("DELETE", "COMPACTION"),
 }
