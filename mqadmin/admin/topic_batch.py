@@ -30,9 +30,6 @@ CHUNKS_IN_FLIGHT = 2
 """A Java broker handles list requests one at a time; a second one in flight hides the round trip."""
 SINGLES_IN_FLIGHT = 16
 """UPDATE_AND_CREATE_TOPIC (17) requests in flight per broker when it has no list request."""
-READS_IN_FLIGHT = 16
-READ_ALL_ABOVE = 64
-"""Above this many topics, a broker's whole table is read at once instead of one topic at a time."""
 QUERIES_IN_FLIGHT = 32
 """Topics looked up at once by ``topic_usage``."""
 
@@ -97,7 +94,7 @@ class TopicBatchOps(TopicOps):
     async def _update_topics(
         self, target: Target, changes: Sequence[TopicChange], new_topic: dict[str, TopicConfig]
     ) -> TargetResult:
-        current, version = await self._current_configs(target.addr, [c.topic for c in changes])
+        current, version = await self.read_topic_configs(target.addr, [c.topic for c in changes])
         results: list[TopicResult] = []
         pending: list[_Pending] = []
         for change in changes:
@@ -112,22 +109,6 @@ class TopicBatchOps(TopicOps):
                 pending.append(_Pending(change.topic, wanted, old, diff))
         results += await self._send(target, pending)
         return TargetResult(target.name, target.addr, Status.OK, data=results)
-
-    async def _current_configs(self, addr: str, topics: list[str]) -> tuple[dict[str, TopicConfig], int]:
-        """The broker's configs of these topics (absent ones left out) and its version."""
-        if len(topics) > READ_ALL_ABOVE:
-            table, version = await self.all_topic_config(addr)
-            return {t: table[t] for t in topics if t in table}, version
-        reads = await map_bounded(topics, lambda t: self.read_topic_config(addr, t), READS_IN_FLIGHT)
-        found: dict[str, TopicConfig] = {}
-        version = 0
-        for topic, read in zip(topics, reads, strict=True):
-            if isinstance(read, Exception):
-                raise read
-            cfg, version = read
-            if cfg is not None:
-                found[topic] = cfg
-        return found, version
 
     async def _send(self, target: Target, pending: list[_Pending]) -> list[TopicResult]:
         if not pending:

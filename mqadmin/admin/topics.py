@@ -3,9 +3,11 @@ was not asked to change) and delete on brokers; queue statistics; ordered-topic 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.core import AdminCore
 from mqadmin.admin.errors import ResponseError
 from mqadmin.admin.fanout import Target, fan_out
@@ -20,6 +22,9 @@ from mqadmin.wire.codes import ResponseCode
 
 V5_0_0 = 413  # first version whose brokers keep topic attributes
 V5_1_0 = 433  # first version whose brokers store ``order`` from UPDATE_AND_CREATE_TOPIC
+READ_ONE_BY_ONE_UP_TO = 64
+"""``read_topic_configs`` asks for up to this many topics one by one, else reads the broker's whole table."""
+READS_IN_FLIGHT = 16
 UNSUPPORTED = {ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ResponseCode.VERSION_NOT_SUPPORTED}
 """What a broker answers to a request its version does not have."""
 
@@ -122,18 +127,43 @@ class TopicOps(AdminCore):
 
         Uses GET_TOPIC_CONFIG (351) where the broker has it, else GET_ALL_TOPIC_CONFIG and a look-up.
         """
-        if addr not in self.no_topic_config_code:
-            try:
-                reply = await self.request(addr, rpc.GET_TOPIC_CONFIG, rpc.GetTopicConfigHeader(topic=topic, lo=True))
-            except ResponseError as e:
-                if e.code not in UNSUPPORTED:
-                    raise
-                self.no_topic_config_code.add(addr)
-            else:
-                cfg = reply.body if reply.code == ResponseCode.SUCCESS else None
-                return (cfg.with_(topic_name=topic) if cfg and not cfg.topic_name else cfg), reply.version
+        found = await self._topic_config_by_351(addr, topic)
+        if found is not None:
+            return found
         table, version = await self.all_topic_config(addr)
         return table.get(topic), version
+
+    async def read_topic_configs(self, addr: str, topics: Sequence[str]) -> tuple[dict[str, TopicConfig], int]:
+        """The broker's configs of these topics (absent ones left out) and its version: one GET_TOPIC_CONFIG
+        per topic (the first alone, which learns whether the broker has it; then 16 at a time) for a short
+        list, else the whole table at once."""
+        if len(topics) <= READ_ONE_BY_ONE_UP_TO and topics and addr not in self.no_topic_config_code:
+            first = await self._topic_config_by_351(addr, topics[0])
+            if first is not None:
+                rest = await map_bounded(topics[1:], lambda t: self._topic_config_by_351(addr, t), READS_IN_FLIGHT)
+                found, version = {topics[0]: first[0]}, first[1]
+                for topic, read in zip(topics[1:], rest, strict=True):
+                    if isinstance(read, Exception):
+                        raise read
+                    assert read is not None  # the broker has 351: learnt from the first topic
+                    found[topic] = read[0]
+                return {t: c for t, c in found.items() if c is not None}, version
+        table, version = await self.all_topic_config(addr)
+        return {t: table[t] for t in topics if t in table}, version
+
+    async def _topic_config_by_351(self, addr: str, topic: str) -> tuple[TopicConfig | None, int] | None:
+        """GET_TOPIC_CONFIG; None when the broker does not have the request (remembered per broker)."""
+        if addr in self.no_topic_config_code:
+            return None
+        try:
+            reply = await self.request(addr, rpc.GET_TOPIC_CONFIG, rpc.GetTopicConfigHeader(topic=topic, lo=True))
+        except ResponseError as e:
+            if e.code not in UNSUPPORTED:
+                raise
+            self.no_topic_config_code.add(addr)
+            return None
+        cfg = reply.body if reply.code == ResponseCode.SUCCESS else None
+        return (cfg.with_(topic_name=topic) if cfg and not cfg.topic_name else cfg), reply.version
 
     async def all_topic_config(self, addr: str) -> tuple[dict[str, TopicConfig], int]:
         """GET_ALL_TOPIC_CONFIG (21): every topic the broker holds, and the broker's version."""
