@@ -44,12 +44,14 @@ def write_file(directory: Path, count: int, tag: str) -> tuple[Path, list[str]]:
     return path, names
 
 
-def run_tool(tool: str, version: str, path: Path, namesrv: str, cluster: str, stock_jvm: bool) -> float:
-    """One ``updateTopicList -c`` by ``tool``; its wall time (exits the benchmark if it failed)."""
+def run_tool(tool: str, version: str, path: Path, namesrv: str, cluster: str, stock_jvm: bool) -> tuple[float, str]:
+    """One ``updateTopicList -c`` by ``tool``: its wall time, and why it failed ("" when it did not)."""
     args = ["updateTopicList", "-n", namesrv, "-c", cluster, "-f", str(path)]
     t0 = time.perf_counter()
     if tool == "ours":
-        done = subprocess.run([sys.executable, "-m", "mqadmin", "--timeout", "60", *args], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "mqadmin", "--timeout", "60", *args], capture_output=True, text=True
+        )
         ok = done.returncode == 0
     else:
         from tests.realrmq.apache import java_mqadmin
@@ -57,9 +59,11 @@ def run_tool(tool: str, version: str, path: Path, namesrv: str, cluster: str, st
         done = java_mqadmin(version, args, java_opts=STOCK_JVM if stock_jvm else (), timeout=600)
         ok = done.stdout.count("success") == 2  # one line per master
     wall = time.perf_counter() - t0
-    if not ok:
-        raise SystemExit(f"{tool} updateTopicList failed: {done.stdout[-600:]} {done.stderr[-600:]}")
-    return wall
+    text = (done.stdout + done.stderr).strip().splitlines()
+    why = (
+        "" if ok else next((ln.strip() for ln in text if "Exception" in ln or "error" in ln), text[-1] if text else "?")
+    )
+    return wall, why[:200]
 
 
 def brokers_hold(brokers: list[str], names: list[str]) -> bool:
@@ -71,6 +75,16 @@ def brokers_hold(brokers: list[str], names: list[str]) -> bool:
         return all(set(names) <= set(table) for table, _ in tables)
 
     return asyncio.run(check())
+
+
+def _median(results: list[tuple[int, str, str, float]], count: int, run: str, tool: str) -> float | None:
+    walls = [s for n, r, t, s in results if (n, r, t) == (count, run, tool)]
+    return statistics.median(walls) if walls else None
+
+
+def _cells(count: int, wall: float | None) -> str:
+    """``seconds topics/s``, or ``failed`` when no run of the tool succeeded."""
+    return f"{wall:>8.2f} {count / wall:>14.0f}" if wall else f"{'failed':>8} {'-':>14}"
 
 
 def main() -> int:
@@ -90,7 +104,7 @@ def main() -> int:
         print(f"cannot run: {reason}", file=sys.stderr)
         return 1
     counts = [int(c) for c in opts.counts.split(",")]
-    results: list[tuple[int, str, str, float]] = []  # (count, run, tool, seconds)
+    results: list[tuple[int, str, str, float]] = []  # (count, run, tool, seconds) of the runs that succeeded
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-topic-list-") as tmp, ApacheCluster(opts.version, brokers=2) as c:
         brokers = list(c.broker_addrs.values())
@@ -102,21 +116,21 @@ def main() -> int:
                     path, names = write_file(Path(tmp), count, tool)
                     for run in ("create", "again"):
                         quiet = wait_quiet(opts.quiet_wait)
-                        wall = run_tool(tool, opts.version, path, c.namesrv_addr, c.cluster, opts.stock_jvm)
-                        results.append((count, run, tool, wall))
-                        notes.append(f"{count} {run} {tool} round {rnd + 1}: {wall:.2f} s; before: {quiet}")
-                        if run == "create" and not brokers_hold(brokers, names):
+                        wall, why = run_tool(tool, opts.version, path, c.namesrv_addr, c.cluster, opts.stock_jvm)
+                        outcome = f"FAILED after {wall:.2f} s: {why}" if why else f"{wall:.2f} s"
+                        notes.append(f"{count} {run} {tool} round {rnd + 1}: {outcome}; before: {quiet}")
+                        if not why:
+                            results.append((count, run, tool, wall))
+                        if run == "create" and not why and not brokers_hold(brokers, names):
                             raise SystemExit(f"{tool}: the brokers do not hold all {count} topics")
-    print(f"\n{'topics':>7} {'run':<7} {'ours s':>8} {'ours topics/s':>14} {'java s':>8} {'java topics/s':>14} {'java/ours':>10}")
+    head = f"{'ours s':>8} {'ours topics/s':>14} {'java s':>8} {'java topics/s':>14} {'java/ours':>10}"
+    print(f"\n{'topics':>7} {'run':<7} {head}")
     for count in counts:
         for run in ("create", "again"):
-            ours = statistics.median(s for n, r, t, s in results if (n, r, t) == (count, run, "ours"))
-            java = statistics.median(s for n, r, t, s in results if (n, r, t) == (count, run, "java"))
-            print(
-                f"{count:>7} {run:<7} {ours:>8.2f} {count / ours:>14.0f} {java:>8.2f} {count / java:>14.0f} "
-                f"{java / ours:>9.1f}x"
-            )
-    print("\n(topics/s counts each topic once; every topic is created on both masters)")
+            ours, java = (_median(results, count, run, tool) for tool in ("ours", "java"))
+            ratio = f"{java / ours:>9.1f}x" if ours and java else f"{'-':>10}"
+            print(f"{count:>7} {run:<7} {_cells(count, ours)} {_cells(count, java)} {ratio}")
+    print("\n(topics/s counts each topic once; every topic is created on both masters; failed runs are in the notes)")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} ({os.cpu_count()} CPUs)")
     for note in notes:
         print(f"  {note}")
