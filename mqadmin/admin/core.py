@@ -38,6 +38,8 @@ class AdminCore:
         self.transport: Transport = transport or TcpTransport(timeout=timeout, credentials=credentials)
         self.no_topic_config_code: set[str] = set()
         """Brokers that answered GET_TOPIC_CONFIG (351) with "not supported" (before 5.0)."""
+        self.no_topic_list_code: set[str] = set()
+        """Brokers that answered UPDATE_AND_CREATE_TOPIC_LIST (18) with "not supported" (before 5.3)."""
 
     async def __aenter__(self) -> Any:
         return self

@@ -143,12 +143,6 @@ PLANNED: dict[str, str] = {
     "exportPopRecord": "issue 8 (Operator parity, part 1)",
     "getSyncStateSet": "issue 8 (Operator parity, part 1)",
     "haStatus": "issue 8 (Operator parity, part 1)",
-    "getBrokerLiteInfo": "issue 8 (Operator parity, part 1)",
-    "getLiteClientInfo": "issue 8 (Operator parity, part 1)",
-    "getLiteGroupInfo": "issue 8 (Operator parity, part 1)",
-    "getLiteTopicInfo": "issue 8 (Operator parity, part 1)",
-    "getParentTopicInfo": "issue 8 (Operator parity, part 1)",
-    "triggerLiteDispatch": "issue 8 (Operator parity, part 1)",
     "dumpCompactionLog": "issue 9 (Operator parity, part 2)",
     "rocksDBConfigToJson": "issue 8 (Operator parity, part 1)",
     "cloneGroupOffset": "issue 9 (Operator parity, part 2)",
@@ -156,12 +150,6 @@ PLANNED: dict[str, str] = {
     "skipAccumulatedMessage": "issue 9 (Operator parity, part 2)",
     "producer": "issue 9 (Operator parity, part 2)",
     "checkRocksdbCqWriteProgress": "issue 9 (Operator parity, part 2)",
-    "allocateMQ": "issue 8 (Operator parity, part 1)",
-    "remappingStaticTopic": "issue 8 (Operator parity, part 1)",
-    "topicClusterList": "issue 8 (Operator parity, part 1)",
-    "updateStaticTopic": "issue 8 (Operator parity, part 1)",
-    "updateTopicList": "issue 8 (Operator parity, part 1)",
-    "updateTopicPerm": "issue 8 (Operator parity, part 1)",
 }
 """Java commands not built yet, with the issue that builds them (listed in docs/parity.md as missing)."""
 

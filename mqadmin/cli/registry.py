@@ -75,6 +75,33 @@ COMMANDS: tuple[Entry, ...] = (
         "deleteSubGroup", "group.delete_sub_group", GROUPS, "Delete a subscription group from one broker or a cluster."
     ),
     Entry("getConsumerConfig", "group.get_consumer_config", GROUPS, "A subscription group's config on every broker."),
+    Entry("updateTopicPerm", "topic.update_topic_perm", TOPICS, "Change only a topic's permission on brokers."),
+    Entry(
+        "updateTopicList",
+        "topic.update_topic_list",
+        TOPICS,
+        "Create or update every topic of a JSON or TOML file on one broker or every master.",
+    ),
+    Entry("topicClusterList", "topic.topic_cluster_list", TOPICS, "List the clusters a topic is on."),
+    Entry("allocateMQ", "topic.allocate_mq", TOPICS, "Show which queues each consumer client would get."),
+    Entry(
+        "updateStaticTopic",
+        "topic.update_static_topic",
+        TOPICS,
+        "Create a static topic (fixed logic queues) or add queues to one (5.x).",
+    ),
+    Entry("remappingStaticTopic", "topic.remapping_static_topic", TOPICS, "Move a static topic's logic queues (5.x)."),
+    Entry("getBrokerLiteInfo", "topic.get_broker_lite_info", TOPICS, "A broker's lite-topic metadata (5.5)."),
+    Entry("getParentTopicInfo", "topic.get_parent_topic_info", TOPICS, "A lite parent topic on each broker (5.5)."),
+    Entry("getLiteTopicInfo", "topic.get_lite_topic_info", TOPICS, "One lite topic's offsets and subscribers (5.5)."),
+    Entry("getLiteClientInfo", "topic.get_lite_client_info", TOPICS, "One client's lite subscriptions (5.5)."),
+    Entry(
+        "getLiteGroupInfo",
+        "topic.get_lite_group_info",
+        TOPICS,
+        "A lite group's lag per broker and top lite topics (5.5).",
+    ),
+    Entry("triggerLiteDispatch", "topic.trigger_lite_dispatch", TOPICS, "Dispatch a lite group's events again (5.5)."),
     Entry("clusterList", "cluster.cluster_list", CLUSTERS, "List brokers by cluster with version and in/out TPS."),
     Entry(
         "brokerStatus",

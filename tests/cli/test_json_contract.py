@@ -32,7 +32,12 @@ CASES: dict[str, list[list[str]]] = {
         ["-c", CLUSTER, "-t", DLQ],
     ],  # fmt: skip
     "topicRoute": [["-t", T]],
-    "topicList": [[]],
+    "topicList": [[], ["-c"]],
+    "updateTopicPerm": [["-c", CLUSTER, "-t", T, "-p", "4"], ["-c", CLUSTER, "-t", T, "-p", "6"]],
+    "updateTopicList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "topic_list.json")]],
+    "topicClusterList": [["-t", T]],
+    "allocateMQ": [["-t", T, "-i", "c1,c2,c3"]],
+    "updateStaticTopic": [["-t", "JsonContractStatic", "-qn", "4", "-c", CLUSTER, "--dry-run"]],
     "topicStatus": [["-t", T]],
     "updateOrderConf": [["-t", T, "-m", "put", "-v", "broker-a:8;broker-b:8"], ["-t", T, "-m", "get"]],
     "clusterList": [[], ["-m"]],
@@ -72,6 +77,10 @@ CASES: dict[str, list[list[str]]] = {
 
 AUTH_EXEMPT = "needs a broker with ACL 2.0; checked in tests/conformance/test_auth.py"
 
+LITE = (
+    "needs lite topics (5.5 brokers; the embedded broker refuses them): shape checked with a fake 5.5 broker "
+    "in tests/unit/test_cli_topic_parity.py"
+)
 EXEMPT = {
     "createUser": AUTH_EXEMPT,
     "updateUser": AUTH_EXEMPT,
@@ -93,6 +102,16 @@ EXEMPT = {
     "generateFleet": "its document is the generated export's manifest (fleet schema, docs/fleet-schema.md)",
     "exportConfigs": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
     "exportMetrics": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
+    "remappingStaticTopic": (
+        "needs a static topic (5.x brokers; the embedded broker refuses them): shape checked in "
+        "tests/unit/test_cli_topic_parity.py and on Apache 5.x in tests/conformance/test_topic_parity.py"
+    ),
+    "getBrokerLiteInfo": LITE,
+    "getParentTopicInfo": LITE,
+    "getLiteTopicInfo": LITE,
+    "getLiteClientInfo": LITE,
+    "getLiteGroupInfo": LITE,
+    "triggerLiteDispatch": LITE,
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 

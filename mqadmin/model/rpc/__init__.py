@@ -4,7 +4,7 @@ client to encode, by the servers to decode and validate, and by the test fake to
 Importing this package imports every declaration module, so ``REGISTRY`` is complete.
 """
 
-from mqadmin.model.rpc import auth, brokers, groups, messages, namesrv, stats, topics
+from mqadmin.model.rpc import auth, brokers, groups, lite, messages, namesrv, static_topics, stats, topics
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, Reply, RequestRefused, Rpc, wire
 
 __all__ = [
@@ -17,8 +17,10 @@ __all__ = [
     "Rpc",
     "brokers",
     "groups",
+    "lite",
     "messages",
     "namesrv",
+    "static_topics",
     "stats",
     "topics",
     "wire",
