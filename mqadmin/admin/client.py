@@ -11,8 +11,9 @@ from __future__ import annotations
 from mqadmin.admin.brokers import BrokerOps
 from mqadmin.admin.groups import GroupOps
 from mqadmin.admin.nameservers import NamesrvOps
+from mqadmin.admin.offsets import OffsetOps
 from mqadmin.admin.topics import TopicOps
 
 
-class AdminClient(TopicOps, GroupOps, BrokerOps, NamesrvOps):
+class AdminClient(OffsetOps, TopicOps, GroupOps, BrokerOps, NamesrvOps):
     """``async with AdminClient(["127.0.0.1:9876"]) as admin: await admin.topic_route("T")``."""

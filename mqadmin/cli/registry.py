@@ -71,6 +71,12 @@ COMMANDS: tuple[Entry, ...] = (
         "consumeMessage", "message.consume_message", MESSAGES, "Read messages from a topic without committing offsets."
     ),
     Entry(
+        "consumerProgress",
+        "consumer.consumer_progress",
+        CONSUMERS,
+        "A group's offsets and lag per queue with totals, or every group's lag.",
+    ),
+    Entry(
         "exportMetadata",
         "metadata",
         FLEET,

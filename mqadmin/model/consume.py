@@ -22,6 +22,11 @@ class QueueProgress:
     def lag(self) -> int:
         return max(self.broker_offset - self.consumer_offset, 0)
 
+    @property
+    def inflight(self) -> int:
+        """Pulled but not yet committed (5.x brokers report the pull offset; 4.9 brokers do not: 0)."""
+        return max(self.pull_offset - self.consumer_offset, 0)
+
 
 @dataclass(slots=True)
 class ConsumeStats:
@@ -40,7 +45,7 @@ def _consume_stats(obj: dict[str, Any]) -> ConsumeStats:
                 queue_id=int(mq.get("queueId", 0)),
                 broker_offset=int(value.get("brokerOffset", 0)),
                 consumer_offset=int(value.get("consumerOffset", 0)),
-                pull_offset=int(value.get("pullOffset", 0)),
+                pull_offset=int(value.get("pullOffset", value.get("consumerOffset", 0))),
                 last_timestamp=int(value.get("lastTimestamp", 0)),
             )
         )
