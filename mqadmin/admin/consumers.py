@@ -386,6 +386,21 @@ class ConsumerOps(TopicOps, GroupOps):
             return reply.body
         raise error or GroupOffline(group)
 
+    async def group_running_info(
+        self, group: str, client_id: str | None = None, *, jstack: bool = False, broker_addr: str | None = None
+    ) -> tuple[ConsumerConnection | None, list[TargetResult]]:
+        """The running info of every client of the group (or only ``client_id``, asked without looking the
+        group's clients up first, as Java does): one result per client, ``data`` its ConsumerRunningInfo."""
+        cc = None if client_id else await self.consumer_connection(group, broker_addr)
+        ids = [client_id] if client_id else [c.client_id for c in cc.connections] if cc else []
+
+        async def one(t: Target) -> TargetResult:
+            info = await self.running_info(group, t.name, jstack=jstack, broker_addr=broker_addr)
+            return TargetResult(t.name, t.addr, Status.OK, data=info)
+
+        addrs = {c.client_id: c.client_addr for c in cc.connections} if cc else {}
+        return cc, await fan_out([Target(i, addrs.get(i) or "-") for i in ids], one)
+
     async def consumer_status(self, topic: str, group: str, client_id: str | None = None) -> dict[str, OffsetTable]:
         """INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223) through the first broker of the topic's route: the
         offsets each client of the group (or ``client_id``) holds in memory for ``topic``."""
@@ -397,11 +412,33 @@ class ConsumerOps(TopicOps, GroupOps):
 
     # --- how a group reads -------------------------------------------------------------------------
 
+    async def request_modes(self, addr: str) -> dict[tuple[str, str], RequestMode]:
+        """GET_ALL_MESSAGE_REQUEST_MODE (402, 5.x): the modes set on one broker, by (topic, group)."""
+        body = (await self.request(addr, rpc.GET_ALL_MESSAGE_REQUEST_MODE)).body or {}
+        table = body.get("messageRequestModeMap") or {}
+        return {
+            (str(topic), str(group)): RequestMode.from_json(mode)
+            for topic, groups in table.items()
+            for group, mode in (groups or {}).items()
+        }
+
     async def set_request_mode_on(self, targets: Sequence[Target], mode: RequestMode) -> list[TargetResult]:
-        """SET_MESSAGE_REQUEST_MODE (401, 5.x) on each broker."""
+        """SET_MESSAGE_REQUEST_MODE (401, 5.x) on each broker whose mode differs (PULL when none was set)."""
 
         async def one(t: Target) -> TargetResult:
+            current = (await self.request_modes(t.addr)).get((mode.topic, mode.consumer_group))
+            current = current or RequestMode(mode.topic, mode.consumer_group)
+            changes = {
+                name: (old, new)
+                for name, old, new in (
+                    ("mode", current.mode, mode.mode),
+                    ("popShareQueueNum", current.pop_share_queue_num, mode.pop_share_queue_num),
+                )
+                if old != new
+            }
+            if not changes:
+                return TargetResult(t.name, t.addr, Status.UNCHANGED, data=mode)
             await self.request(t.addr, rpc.SET_MESSAGE_REQUEST_MODE, body=mode)
-            return TargetResult(t.name, t.addr, Status.UPDATED, data=mode)
+            return TargetResult(t.name, t.addr, Status.UPDATED, changes=changes, data=mode)
 
         return await fan_out(targets, one)

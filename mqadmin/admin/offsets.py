@@ -45,6 +45,10 @@ class OffsetOutOfRange(AdminError):
     pass
 
 
+class NotInRoute(AdminError):
+    """The brokers asked for (-b, -c) hold no queue of the topic."""
+
+
 @dataclass(frozen=True, slots=True)
 class QueueMove:
     mq: MessageQueue
@@ -132,15 +136,22 @@ class OffsetOps(ConsumerOps):
         force: bool = True,
         dry_run: bool = False,
         cluster: str | None = None,
+        broker_addr: str | None = None,
     ) -> list[TargetResult]:
         """Move ``group`` on every queue of ``topic`` to ``timestamp`` (ms; TO_END for the end), on each
-        broker of the topic's route (only those of ``cluster`` when given). Without ``force`` a queue
-        only moves back. With ``dry_run`` nothing changes and each broker reports the plan."""
+        broker of the topic's route (only those of ``cluster``, or the one at ``broker_addr``, when given).
+        Without ``force`` a queue only moves back. With ``dry_run`` nothing changes and each broker reports
+        the plan."""
         route = await self.topic_route(topic)
         queues = {qd.broker_name: qd.read_queue_nums for qd in route.queue_datas}
-        targets = [t for t in route_targets(route) if cluster is None or t.cluster == cluster]
+        targets = [
+            t
+            for t in route_targets(route)
+            if (cluster is None or t.cluster == cluster) and (broker_addr is None or t.addr == broker_addr)
+        ]
         if not targets:
-            raise AdminError(f"topic {topic!r} has no broker in cluster {cluster!r}")
+            where = f"cluster {cluster!r}" if cluster else f"broker {broker_addr}"
+            raise NotInRoute(f"topic {topic!r} has no queue on {where} (see: mqadmin topicRoute -t {topic})")
 
         async def one(t: Target) -> TargetResult:
             old, _ = await self.committed(t.addr, group, topic)

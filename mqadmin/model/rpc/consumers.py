@@ -10,6 +10,7 @@ from typing import Any
 
 from mqadmin.model.clients import ConsumerConnection, ConsumerRunningInfo, producer_connections
 from mqadmin.model.clients import producer_table as read_producer_table
+from mqadmin.model.names import group_refusal, topic_refusal
 from mqadmin.model.queue import MessageQueue, mq_map_text, mq_rows, read_mq_map
 from mqadmin.model.rpc.bodies import JsonBody, json_object
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -41,8 +42,8 @@ class ResetOffsetHeader(Header):
     """INVOKE_BROKER_TO_RESET_OFFSET (222) and RESET_CONSUMER_CLIENT_OFFSET (220). ``timestamp`` -1 means
     the queue's end (skipAccumulatedMessage). 5.x brokers also take one queue (``queueId``, ``offset``)."""
 
-    topic: str = wire("topic")
-    group: str = wire("group")
+    topic: str = wire("topic", check=topic_refusal)
+    group: str = wire("group", check=group_refusal)
     timestamp: int = wire("timestamp")
     is_force: bool = wire("isForce")
     queue_id: int | None = wire("queueId", None)
@@ -53,8 +54,8 @@ class ResetOffsetHeader(Header):
 class ConsumerStatusHeader(Header):
     """INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223) and GET_CONSUMER_STATUS_FROM_CLIENT (221)."""
 
-    topic: str = wire("topic")
-    group: str = wire("group")
+    topic: str = wire("topic", check=topic_refusal)
+    group: str = wire("group", check=group_refusal)
     client_addr: str | None = wire("clientAddr", None)
     """223 only: the client id to ask (every client of the group when blank)."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mqadmin.server.broker import consumer_admin
 from mqadmin.server.broker.brokerstore import BrokerStore, store_host
 from mqadmin.server.broker.clients import ClientRegistry
 from mqadmin.server.broker.consumer import ConsumerProcessor
@@ -73,6 +74,7 @@ async def install(broker: Broker) -> BrokerStore:
     }
     for code, handler in handlers.items():
         broker.server.register(code, handler)
+    consumer_admin.install(broker, store)
     broker.server.on_close(clients.channel_closed)
     broker.consumer_groups_of.append(lambda topic: clients.groups_of(topic) | offsets.groups_of(topic))
     broker.store = store

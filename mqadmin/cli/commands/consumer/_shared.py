@@ -40,7 +40,7 @@ def run_consumers(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]
     """run_admin, with the consumer operations' own failures as one-line errors."""
     from mqadmin.admin.consumers import GroupNotFound, GroupOffline, ProducerGroupNotFound
     from mqadmin.admin.errors import AdminError
-    from mqadmin.admin.offsets import OffsetOutOfRange
+    from mqadmin.admin.offsets import NotInRoute, OffsetOutOfRange
     from mqadmin.cli.runner import run_admin
 
     try:
@@ -48,11 +48,14 @@ def run_consumers(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]
     except GroupNotFound as e:
         raise CliError(str(e), f"check the group name; {GROUPS_HINT}", ExitCode.FAILURE) from None
     except GroupOffline as e:
-        raise CliError(str(e), "its consumers are stopped or not connected to these brokers", ExitCode.FAILURE) from None
+        hint = "its consumers are stopped or not connected to these brokers"
+        raise CliError(str(e), hint, ExitCode.FAILURE) from None
     except ProducerGroupNotFound as e:
         raise CliError(str(e), "is the producer running? check the group and topic names", ExitCode.FAILURE) from None
     except OffsetOutOfRange as e:
         raise usage_error(str(e), "see the queue's offsets with: mqadmin topicStatus -t <topic>") from None
+    except NotInRoute as e:
+        raise usage_error(str(e)) from None
     except CliError:
         raise
     except AdminError as e:

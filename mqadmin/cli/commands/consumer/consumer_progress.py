@@ -43,9 +43,7 @@ def consumer_progress(
     ] = None,
     sort: Annotated[
         str | None,
-        typer.Option(
-            "--sort", metavar="lag|queue|name", help="Row order [groups: lag, largest first; queues: queue]."
-        ),
+        typer.Option("--sort", metavar="lag|queue|name", help="Row order [groups: lag, largest first; queues: queue]."),
     ] = None,
 ) -> None:
     """A group's progress per queue: broker offset, consumer offset, lag, in-flight messages and the store
