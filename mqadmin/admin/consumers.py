@@ -426,7 +426,12 @@ class ConsumerOps(TopicOps, GroupOps):
         """SET_MESSAGE_REQUEST_MODE (401, 5.x) on each broker whose mode differs (PULL when none was set)."""
 
         async def one(t: Target) -> TargetResult:
-            current = (await self.request_modes(t.addr)).get((mode.topic, mode.consumer_group))
+            try:
+                current = (await self.request_modes(t.addr)).get((mode.topic, mode.consumer_group))
+            except ResponseError as e:
+                if e.code != ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
+                    raise
+                current = None  # a 4.9 broker: the request below says it has no modes at all
             current = current or RequestMode(mode.topic, mode.consumer_group)
             changes = {
                 name: (old, new)

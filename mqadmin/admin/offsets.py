@@ -173,8 +173,7 @@ class OffsetOps(ConsumerOps):
         except ResponseError as e:
             if not _group_offline(e):
                 raise
-            note = f"no consumer of {group} online here ({e.describe()}): offsets committed"
-            return await self._commit(t, group, plan, note)
+            return await self._commit(t, group, plan, f"no consumer of {group} online: offsets committed directly")
         table = reply.body or {}
         moves = [QueueMove(mq, old.get(mq.queue_id), offset, True) for mq, offset in table.items() if mq.topic == topic]
         note = None

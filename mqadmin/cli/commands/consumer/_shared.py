@@ -115,9 +115,12 @@ def print_offset_results(results: Sequence[TargetResult]) -> None:
     if failed:
         print()
         print_results(failed, "BROKER", "Brokers that failed")
+    notes: dict[str, list[str]] = {}
     for r in results:
         if r.data is not None and r.data.note:
-            warn(f"{r.name or r.addr}: {r.data.note}")
+            notes.setdefault(r.data.note, []).append(r.name or r.addr)
+    for text, brokers in notes.items():
+        warn(f"{', '.join(brokers)}: {text}")
 
 
 def _queue_result(how: str, q: Any) -> str:

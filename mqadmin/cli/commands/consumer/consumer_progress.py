@@ -230,7 +230,7 @@ def _print_summaries(groups: list[GroupSummary]) -> None:
             version_desc(g.version) if online and g.version is not None else "OFFLINE",
             CONSUME_TYPE_NAMES.get(g.consume_type, g.consume_type) if online else "",
             g.message_model if online else "",
-            f"{g.consume_tps:.0f}",
+            int(g.consume_tps),  # Java prints the TPS truncated
             g.lag,
             _depth(g.retry_depth),
             _depth(g.dlq_depth),

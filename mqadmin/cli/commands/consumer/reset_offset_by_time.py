@@ -129,7 +129,7 @@ def run_reset(
         return [await admin.reset_queue(target, group, topic, queue_id, when, offset=offset, dry_run=dry_run)]
 
     results = run_consumers(namesrv, go)
-    to = "the end of each queue" if when == TO_END else f"{local_time(when)} ({when})"
+    to = {TO_END: "the end of each queue", 0: "the beginning (0)"}.get(when) or f"{local_time(when)} ({when})"
     if json_output():
         print_json(offset_results_json(results, group=group, topic=topic, timestamp=when, force=force, dryRun=dry_run))
     else:
