@@ -34,16 +34,33 @@ CASES: dict[str, list[list[str]]] = {
     "brokerStatus": [["-c", CLUSTER]],
     "sendMessage": [["-t", T, "-p", "hello", "-k", "k1", "-c", "TagA"]],
     "consumeMessage": [["-t", T, "-c", "1"]],
+    "resetOffsetByTime": [
+        ["-g", "TOOLS_CONSUMER", "-t", T, "-s", "0"],
+        ["-g", "TOOLS_CONSUMER", "-t", T, "-s", "now", "--dry-run"],
+    ],  # fmt: skip
+    "skipAccumulatedMessage": [["-g", "TOOLS_CONSUMER", "-t", T]],
+    "consumerProgress": [["-g", "TOOLS_CONSUMER", "-t", T], []],
+    "cloneGroupOffset": [["-s", "TOOLS_CONSUMER", "-d", "JsonContractGroup", "-t", T]],
+    "setConsumeMode": [
+        ["-c", CLUSTER, "-t", T, "-g", "TOOLS_CONSUMER", "-m", "POP"],
+        ["-c", CLUSTER, "-t", T, "-g", "TOOLS_CONSUMER", "-m", "PULL"],
+    ],  # fmt: skip
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
 }
 """Invocations per command, run in this order (so the topic exists until deleteTopic)."""
 
+REAL_CLIENTS = "its shape is checked with real clients in tests/conformance/test_consumer_parity.py"
 EXEMPT = {
     "dev": "runs servers; its ready lines are documented in docs/dev-cluster.md",
     "help": "prints help text, not data",
     "exportMetadata": "its document is the export's manifest (fleet schema, docs/fleet-schema.md)",
     "audit": "its document is the audit's summary.json (fleet schema, docs/fleet-schema.md)",
     "generateFleet": "its document is the generated export's manifest (fleet schema, docs/fleet-schema.md)",
+    "consumerConnection": f"needs a consumer online: {REAL_CLIENTS}",
+    "producerConnection": f"needs a producer online: {REAL_CLIENTS}",
+    "producer": f"takes a broker address and needs a producer online: {REAL_CLIENTS}",
+    "consumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
+    "getConsumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 
