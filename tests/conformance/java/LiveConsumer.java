@@ -1,7 +1,10 @@
 // A long-running push consumer for the consumer/offset conformance tests, on the real Apache RocketMQ
 // Java client (org.apache.rocketmq:rocketmq-client, the version tests/peers/harness.py resolves).
 //
-//   LiveConsumer <namesrv> <topic> <group>
+//   LiveConsumer <namesrv> <topic> <group> [producerGroup]
+//
+// With a producer group, a producer of that group runs in the same client instance, so the consumer's
+// heartbeats announce it to every broker of the topic's route at once.
 //
 // stdout: one JSON object per line:
 //   {"event":"started","clientId":"..."}             once the consumer runs
@@ -21,6 +24,7 @@ import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
 
@@ -52,14 +56,24 @@ public final class LiveConsumer {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: LiveConsumer <namesrv> <topic> <group>");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: LiveConsumer <namesrv> <topic> <group> [producerGroup]");
             System.exit(64);
         }
         String pid = ManagementFactory.getRuntimeMXBean().getName().split("@")[0];
+        String instance = "live-" + pid + "-" + System.nanoTime();
+        DefaultMQProducer producer = null;
+        if (args.length == 4) {
+            producer = new DefaultMQProducer(args[3]);
+            producer.setNamesrvAddr(args[0]);
+            producer.setInstanceName(instance);
+            producer.setVipChannelEnabled(false);
+            producer.setClientIP("127.0.0.1");
+            producer.start();
+        }
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(args[2]);
         consumer.setNamesrvAddr(args[0]);
-        consumer.setInstanceName("live-" + pid + "-" + System.nanoTime());
+        consumer.setInstanceName(instance);
         consumer.setVipChannelEnabled(false);
         consumer.setClientIP("127.0.0.1");
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -94,7 +108,13 @@ public final class LiveConsumer {
                 emit("{\"event\":\"resumed\"}");
             }
         }
-        Thread stop = new Thread(consumer::shutdown, "live-shutdown");
+        final DefaultMQProducer started = producer;
+        Thread stop = new Thread(() -> {
+            consumer.shutdown();
+            if (started != null) {
+                started.shutdown();
+            }
+        }, "live-shutdown");
         stop.setDaemon(true);
         stop.start();
         stop.join(5000);
