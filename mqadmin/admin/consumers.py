@@ -9,7 +9,7 @@ A group is found as Java's tools find it: through the route of its retry topic `
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -191,37 +191,34 @@ class ConsumerOps(TopicOps, GroupOps):
         cluster: str | None = None,
         with_clients: bool = False,
         all_brokers: bool = False,
+        known_topics: Collection[str] | None = None,
     ) -> GroupProgress:
         """Offsets, lag and last consume time per queue, with the retry and dead-letter depth.
 
         ``all_brokers`` asks every broker of the route who is connected (a client may be connected to
-        some brokers only); otherwise the first broker that answers is enough, as in Java."""
+        some brokers only); otherwise the first broker that answers is enough, as in Java. ``known_topics``
+        (the name server's topic list, when the caller has it) spares looking up topics that do not exist."""
         targets = await self.group_targets(group, topic, cluster)
         results = await self.group_stats(targets, group, topic)
         stats = _merge(results)
         connection = await self.consumer_connection_of(group, targets, all_brokers=all_brokers)
         progress = GroupProgress(group, topic, stats.queues, stats.consume_tps, results, connection)
-        progress.retry_depth = await self._retry_depth(group, targets, stats.queues if topic is None else None)
-        progress.dlq_depth = await self.stored_messages(dlq_topic(group)) or 0
+        retry = retry_topic(group)
+        rows = stats.queues if topic is None else _merge(await self.group_stats(targets, group, retry)).queues
+        retry_rows = [q for q in rows if q.topic == retry]
+        if retry_rows:
+            progress.retry_depth = sum(q.lag for q in retry_rows)
+        else:  # the group does not read its retry topic (a pull consumer): what waits there
+            progress.retry_depth = await self.stored_messages(retry, known_topics)
+        progress.dlq_depth = await self.stored_messages(dlq_topic(group), known_topics) or 0
         if with_clients and connection is not None:
             progress.clients = await self.queue_owners(group, connection)
         return progress
 
-    async def _retry_depth(
-        self, group: str, targets: Sequence[Target], queues: Sequence[QueueProgress] | None
-    ) -> int | None:
-        """The lag on the group's retry topic, from ``queues`` when they cover it, else asked for; what the
-        retry topic stores when the group holds no offset there (a pull consumer never reads it)."""
-        retry = retry_topic(group)
-        rows = [q for q in queues or [] if q.topic == retry]
-        if not rows:
-            rows = [q for q in _merge(await self.group_stats(targets, group, retry)).queues if q.topic == retry]
-        if rows and any(q.consumer_offset for q in rows):
-            return sum(q.lag for q in rows)
-        return await self.stored_messages(retry)
-
-    async def stored_messages(self, topic: str) -> int | None:
+    async def stored_messages(self, topic: str, known_topics: Collection[str] | None = None) -> int | None:
         """Messages a topic holds (max − min offset over its queues); None when it has no route."""
+        if known_topics is not None and topic not in known_topics:
+            return None
         route = await self.first_route([topic])
         if route is None:
             return None
@@ -261,14 +258,13 @@ class ConsumerOps(TopicOps, GroupOps):
         async def one(group: str) -> None:
             s = summaries[group]
             try:
-                p = await self.group_progress(group, cluster=cluster)
+                p = await self.group_progress(group, cluster=cluster, known_topics=topics)
             except (AdminError, TransportError) as e:
                 s.error = reason_of(e)
                 return
             failed = [f"{r.name or r.addr}: {r.reason}" for r in p.brokers if not r.ok]
             s.error = "; ".join(failed) or None
-            s.consume_tps, s.lag, s.retry_depth = p.consume_tps, p.lag_total, p.retry_depth
-            s.dlq_depth = p.dlq_depth if dlq_topic(group) in topics else 0
+            s.consume_tps, s.lag, s.retry_depth, s.dlq_depth = p.consume_tps, p.lag_total, p.retry_depth, p.dlq_depth
             if p.connection is not None:
                 s.clients = len(p.connection.connections)
                 s.version = p.connection.min_version()
