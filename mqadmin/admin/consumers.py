@@ -96,7 +96,8 @@ class GroupProgress:
     connection: ConsumerConnection | None
     """Who is online (None when no consumer of the group is connected)."""
     retry_depth: int | None = None
-    """Messages waiting in %RETRY%<group>: its lag, or what it stores when the group has no offset there."""
+    """Messages waiting in %RETRY%<group> (the group's lag there); None when the group does not read it
+    (push consumers always do; a group that never ran one has nothing there)."""
     dlq_depth: int | None = None
     """Messages stored in %DLQ%<group> (0 when it does not exist)."""
     clients: dict[MessageQueue, str] = field(default_factory=dict)
@@ -206,10 +207,7 @@ class ConsumerOps(TopicOps, GroupOps):
         retry = retry_topic(group)
         rows = stats.queues if topic is None else _merge(await self.group_stats(targets, group, retry)).queues
         retry_rows = [q for q in rows if q.topic == retry]
-        if retry_rows:
-            progress.retry_depth = sum(q.lag for q in retry_rows)
-        else:  # the group does not read its retry topic (a pull consumer): what waits there
-            progress.retry_depth = await self.stored_messages(retry, known_topics)
+        progress.retry_depth = sum(q.lag for q in retry_rows) if retry_rows else None
         progress.dlq_depth = await self.stored_messages(dlq_topic(group), known_topics) or 0
         if with_clients and connection is not None:
             progress.clients = await self.queue_owners(group, connection)

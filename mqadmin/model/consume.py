@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.queue import loads_mq_keyed
 from mqadmin.wire import fastjson
 
 
@@ -74,4 +75,4 @@ class ConsumeStatsBody:
         return fastjson.dumps_object_keyed({"consumeTps": value.consume_tps}, table, "offsetTable")
 
     def decode(self, data: bytes) -> ConsumeStats:
-        return _consume_stats(fastjson.loads(data))
+        return _consume_stats(loads_mq_keyed(data))

@@ -8,12 +8,36 @@ topic, broker name, queue id.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
 from mqadmin.wire import fastjson
 
 V = TypeVar("V")
+
+
+_NAMES_ONLY = re.compile(r'(?:[^"]++|"[\w%|.\-]*+")*+')
+"""Text whose every string is a plain name or key (no quote, brace, comma or colon can hide in one)."""
+_OBJECT_KEY = re.compile(r'(?<=[{,])(\{[^{}"]*+(?:"[^"]*+"[^{}"]*+)*+\})(?=:)')
+
+
+def _quoted_key(m: re.Match[str]) -> str:
+    return json.dumps(fastjson.dumps(json.loads(m.group(1))))
+
+
+def loads_mq_keyed(data: bytes) -> Any:
+    """``fastjson.loads`` for bodies keyed by whole MessageQueue objects, several times faster: when every
+    string in the body is a plain name, each object key is quoted (as the compact JSON text ``fastjson.loads``
+    gives such a key) and the standard parser reads the rest. Anything else goes to ``fastjson.loads``."""
+    text = data.decode("utf-8")
+    if _NAMES_ONLY.fullmatch(text):
+        try:
+            return json.loads(_OBJECT_KEY.sub(_quoted_key, text))
+        except ValueError:
+            pass
+    return fastjson.loads(text)
 
 
 class MessageQueue(NamedTuple):

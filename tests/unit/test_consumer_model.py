@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from mqadmin.model.clients import ConsumerConnection, ConsumerRunningInfo
-from mqadmin.model.queue import MessageQueue
+from mqadmin.model.queue import MessageQueue, loads_mq_keyed
 from mqadmin.model.rpc import consumers as rpc
 from mqadmin.model.rpc.consumers import ConsumerStatus, ResetOffsetBody
 from mqadmin.model.version import HIGHER_VERSION, version_desc, version_ordinal
+from mqadmin.wire import fastjson
 
 MQ_A0, MQ_B1 = MessageQueue("T", "broker-a", 0), MessageQueue("T", "broker-b", 1)
 
@@ -73,6 +74,22 @@ def test_running_info_from_a_java_client() -> None:
     assert info.consume_type == "CONSUME_PASSIVELY" and info.orderly and info.start_timestamp == 1_700_000_000_000
     assert info.properties["consumeThreadMax"] == "20" and info.jstack == '"main"'
     assert ConsumerRunningInfo.from_json(info.wire_json()) == info
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"consumeTps":1.5E-4,"offsetTable":{{"brokerName":"b","queueId":0,"topic":"%RETRY%G|x"}:{"brokerOffset":2}}}',
+        b'{"a":"x,{b}:c","offsetTable":{{"topic":"T"}:1}}',  # a string that looks like a key stays a string
+        b'{"offsetTable":{{"topic":"T\\"x"}:1}}',
+        b'{"x":{{"a":{"b":1}}:2}}',
+        b'{0:"a",1:"b"}',
+        b'{"offsetTable":{}}',
+        b"[]",
+    ],
+)
+def test_queue_keyed_bodies_read_as_fastjson_reads_them(body: bytes) -> None:
+    assert loads_mq_keyed(body) == fastjson.loads(body)
 
 
 def test_malformed_bodies_are_value_errors() -> None:

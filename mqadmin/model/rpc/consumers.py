@@ -11,7 +11,7 @@ from typing import Any
 from mqadmin.model.clients import ConsumerConnection, ConsumerRunningInfo, producer_connections
 from mqadmin.model.clients import producer_table as read_producer_table
 from mqadmin.model.names import group_refusal, topic_refusal
-from mqadmin.model.queue import MessageQueue, mq_map_text, mq_rows, read_mq_map
+from mqadmin.model.queue import MessageQueue, loads_mq_keyed, mq_map_text, mq_rows, read_mq_map
 from mqadmin.model.rpc.bodies import JsonBody, json_object
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire import fastjson
@@ -76,7 +76,7 @@ class ResetOffsetBody:
         return fastjson.dumps_object_keyed({}, mq_rows(value, int), "offsetTable")
 
     def decode(self, data: bytes) -> OffsetTable:
-        table = fastjson.loads(data).get("offsetTable")
+        table = loads_mq_keyed(data).get("offsetTable")
         if isinstance(table, list):
             return {MessageQueue.from_json(r): int(r.get("offset", 0)) for r in table if isinstance(r, dict)}
         return read_mq_map(table, int)
@@ -99,7 +99,7 @@ class ConsumerStatusBody:
         return f'{{"consumerTable":{{{clients}}},"messageQueueTable":{mq_map_text(value.queues, int)}}}'.encode()
 
     def decode(self, data: bytes) -> ConsumerStatus:
-        obj = fastjson.loads(data)
+        obj = loads_mq_keyed(data)
         clients = obj.get("consumerTable") or {}
         if not isinstance(clients, dict):
             raise ValueError("consumerTable is not an object")
