@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,6 +38,8 @@ from bench.bench_cli import measure, ours_argv, summarise  # noqa: E402
 
 QUEUES = 4
 CONCURRENCY = 64
+SLOW_CONCURRENCY = 8
+"""Group creations and sends in flight (a Java broker rewrites subscriptionGroup.json for every group)."""
 
 
 @contextlib.contextmanager
@@ -70,11 +72,13 @@ async def populate(namesrv: str, groups: int, topics: int, messages: int) -> Non
     """Topics, retry topics, subscription groups, messages and committed offsets, as fast as the brokers take them."""
     from mqadmin.admin import AdminClient
     from mqadmin.admin.consumers import bounded
+    from mqadmin.admin.errors import ResponseError
     from mqadmin.admin.messaging import send_message
     from mqadmin.model.rpc import groups as group_rpc
     from mqadmin.model.rpc import offsets as off
     from mqadmin.model.rpc import topics as topic_rpc
     from mqadmin.model.topic import TopicConfig
+    from mqadmin.wire.codes import ResponseCode
 
     async with AdminClient([namesrv], timeout=60) as admin:
         targets = await admin.targets(None, "DefaultCluster")
@@ -86,11 +90,23 @@ async def populate(namesrv: str, groups: int, topics: int, messages: int) -> Non
             for start in range(0, len(configs), 500):
                 await admin.request(t.addr, topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST, body=configs[start : start + 500])
 
+        async def patient(call: Callable[[], Awaitable[object]]) -> None:
+            """A Java broker on a busy machine answers SYSTEM_BUSY (flow control): try again a little later."""
+            for attempt in range(50):
+                try:
+                    await call()
+                    return
+                except ResponseError as e:
+                    if e.code != ResponseCode.SYSTEM_BUSY or attempt == 49:
+                        raise
+                    await asyncio.sleep(0.2)
+
         async def group(args: tuple[str, str]) -> None:
             addr, name = args
-            await admin.request(addr, group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body={"groupName": name})
+            body = {"groupName": name}
+            await patient(lambda: admin.request(addr, group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=body))
 
-        await bounded([(t.addr, g) for t in targets for g in group_names], CONCURRENCY, group)
+        await bounded([(t.addr, g) for t in targets for g in group_names], SLOW_CONCURRENCY, group)
         deadline = time.monotonic() + 120
         while len(set(await admin.topic_list()) & set(names)) < topics:
             if time.monotonic() > deadline:
@@ -99,14 +115,15 @@ async def populate(namesrv: str, groups: int, topics: int, messages: int) -> Non
 
         async def send(args: tuple[str, int]) -> None:
             topic, i = args
-            await send_message(admin, topic, b"x" * 64, broker=targets[i % len(targets)].name, queue_id=i % QUEUES)
+            broker, queue = targets[i % len(targets)].name, i % QUEUES
+            await patient(lambda: send_message(admin, topic, b"x" * 64, broker=broker, queue_id=queue))
 
-        await bounded([(t, i) for t in names for i in range(messages)], CONCURRENCY, send)
+        await bounded([(t, i) for t in names for i in range(messages)], SLOW_CONCURRENCY, send)
 
         async def commit(args: tuple[str, str, str, int]) -> None:
             addr, g, topic, q = args
             header = off.UpdateConsumerOffsetHeader(consumer_group=g, topic=topic, queue_id=q, commit_offset=0)
-            await admin.request(addr, off.UPDATE_CONSUMER_OFFSET, header)
+            await patient(lambda: admin.request(addr, off.UPDATE_CONSUMER_OFFSET, header))
 
         work = [
             (t.addr, g, names[i % topics], q) for t in targets for i, g in enumerate(group_names) for q in range(QUEUES)
