@@ -4,7 +4,7 @@ client to encode, by the servers to decode and validate, and by the test fake to
 Importing this package imports every declaration module, so ``REGISTRY`` is complete.
 """
 
-from mqadmin.model.rpc import brokers, consumers, groups, messages, namesrv, offsets, topics
+from mqadmin.model.rpc import brokers, consumers, groups, messages, namesrv, offsets, pop, topics
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, Reply, RequestRefused, Rpc, wire
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "messages",
     "namesrv",
     "offsets",
+    "pop",
     "topics",
     "wire",
 ]

@@ -9,7 +9,8 @@ addition every online consumer of the group is told at once with RESET_CONSUMER_
 for their next pull. ``isForce=false`` keeps a queue whose offset is already before the time.
 
 Message request modes (PULL or POP per topic and group) are kept in ``config/messageRequestMode.json``
-(``{"messageRequestModeMap": {topic: {group: {...}}}}``, Apache's file).
+(``{"messageRequestModeMap": {topic: {group: {...}}}}``, Apache's file); ``mqadmin.server.broker.pop`` serves
+the consumers that follow them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from mqadmin.model.rpc import Decoded
 from mqadmin.model.rpc import consumers as rpc
 from mqadmin.model.rpc.consumers import ConsumerStatus, OffsetTable, RequestMode, ResetOffsetBody
 from mqadmin.model.version import V3_0_7_SNAPSHOT
+from mqadmin.server.broker import pop
 from mqadmin.server.broker.brokerstore import BrokerStore, Processor
 from mqadmin.server.persist import read_metadata, write_json
 from mqadmin.server.remoting import ClientChannel
@@ -35,6 +37,7 @@ from mqadmin.wire.frame import ONEWAY_FLAG, RemotingCommand
 if TYPE_CHECKING:
     from mqadmin.server.broker.broker import Broker
     from mqadmin.server.broker.clients import ClientConn
+    from mqadmin.server.broker.pop import PopProcessor
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,7 @@ class ConsumerAdminProcessor(Processor):
             read_metadata(self.modes_path, parse_modes_file, reset=broker.config.reset_unreadable_metadata) or {}
         )
         self._tasks: set[asyncio.Task[None]] = set()
+        self.pop: PopProcessor | None = None
 
     # --- resetting offsets ---------------------------------------------------------------------
 
@@ -90,6 +94,8 @@ class ConsumerAdminProcessor(Processor):
             if not h.is_force and 0 <= current <= offset:
                 offset = current
             self.offsets.assign_reset(h.group, h.topic, qid, offset)
+            if self.pop is not None:
+                self.pop.reset(h.group, h.topic, qid, offset)
             table[MessageQueue(h.topic, name, qid)] = offset
         self._tell_consumers(h, table)
         return rpc.INVOKE_BROKER_TO_RESET_OFFSET.answer(cmd, body=table)
@@ -210,6 +216,7 @@ class ConsumerAdminProcessor(Processor):
 
 def install(broker: Broker, store: BrokerStore) -> None:
     p = ConsumerAdminProcessor(broker, store)
+    p.pop = pop.install(broker, store, p)
     broker.server.serve(rpc.INVOKE_BROKER_TO_RESET_OFFSET, p.reset_offset)
     broker.server.serve(rpc.INVOKE_BROKER_TO_GET_CONSUMER_STATUS, p.consumer_status)
     broker.server.serve(rpc.GET_ALL_PRODUCER_INFO, p.producer_table)

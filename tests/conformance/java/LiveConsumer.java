@@ -5,6 +5,8 @@
 //
 // With a producer group, a producer of that group runs in the same client instance, so the consumer's
 // heartbeats announce it to every broker of the topic's route at once.
+// With LIVE_CLIENT_REBALANCE=false (5.x clients only) the consumer asks the broker which queues to read and
+// how (QUERY_ASSIGNMENT): pulling, or popping when setConsumeMode chose POP.
 //
 // stdout: one JSON object per line:
 //   {"event":"started","clientId":"..."}             once the consumer runs
@@ -78,6 +80,9 @@ public final class LiveConsumer {
         consumer.setClientIP("127.0.0.1");
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.setPersistConsumerOffsetInterval(1000);
+        if ("false".equals(System.getenv("LIVE_CLIENT_REBALANCE"))) {  // a 5.x method: called by name
+            consumer.getClass().getMethod("setClientRebalance", boolean.class).invoke(consumer, false);
+        }
         consumer.subscribe(args[1], "*");
         consumer.registerMessageListener(new MessageListenerConcurrently() {
             @Override
