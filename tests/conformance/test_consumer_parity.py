@@ -52,11 +52,11 @@ CLIENT_WAIT = 120.0
 # --- live clients ---------------------------------------------------------------------------------
 
 
-def _java_live_command() -> list[str]:
-    """LiveConsumer compiled against the Java peer's client jars (cached by source hash)."""
+def _java_live_command(lib: Path | None = None) -> list[str]:
+    """LiveConsumer compiled against the Java peer's client jars, or those of ``lib`` (cached by source hash)."""
     java_cmd = ensure_java_peer()
-    lib = peers_dir() / "java" / f"lib-{JAVA_CLIENT_VERSION}"
-    digest = hashlib.sha256(LIVE_SOURCE.read_bytes() + JAVA_CLIENT_VERSION.encode()).hexdigest()[:16]
+    lib = lib or peers_dir() / "java" / f"lib-{JAVA_CLIENT_VERSION}"
+    digest = hashlib.sha256(LIVE_SOURCE.read_bytes() + str(lib).encode()).hexdigest()[:16]
     classes = peers_dir() / "java" / f"live-{digest}"
     if not (classes / ".ok").exists():
         tmp = classes.with_name(f"{classes.name}.tmp-{os.getpid()}")
@@ -153,6 +153,20 @@ def java_live() -> list[str]:
         return _java_live_command()
     except PeerUnavailable as e:
         pytest.skip(f"Java client unavailable: {e.reason}")
+
+
+@pytest.fixture(scope="session")
+def java5_live() -> list[str]:
+    """LiveConsumer on the 5.x Java client (rocketmq-client of the 5.3.3 distribution the harness resolves)."""
+    from tests.realrmq.apache import V5, ensure_distribution, skip_reason
+
+    reason = skip_reason(V5)
+    if reason:
+        pytest.skip(reason)
+    try:
+        return _java_live_command(ensure_distribution(V5) / "lib")
+    except PeerUnavailable as e:
+        pytest.skip(f"Java unavailable: {e.reason}")
 
 
 @pytest.fixture(scope="session")
@@ -446,3 +460,23 @@ def test_set_consume_mode_round_trips_with_java(backend: Backend) -> None:
     backend.java_mqadmin(["setConsumeMode", "-c", backend.cluster, "-t", topic, "-g", group, "-m", "PULL"])
     again = ours(backend, *args, "-m", "POP")
     assert [r["changes"] for r in again["results"]] == [{"mode": {"old": "PULL", "new": "POP"}}] * len(backend.brokers)
+
+
+def test_pop_mode_set_by_set_consume_mode_is_followed_by_a_5x_consumer(backend: Backend, java5_live: list[str]) -> None:
+    """setConsumeMode -m POP, then a 5.x push consumer that leaves assignment to the broker pops every message
+    and acknowledges it: its running info shows pop queues and the lag goes back to 0."""
+    if backend.version_desc.startswith("V4"):
+        pytest.skip("4.9 brokers have no broker-side assignment or POP (5.0+)")
+    topic, group = make_topic(backend, "Pop"), f"CG_POP_{uuid.uuid4().hex[:8]}"
+    mode = ours(backend, "setConsumeMode", "-c", backend.cluster, "-t", topic, "-g", group, "-m", "POP")
+    assert {r["status"] for r in mode["results"]} == {"updated"}
+    with live([*java5_live, backend.namesrv_addr, topic, group], {"LIVE_CLIENT_REBALANCE": "false"}) as consumer:
+        consumer.got(produce("java", backend, topic, 12), "12 popped messages")
+        status = wait_until(
+            lambda: (d := ours(backend, "consumerStatus", "-g", group))["clients"][0]["info"]["popQueues"] and d,
+            CLIENT_WAIT, 1.0, "the consumer's pop queues",
+        )  # fmt: skip
+        pop_queues = status["clients"][0]["info"]["popQueues"]
+        assert {q["topic"] for q in pop_queues} == {topic}
+        assert {q["brokerName"] for q in pop_queues} == set(backend.brokers)
+        lag_settles(backend, group, 0)
