@@ -14,6 +14,7 @@ from mqadmin.admin.exports import ExportOps
 from mqadmin.admin.groups import GroupOps
 from mqadmin.admin.lite import LiteOps
 from mqadmin.admin.nameservers import NamesrvOps
+from mqadmin.admin.offsets import OffsetOps
 from mqadmin.admin.queries import MessageOps
 from mqadmin.admin.static_topics import StaticTopicOps
 from mqadmin.admin.stats import StatsOps
@@ -25,6 +26,7 @@ class AdminClient(
     TopicBatchOps,
     StaticTopicOps,
     LiteOps,
+    OffsetOps,
     TopicOps,
     GroupOps,
     BrokerOps,

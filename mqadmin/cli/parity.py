@@ -128,11 +128,6 @@ PLANNED: dict[str, str] = {
     "switchTimerEngine": "issue 8 (Operator parity, part 1)",
     "updateBrokerConfig": "issue 8 (Operator parity, part 1)",
     "updateColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
-    "consumerConnection": "issue 9 (Operator parity, part 2)",
-    "producerConnection": "issue 9 (Operator parity, part 2)",
-    "consumerProgress": "issue 9 (Operator parity, part 2)",
-    "consumerStatus": "issue 9 (Operator parity, part 2)",
-    "setConsumeMode": "issue 9 (Operator parity, part 2)",
     "startMonitoring": "issue 9 (Operator parity, part 2)",
     "cleanBrokerMetadata": "issue 8 (Operator parity, part 1)",
     "electMaster": "issue 8 (Operator parity, part 1)",
@@ -145,10 +140,6 @@ PLANNED: dict[str, str] = {
     "haStatus": "issue 8 (Operator parity, part 1)",
     "dumpCompactionLog": "issue 9 (Operator parity, part 2)",
     "rocksDBConfigToJson": "issue 8 (Operator parity, part 1)",
-    "cloneGroupOffset": "issue 9 (Operator parity, part 2)",
-    "resetOffsetByTime": "issue 9 (Operator parity, part 2)",
-    "skipAccumulatedMessage": "issue 9 (Operator parity, part 2)",
-    "producer": "issue 9 (Operator parity, part 2)",
     "checkRocksdbCqWriteProgress": "issue 9 (Operator parity, part 2)",
 }
 """Java commands not built yet, with the issue that builds them (listed in docs/parity.md as missing)."""

@@ -66,6 +66,17 @@ CASES: dict[str, list[list[str]]] = {
     "checkMsgSendRT": [["-t", T, "-a", "2"]],
     "decodeMessageId": [["-i", "{sendMessage.msgId}"]],
     "resendDlqMessage": [["-g", "JsonContractGroup", "--dry-run"]],
+    "resetOffsetByTime": [
+        ["-g", "TOOLS_CONSUMER", "-t", T, "-s", "0"],
+        ["-g", "TOOLS_CONSUMER", "-t", T, "-s", "now", "--dry-run"],
+    ],  # fmt: skip
+    "skipAccumulatedMessage": [["-g", "TOOLS_CONSUMER", "-t", T]],
+    "consumerProgress": [["-g", "TOOLS_CONSUMER", "-t", T], []],
+    "cloneGroupOffset": [["-s", "TOOLS_CONSUMER", "-d", "JsonContractGroup", "-t", T]],
+    "setConsumeMode": [
+        ["-c", CLUSTER, "-t", T, "-g", "TOOLS_CONSUMER", "-m", "POP"],
+        ["-c", CLUSTER, "-t", T, "-g", "TOOLS_CONSUMER", "-m", "PULL"],
+    ],  # fmt: skip
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
@@ -81,6 +92,7 @@ LITE = (
     "needs lite topics (5.5 brokers; the embedded broker refuses them): shape checked with a fake 5.5 broker "
     "in tests/unit/test_cli_topic_parity.py"
 )
+REAL_CLIENTS = "its shape is checked with real clients in tests/conformance/test_consumer_parity.py"
 EXEMPT = {
     "createUser": AUTH_EXEMPT,
     "updateUser": AUTH_EXEMPT,
@@ -112,6 +124,11 @@ EXEMPT = {
     "getLiteClientInfo": LITE,
     "getLiteGroupInfo": LITE,
     "triggerLiteDispatch": LITE,
+    "consumerConnection": f"needs a consumer online: {REAL_CLIENTS}",
+    "producerConnection": f"needs a producer online: {REAL_CLIENTS}",
+    "producer": f"takes a broker address and needs a producer online: {REAL_CLIENTS}",
+    "consumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
+    "getConsumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 

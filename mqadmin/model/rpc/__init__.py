@@ -4,7 +4,20 @@ client to encode, by the servers to decode and validate, and by the test fake to
 Importing this package imports every declaration module, so ``REGISTRY`` is complete.
 """
 
-from mqadmin.model.rpc import auth, brokers, groups, lite, messages, namesrv, static_topics, stats, topics
+from mqadmin.model.rpc import (
+    auth,
+    brokers,
+    consumers,
+    groups,
+    lite,
+    messages,
+    namesrv,
+    offsets,
+    pop,
+    static_topics,
+    stats,
+    topics,
+)
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, Reply, RequestRefused, Rpc, wire
 
 __all__ = [
@@ -16,10 +29,13 @@ __all__ = [
     "RequestRefused",
     "Rpc",
     "brokers",
+    "consumers",
     "groups",
     "lite",
     "messages",
     "namesrv",
+    "offsets",
+    "pop",
     "static_topics",
     "stats",
     "topics",
