@@ -11,6 +11,10 @@ class ExitCode(IntEnum):
     USAGE = 2
     PARTIAL = 3
     NAMESRV_UNREACHABLE = 4
+    CHANGES_PENDING = 6
+    TIMED_OUT = 7
+    DOCTOR_WARNING = 8
+    DOCTOR_CRITICAL = 9
     INTERRUPTED = 130
     BROKEN_PIPE = 141
 
@@ -26,6 +30,10 @@ EXIT_CODES: dict[ExitCode, str] = {
     ),
     ExitCode.PARTIAL: "Partial failure: some targets of a fan-out failed and the others are done.",
     ExitCode.NAMESRV_UNREACHABLE: "No name server answered (every address refused, timed out or closed).",
+    ExitCode.CHANGES_PENDING: "plan: the clusters differ from the topology file (changes pending).",
+    ExitCode.TIMED_OUT: "wait: the condition was not met within --timeout.",
+    ExitCode.DOCTOR_WARNING: "doctor: the worst finding is of medium severity.",
+    ExitCode.DOCTOR_CRITICAL: "doctor: at least one finding is of high severity.",
     ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     ExitCode.BROKEN_PIPE: "The reader of the output went away (for example `| head -1`); nothing is printed.",
 }

@@ -30,6 +30,8 @@ class OutputFormat(StrEnum):
 class GlobalOptions:
     format: OutputFormat = OutputFormat.table
     timeout: float = 5.0
+    timeout_given: bool = False
+    """``--timeout`` was given (``wait`` reads it as its deadline, 60 s when not given)."""
     debug: bool = False
 
 
@@ -85,7 +87,7 @@ def set_globals(format: OutputFormat | None, timeout: str | None, debug: bool | 
         GLOBAL.format = format
     seconds = parse_timeout(timeout)
     if seconds is not None:
-        GLOBAL.timeout = seconds
+        GLOBAL.timeout, GLOBAL.timeout_given = seconds, True
     if debug:
         GLOBAL.debug = True
 
