@@ -64,6 +64,39 @@ def wait_until(predicate: Callable[[], T], timeout: float = 30.0, interval: floa
     return value
 
 
+# --- no test sees the developer's own mqadmin config, credentials or caches --------------------------
+
+_SETTINGS_ENV = (
+    "MQADMIN_PROFILE",
+    "MQADMIN_TIMEOUT",
+    "MQADMIN_FORMAT",
+    "MQADMIN_TLS",
+    "MQADMIN_TLS_CA",
+    "MQADMIN_TLS_CERT",
+    "MQADMIN_TLS_KEY",
+    "MQADMIN_TLS_SERVER_NAME",
+    "MQADMIN_TLS_INSECURE",
+    "MQADMIN_BROKER_ADDR_MAP",
+    "ROCKETMQ_ACCESS_KEY",
+    "ROCKETMQ_SECRET_KEY",
+    "ROCKETMQ_SECURITY_TOKEN",
+    "ROCKETMQ_ACL_ACCESS_KEY",
+    "ROCKETMQ_ACL_SECRET_KEY",
+    "ROCKETMQ_ACL_SECURITY_TOKEN",
+    "ROCKETMQ_HOME",
+)
+
+
+@pytest.fixture(autouse=True)
+def _private_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and every mqadmin it starts) gets an empty config file location and cache of its own."""
+    home = tmp_path_factory.mktemp("mqadmin-settings")
+    monkeypatch.setenv("MQADMIN_CONFIG", str(home / "config.toml"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    for name in _SETTINGS_ENV:
+        monkeypatch.delenv(name, raising=False)
+
+
 # --- CI must run the conformance and Spark tests, not skip them ---------------------------------
 
 

@@ -38,6 +38,8 @@ class AdminCore:
         self.transport: Transport = transport or TcpTransport(timeout=timeout, credentials=credentials)
         self.no_topic_config_code: set[str] = set()
         """Brokers that answered GET_TOPIC_CONFIG (351) with "not supported" (before 5.0)."""
+        self.no_topic_list_code: set[str] = set()
+        """Brokers that answered UPDATE_AND_CREATE_TOPIC_LIST (18) with "not supported" (before 5.3)."""
 
     async def __aenter__(self) -> Any:
         return self
@@ -52,10 +54,11 @@ class AdminCore:
     # --- requests ----------------------------------------------------------------------------------
 
     async def request(
-        self, addr: str, rpc: Rpc[Any, Any, Any, Any], header: Any = None, body: Any = None
+        self, addr: str, rpc: Rpc[Any, Any, Any, Any], header: Any = None, body: Any = None, *, timeout: float = 0
     ) -> Reply[Any, Any]:
-        """One request; a response code outside ``rpc.ok`` raises ``ResponseError``."""
-        resp = await self.transport.request(addr, rpc.request(header, body), self.timeout)
+        """One request; a response code outside ``rpc.ok`` raises ``ResponseError``. ``timeout`` replaces the
+        client's for a request the server holds on purpose (a long-polling pull)."""
+        resp = await self.transport.request(addr, rpc.request(header, body), timeout or self.timeout)
         if resp.code not in rpc.ok:
             raise ResponseError(resp.code, resp.remark, addr)
         try:

@@ -1,4 +1,4 @@
-"""Sending and reading messages, as the Java producer and pull consumer do it (sendMessage, consumeMessage).
+"""Sending messages as the Java producer does (sendMessage, checkMsgSendRT, the dead-letter resend).
 
 Routes come from the name server through ``AdminClient``. The publish queue list is built like
 Java's ``topicRouteData2TopicPublishInfo``: from ``orderTopicConf`` (``brokerA:4;brokerB:4``) when
@@ -19,27 +19,21 @@ from mqadmin.admin.client import AdminClient
 from mqadmin.admin.errors import AdminError, ResponseError
 from mqadmin.model.order import parse_order_conf
 from mqadmin.model.route import TopicRouteData
-from mqadmin.model.rpc.messages import PULL_MESSAGE, SEND_MESSAGE_V2, PullHeader, SendHeaderV2, SendResultHeader
+from mqadmin.model.rpc.messages import SEND_MESSAGE_V2, SendHeaderV2, SendResultHeader
 from mqadmin.model.tags import hash_index
-from mqadmin.model.topic import DEFAULT_TOPIC, PERM_READ, PERM_WRITE
+from mqadmin.model.topic import DEFAULT_TOPIC, PERM_WRITE
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.message import (
     PROPERTY_KEYS,
     PROPERTY_TAGS,
     PROPERTY_UNIQ_KEY,
     PROPERTY_WAIT,
-    MessageExt,
-    decode_messages,
     encode_properties,
     new_uniq_key,
 )
 
 DEFAULT_PRODUCER_GROUP = "mqadmin_producer"
-DEFAULT_CONSUMER_GROUP = "TOOLS_CONSUMER"
-"""The group Java's tools consume with; every broker has it, so reading creates no new group."""
 DEFAULT_TOPIC_QUEUE_NUMS = 4
-PULL_BATCH = 32
-PULL_FLAG_SUBSCRIPTION = 0x4
 
 SEND_STATUS = {
     ResponseCode.SUCCESS: "SEND_OK",
@@ -106,15 +100,6 @@ def publish_queues(route: TopicRouteData, max_queues: int | None = None) -> list
     return out
 
 
-def subscribe_queues(route: TopicRouteData) -> list[Queue]:
-    return [
-        Queue(qd.broker_name, i)
-        for qd in sorted(route.queue_datas, key=lambda q: q.broker_name)
-        if qd.perm & PERM_READ
-        for i in range(qd.read_queue_nums)
-    ]
-
-
 def choose_queue(
     queues: list[Queue], *, broker: str | None = None, queue_id: int | None = None, order_key: str | None = None
 ) -> Queue:
@@ -151,6 +136,29 @@ async def send_route(client: AdminClient, topic: str) -> tuple[TopicRouteData, b
     )
 
 
+@dataclass(slots=True)
+class Publisher:
+    """Where a topic's messages can go: its route (or TBW102's) and the publish queue list."""
+
+    topic: str
+    route: TopicRouteData
+    via_default: bool
+    queues: list[Queue]
+
+    def addr_of(self, queue: Queue) -> str:
+        addr = next((b.master_addr for b in self.route.broker_datas if b.broker_name == queue.broker_name), None)
+        if addr is None:
+            raise NoSuchQueue(f"broker {queue.broker_name!r} has no master in the route of {self.topic!r}")
+        return addr
+
+
+async def publisher(client: AdminClient, topic: str) -> Publisher:
+    route, via_default = await send_route(client, topic)
+    return Publisher(
+        topic, route, via_default, publish_queues(route, DEFAULT_TOPIC_QUEUE_NUMS if via_default else None)
+    )
+
+
 async def send_message(
     client: AdminClient,
     topic: str,
@@ -162,32 +170,40 @@ async def send_message(
     queue_id: int | None = None,
     order_key: str | None = None,
     producer_group: str = DEFAULT_PRODUCER_GROUP,
-    route: TopicRouteData | None = None,
 ) -> SendResult:
-    """Send one message (SEND_MESSAGE_V2, code 310) and return where it was stored. ``route``: the topic's
-    route when the caller already has it (as a producer caches it), else it is looked up first."""
-    route, via_default = (route, False) if route is not None else await send_route(client, topic)
-    queues = publish_queues(route, DEFAULT_TOPIC_QUEUE_NUMS if via_default else None)
-    queue = choose_queue(queues, broker=broker, queue_id=queue_id, order_key=order_key)
-    addr = next((b.master_addr for b in route.broker_datas if b.broker_name == queue.broker_name), None)
-    if addr is None:
-        raise NoSuchQueue(f"broker {queue.broker_name!r} has no master in the route of {topic!r}")
-    uniq = new_uniq_key()
-    props = {PROPERTY_UNIQ_KEY: uniq, PROPERTY_WAIT: "true"}
-    if keys:
-        props[PROPERTY_KEYS] = keys
-    if tags:
-        props[PROPERTY_TAGS] = tags
+    """Send one message (SEND_MESSAGE_V2, code 310) and return where it was stored."""
+    pub = await publisher(client, topic)
+    queue = choose_queue(pub.queues, broker=broker, queue_id=queue_id, order_key=order_key)
+    props = {PROPERTY_KEYS: keys or "", PROPERTY_TAGS: tags or ""}
+    return await send_to(client, pub, queue, body, {k: v for k, v in props.items() if v}, producer_group)
+
+
+async def send_to(
+    client: AdminClient,
+    pub: Publisher,
+    queue: Queue,
+    body: bytes,
+    properties: dict[str, str],
+    producer_group: str = DEFAULT_PRODUCER_GROUP,
+    *,
+    flag: int = 0,
+) -> SendResult:
+    """Send one message with these properties to one queue. A UNIQ_KEY among them is kept (a message sent
+    again keeps its id, as Java's producer keeps it); without one a new id is made."""
+    addr = pub.addr_of(queue)
+    props = dict(properties)
+    uniq = props.setdefault(PROPERTY_UNIQ_KEY, new_uniq_key())
+    props[PROPERTY_WAIT] = "true"
     header = SendHeaderV2(
-        producer_group=producer_group, topic=topic, default_topic=DEFAULT_TOPIC,
+        producer_group=producer_group, topic=pub.topic, default_topic=DEFAULT_TOPIC,
         default_topic_queue_nums=DEFAULT_TOPIC_QUEUE_NUMS, queue_id=queue.queue_id, sys_flag=0,
-        born_timestamp=int(time.time() * 1000), flag=0, properties=encode_properties(props), reconsume_times=0,
+        born_timestamp=int(time.time() * 1000), flag=flag, properties=encode_properties(props), reconsume_times=0,
         unit_mode=False, batch=False,
     )  # fmt: skip
     reply = await client.request(addr, SEND_MESSAGE_V2, header, body)
     result: SendResultHeader = reply.header
     return SendResult(
-        topic=topic,
+        topic=pub.topic,
         broker_name=queue.broker_name,
         broker_addr=addr,
         queue_id=result.queue_id if result.queue_id >= 0 else queue.queue_id,
@@ -195,84 +211,5 @@ async def send_message(
         msg_id=result.msg_id or "",
         uniq_key=uniq,
         status=SEND_STATUS[reply.code],
-        auto_created_route=via_default,
+        auto_created_route=pub.via_default,
     )
-
-
-@dataclass(slots=True)
-class ReceivedMessage:
-    broker_name: str
-    message: MessageExt
-
-    def to_json(self) -> dict[str, object]:
-        m = self.message
-        return {
-            "topic": m.topic,
-            "broker": self.broker_name,
-            "queueId": m.queue_id,
-            "queueOffset": m.queue_offset,
-            "msgId": m.uniq_key or m.msg_id,
-            "offsetMsgId": m.msg_id,
-            "keys": m.keys,
-            "tags": m.tags,
-            "bornTimestamp": m.born_timestamp,
-            "storeTimestamp": m.store_timestamp,
-            "reconsumeTimes": m.reconsume_times,
-        }
-
-
-async def consume_messages(
-    client: AdminClient,
-    topic: str,
-    *,
-    group: str = DEFAULT_CONSUMER_GROUP,
-    offset: int = 0,
-    count: int = 32,
-    broker: str | None = None,
-    queue_id: int | None = None,
-) -> list[ReceivedMessage]:
-    """Read up to ``count`` messages from every readable queue (or the pinned one) starting at
-    ``offset`` in each queue, queue by queue, without committing any consumer offset."""
-    route = await client.topic_route(topic)
-    addrs = {b.broker_name: b.master_addr for b in route.broker_datas if b.master_addr}
-    queues = [
-        q
-        for q in subscribe_queues(route)
-        if (broker is None or q.broker_name == broker) and (queue_id is None or q.queue_id == queue_id)
-    ]
-    if not queues:
-        raise NoSuchQueue(f"the route of {topic!r} has no readable queue matching the broker/queue given")
-    out: list[ReceivedMessage] = []
-    for q in queues:
-        addr = addrs.get(q.broker_name)
-        if addr is None:
-            continue
-        next_offset = offset
-        while len(out) < count:
-            batch, next_offset, more = await _pull(
-                client, addr, topic, group, q.queue_id, next_offset, count - len(out)
-            )
-            out += [ReceivedMessage(q.broker_name, m) for m in batch]
-            if not more:
-                break
-        if len(out) >= count:
-            break
-    return out[:count]
-
-
-async def _pull(
-    client: AdminClient, addr: str, topic: str, group: str, queue_id: int, offset: int, wanted: int
-) -> tuple[list[MessageExt], int, bool]:
-    """One PULL_MESSAGE without suspending: (messages, next offset, whether to keep pulling)."""
-    header = PullHeader(
-        consumer_group=group, topic=topic, queue_id=queue_id, queue_offset=offset,
-        max_msg_nums=min(PULL_BATCH, wanted), sys_flag=PULL_FLAG_SUBSCRIPTION, commit_offset=0,
-        suspend_timeout_millis=0, subscription="*", sub_version=0, expression_type="TAG",
-    )  # fmt: skip
-    reply = await client.request(addr, PULL_MESSAGE, header)
-    next_offset = reply.header.next_begin_offset if reply.header is not None else offset
-    if reply.code == ResponseCode.SUCCESS:
-        return decode_messages(reply.body or b""), next_offset, True
-    if reply.code == ResponseCode.PULL_RETRY_IMMEDIATELY:
-        return [], next_offset, next_offset > offset
-    return [], next_offset, False

@@ -2,7 +2,8 @@
 
 Addresses come from ``-n 'a:9876;b:9876'``, else the ``NAMESRV_ADDR`` environment variable
 (rocketmq-protocol.md §10). As RocketMQ 5.x does, an ``http://…/host:port`` value uses the part
-after the last ``/``. Like the Java client (seed 002), a ``NameServerSet`` starts at a random
+after the last ``/``; any other ``http(s)://`` URL is an address server that lists the name servers
+(``mqadmin.admin.addrserver``). Like the Java client (seed 002), a ``NameServerSet`` starts at a random
 name server and, when one cannot be reached or does not answer, moves on to the next in turn.
 """
 
@@ -13,6 +14,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TypeVar
 
+from mqadmin.admin.addrserver import is_url
 from mqadmin.admin.errors import BadNameServerAddress, MalformedResponse, NameServerUnreachable, NoNameServer
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import split_addr
@@ -22,10 +24,23 @@ ENV_VAR = "NAMESRV_ADDR"
 T = TypeVar("T")
 
 
+def address_server_url(value: str) -> str | None:
+    """``value`` when it is an address-server URL: an ``http(s)://`` value whose part after the last ``/`` is
+    not a ``host:port`` list (that form, RocketMQ 5.x's endpoint, names the name servers themselves)."""
+    text = value.strip()
+    if not is_url(text):
+        return None
+    try:
+        endpoint = parse_namesrv_addrs(text)
+    except BadNameServerAddress:
+        return text
+    return None if endpoint else text
+
+
 def parse_namesrv_addrs(value: str) -> list[str]:
     """``'a:9876; b:9876'`` (or an ``http://…/a:9876`` endpoint) into ``["a:9876", "b:9876"]``."""
     text = value.strip()
-    if text.lower().startswith(("http://", "https://")):
+    if is_url(text):
         text = text.rsplit("/", 1)[1]
     addrs: list[str] = []
     for part in (p.strip() for p in text.split(";")):
@@ -40,15 +55,39 @@ def parse_namesrv_addrs(value: str) -> list[str]:
     return addrs
 
 
-def resolve_namesrv_addrs(option: str | None, env: Mapping[str, str] | None = None) -> list[str]:
-    """The ``-n`` value if given, else ``NAMESRV_ADDR``; ``NoNameServer`` when both are empty."""
+def resolve_namesrv_addrs(
+    option: str | None, env: Mapping[str, str] | None = None, fetch: Fetch | None = None
+) -> list[str]:
+    """The ``-n`` value if given, else ``NAMESRV_ADDR``; ``NoNameServer`` when both are empty.
+
+    An address-server URL is handed to ``fetch`` (by default ``fetch_namesrv_list`` with its defaults)."""
     env = os.environ if env is None else env
     for value in (option, env.get(ENV_VAR)):
         if value and value.strip():
-            addrs = parse_namesrv_addrs(value)
-            if addrs:
-                return addrs
+            return namesrv_list(value, fetch)
     raise NoNameServer()
+
+
+Fetch = Callable[[str], list[str]]
+"""Fetches the name-server list from an address-server URL."""
+
+
+def namesrv_list(value: str, fetch: Fetch | None = None) -> list[str]:
+    """The name servers a ``-n`` / NAMESRV_ADDR / profile value stands for (fetched when it is an address
+    server); ``NoNameServer`` when it lists none."""
+    url = address_server_url(value)
+    if url is not None:
+        return (fetch or _default_fetch)(url)
+    addrs = parse_namesrv_addrs(value)
+    if not addrs:
+        raise NoNameServer()
+    return addrs
+
+
+def _default_fetch(url: str) -> list[str]:
+    from mqadmin.admin.addrserver import fetch_namesrv_list
+
+    return fetch_namesrv_list(url, parse=parse_namesrv_addrs)
 
 
 class NameServerSet:

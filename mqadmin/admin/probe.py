@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from mqadmin.admin.client import AdminClient
 from mqadmin.admin.errors import reason_of
-from mqadmin.admin.messaging import send_message
+from mqadmin.admin.messaging import Publisher, choose_queue, publish_queues, send_to
 from mqadmin.model.route import ClusterInfo
 
 
@@ -36,12 +36,13 @@ async def send_rt(client: AdminClient, cluster: str, broker: str, amount: int, s
         route = await client.topic_route(broker)
     except Exception as e:
         return SendRt(cluster, broker, None, 0, amount, f"no route for the topic {broker!r}: {reason_of(e)}")
+    pub = Publisher(broker, route, False, publish_queues(route))
     times: list[float] = []
     failed, reason = 0, None
     for i in range(amount):
         start = time.perf_counter()
         try:
-            await send_message(client, broker, body, broker=broker, route=route)
+            await send_to(client, pub, choose_queue(pub.queues, broker=broker), body, {})
         except Exception as e:
             failed, reason = failed + 1, reason_of(e)
             continue

@@ -12,6 +12,7 @@ class Status(StrEnum):
     OK = "ok"
     CREATED = "created"
     UPDATED = "updated"
+    WOULD_UPDATE = "would update"
     UNCHANGED = "unchanged"
     DELETED = "deleted"
     WOULD_DELETE = "would delete"

@@ -3,9 +3,11 @@ was not asked to change) and delete on brokers; queue statistics; ordered-topic 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.core import AdminCore
 from mqadmin.admin.errors import ResponseError
 from mqadmin.admin.fanout import Target, fan_out
@@ -20,7 +22,11 @@ from mqadmin.wire.codes import ResponseCode
 
 V5_0_0 = 413  # first version whose brokers keep topic attributes
 V5_1_0 = 433  # first version whose brokers store ``order`` from UPDATE_AND_CREATE_TOPIC
-_UNSUPPORTED = {ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ResponseCode.VERSION_NOT_SUPPORTED}
+READ_ONE_BY_ONE_UP_TO = 64
+"""``read_topic_configs`` asks for up to this many topics one by one, else reads the broker's whole table."""
+READS_IN_FLIGHT = 16
+UNSUPPORTED = {ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ResponseCode.VERSION_NOT_SUPPORTED}
+"""What a broker answers to a request its version does not have."""
 
 JSON_NAMES = {
     "read_queue_nums": "readQueueNums",
@@ -49,8 +55,10 @@ class TopicChange:
     attributes: dict[str, str | None] = field(default_factory=dict)
     """Attribute key → new value, or None to remove it."""
 
-    def apply(self, current: TopicConfig | None) -> TopicConfig:
-        base = current or TopicConfig(self.topic)
+    def apply(self, current: TopicConfig | None, new_topic: TopicConfig | None = None) -> TopicConfig:
+        """The config after the change: ``current`` with the given fields, or for a topic the broker does not
+        have, ``new_topic`` (default: TopicConfig's defaults) with them."""
+        base = current or new_topic or TopicConfig(self.topic)
         given = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("topic", "attributes")}
         cfg = base.with_(**{k: v for k, v in given.items() if v is not None})
         return cfg.with_(attributes=alter_attributes(base.attributes, self.attributes))
@@ -80,6 +88,12 @@ def changes_between(current: TopicConfig, wanted: TopicConfig, broker_version: i
     return out
 
 
+def route_clusters(route: TopicRouteData, info: ClusterInfo) -> list[str]:
+    """The clusters that hold at least one broker of the route."""
+    names = {b.broker_name for b in route.broker_datas}
+    return sorted(c for c, brokers in info.clusters.items() if names & set(brokers))
+
+
 class TopicOps(AdminCore):
     # --- name servers ------------------------------------------------------------------------------
 
@@ -97,6 +111,12 @@ class TopicOps(AdminCore):
     async def topic_list(self) -> list[str]:
         return (await self.request_namesrv(ns.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)).body or []
 
+    async def topic_clusters(self, topic: str) -> list[str]:
+        """The clusters of every broker in the topic's route (Java's topicClusterList looks at the first
+        broker only); ``ResponseError`` TOPIC_NOT_EXIST when there is no route."""
+        route = await self.topic_route(topic)
+        return route_clusters(route, await self.cluster_info())
+
     async def topics_of_cluster(self, cluster: str) -> list[str]:
         return (await self.request_namesrv(ns.GET_TOPICS_BY_CLUSTER, ns.ClusterHeader(cluster=cluster))).body or []
 
@@ -107,18 +127,43 @@ class TopicOps(AdminCore):
 
         Uses GET_TOPIC_CONFIG (351) where the broker has it, else GET_ALL_TOPIC_CONFIG and a look-up.
         """
-        if addr not in self.no_topic_config_code:
-            try:
-                reply = await self.request(addr, rpc.GET_TOPIC_CONFIG, rpc.GetTopicConfigHeader(topic=topic, lo=True))
-            except ResponseError as e:
-                if e.code not in _UNSUPPORTED:
-                    raise
-                self.no_topic_config_code.add(addr)
-            else:
-                cfg = reply.body if reply.code == ResponseCode.SUCCESS else None
-                return (cfg.with_(topic_name=topic) if cfg and not cfg.topic_name else cfg), reply.version
+        found = await self._topic_config_by_351(addr, topic)
+        if found is not None:
+            return found
         table, version = await self.all_topic_config(addr)
         return table.get(topic), version
+
+    async def read_topic_configs(self, addr: str, topics: Sequence[str]) -> tuple[dict[str, TopicConfig], int]:
+        """The broker's configs of these topics (absent ones left out) and its version: one GET_TOPIC_CONFIG
+        per topic (the first alone, which learns whether the broker has it; then 16 at a time) for a short
+        list, else the whole table at once."""
+        if len(topics) <= READ_ONE_BY_ONE_UP_TO and topics and addr not in self.no_topic_config_code:
+            first = await self._topic_config_by_351(addr, topics[0])
+            if first is not None:
+                rest = await map_bounded(topics[1:], lambda t: self._topic_config_by_351(addr, t), READS_IN_FLIGHT)
+                found, version = {topics[0]: first[0]}, first[1]
+                for topic, read in zip(topics[1:], rest, strict=True):
+                    if isinstance(read, Exception):
+                        raise read
+                    assert read is not None  # the broker has 351: learnt from the first topic
+                    found[topic] = read[0]
+                return {t: c for t, c in found.items() if c is not None}, version
+        table, version = await self.all_topic_config(addr)
+        return {t: table[t] for t in topics if t in table}, version
+
+    async def _topic_config_by_351(self, addr: str, topic: str) -> tuple[TopicConfig | None, int] | None:
+        """GET_TOPIC_CONFIG; None when the broker does not have the request (remembered per broker)."""
+        if addr in self.no_topic_config_code:
+            return None
+        try:
+            reply = await self.request(addr, rpc.GET_TOPIC_CONFIG, rpc.GetTopicConfigHeader(topic=topic, lo=True))
+        except ResponseError as e:
+            if e.code not in UNSUPPORTED:
+                raise
+            self.no_topic_config_code.add(addr)
+            return None
+        cfg = reply.body if reply.code == ResponseCode.SUCCESS else None
+        return (cfg.with_(topic_name=topic) if cfg and not cfg.topic_name else cfg), reply.version
 
     async def all_topic_config(self, addr: str) -> tuple[dict[str, TopicConfig], int]:
         """GET_ALL_TOPIC_CONFIG (21): every topic the broker holds, and the broker's version."""
@@ -131,13 +176,18 @@ class TopicOps(AdminCore):
 
     # --- brokers: changing -------------------------------------------------------------------------
 
-    async def update_topic(self, target: Target, change: TopicChange, *, create_only: bool = False) -> TargetResult:
+    async def update_topic(
+        self, target: Target, change: TopicChange, *, create_only: bool = False, must_exist: bool = False
+    ) -> TargetResult:
         """Create the topic on one broker, or change the fields ``change`` sets and keep the rest.
 
         created / updated (with old → new per field) / unchanged (nothing sent). With ``create_only`` an
-        existing topic is left as it is (``unchanged``), whatever its settings.
+        existing topic is left as it is (``unchanged``), whatever its settings; with ``must_exist`` a broker
+        without the topic is left alone (``not found``).
         """
         current, version = await self.read_topic_config(target.addr, change.topic)
+        if current is None and must_exist:
+            return TargetResult(target.name, target.addr, Status.NOT_FOUND)
         wanted = change.apply(current)
         if current is not None:
             diff = changes_between(current, wanted, version)
@@ -151,9 +201,11 @@ class TopicOps(AdminCore):
         return TargetResult(target.name, target.addr, Status.UPDATED, changes=diff, data=wanted)
 
     async def update_topic_on(
-        self, targets: list[Target], change: TopicChange, *, create_only: bool = False
+        self, targets: list[Target], change: TopicChange, *, create_only: bool = False, must_exist: bool = False
     ) -> list[TargetResult]:
-        return await fan_out(targets, lambda t: self.update_topic(t, change, create_only=create_only))
+        return await fan_out(
+            targets, lambda t: self.update_topic(t, change, create_only=create_only, must_exist=must_exist)
+        )
 
     async def delete_topic_in_broker(self, target: Target, topic: str) -> TargetResult:
         """DELETE_TOPIC_IN_BROKER, after checking the broker has the topic (``not found`` otherwise)."""

@@ -4,6 +4,7 @@ failure to a one-line error and an exit code."""
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from typing import Any
 
@@ -13,7 +14,15 @@ from typer.core import TyperGroup
 from mqadmin import __version__
 from mqadmin.cli import registry
 from mqadmin.cli.errors import CliError, ExitCode
-from mqadmin.cli.options import DebugOpt, FormatOpt, TimeoutOpt, debug_enabled, reset_globals, set_globals
+from mqadmin.cli.options import (
+    CONNECTION_OPTIONS,
+    DebugOpt,
+    FormatOpt,
+    TimeoutOpt,
+    debug_enabled,
+    reset_globals,
+    set_globals,
+)
 
 
 class CommandGroup(TyperGroup):
@@ -96,7 +105,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     format: FormatOpt = None,
     timeout: TimeoutOpt = None,
@@ -104,8 +112,22 @@ def root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    **connection: Any,
 ) -> None:
-    set_globals(format, timeout, debug)
+    set_globals(format, timeout, debug, **connection)
+
+
+_root_sig = inspect.signature(root, eval_str=True)
+root.__signature__ = _root_sig.replace(  # type: ignore[attr-defined]
+    parameters=[
+        *(p for p in _root_sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD),
+        *(
+            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=a)
+            for n, a in CONNECTION_OPTIONS
+        ),
+    ]
+)
+app.callback()(root)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,5 @@
-"""Global options (``--format``, ``--timeout``, ``--debug``), accepted before the command and after it.
+"""Global options (``--format``, ``--timeout``, ``--debug``, and the connection options: ``--profile``,
+credentials, TLS, broker address map), accepted before the command and after it.
 
 The root callback sets them from the options before the command; ``with_global_options`` gives
 every command the same options, which override those (so ``mqadmin topicList --format json`` and
@@ -12,7 +13,7 @@ import inspect
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -28,11 +29,43 @@ class OutputFormat(StrEnum):
 
 @dataclass
 class GlobalOptions:
+<<<<<<< HEAD
     format: OutputFormat = OutputFormat.table
     timeout: float = 5.0
     timeout_given: bool = False
     """``--timeout`` was given (``wait`` reads it as its deadline, 60 s when not given)."""
+=======
+    """What the command line gave (None: not given). ``format`` and ``timeout`` are resolved on first use:
+    flag > environment > profile > default (mqadmin.cli.settings)."""
+
+    format_flag: OutputFormat | None = None
+    timeout_flag: float | None = None
+>>>>>>> lead
     debug: bool = False
+    profile: str | None = None
+    access_key: str | None = None
+    secret_key: str | None = field(default=None, repr=False)
+    secret_key_file: str | None = None
+    security_token: str | None = field(default=None, repr=False)
+    tls: bool | None = None
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_server_name: str | None = None
+    tls_insecure: bool | None = None
+    broker_addr_map: list[str] = field(default_factory=list)
+
+    @property
+    def format(self) -> OutputFormat:
+        from mqadmin.cli.settings import output_format
+
+        return output_format()
+
+    @property
+    def timeout(self) -> float:
+        from mqadmin.cli.settings import request_timeout
+
+        return request_timeout()
 
 
 GLOBAL = GlobalOptions()
@@ -40,7 +73,10 @@ GLOBAL = GlobalOptions()
 
 def reset_globals() -> None:
     """Back to the defaults (each run starts from them, also when run in-process by tests)."""
+    from mqadmin.cli.settings import forget
+
     GLOBAL.__init__()  # type: ignore[misc]
+    forget()
 
 
 def debug_enabled() -> bool:
@@ -63,39 +99,91 @@ def parse_timeout(value: str | None) -> float | None:
     return seconds
 
 
-FormatOpt = Annotated[
-    OutputFormat | None,
-    typer.Option("--format", help="Output format: table (for people) or json (for scripts).", show_default=False),
-]
-TimeoutOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--timeout", metavar="SECONDS", help="Per-request timeout in seconds [default: 5].", show_default=False
-    ),
-]
-DebugOpt = Annotated[
-    bool | None,
-    typer.Option(
-        "--debug", help="Print each request and response code, and tracebacks, on stderr.", show_default=False
-    ),
-]
+def _opt(*names: str, help: str, metavar: str | None = None, kind: Any = str, hidden: bool = False) -> Any:
+    option = typer.Option(*names, metavar=metavar, help=help, show_default=False, hidden=hidden)
+    return Annotated[kind | None, option]
 
 
-def set_globals(format: OutputFormat | None, timeout: str | None, debug: bool | None) -> None:
+FormatOpt = _opt("--format", kind=OutputFormat, help="Output format: table (for people) or json (for scripts).")
+TimeoutOpt = _opt("--timeout", metavar="SECONDS", help="Per-request timeout in seconds [default: 5].")
+DebugOpt = _opt("--debug", kind=bool, help="Print each request and response code, and tracebacks, on stderr.")
+
+
+def connection_options(hidden: bool) -> tuple[tuple[str, Any], ...]:
+    """Global options choosing the cluster connection (profile, credentials, TLS, broker address map), in the
+    order the help lists them; their values go to ``GLOBAL`` under these names. A command's own help shows
+    only ``--profile`` (``hidden``): the others are listed once, in ``mqadmin --help`` and the man page."""
+    more = " (connection options: mqadmin --help)" if hidden else ""
+    return (
+        ("profile", _opt("--profile", metavar="NAME", help=f"Use this profile of the config file{more}.")),
+        ("access_key", _opt("--access-key", metavar="KEY", help="ACL access key.", hidden=hidden)),
+        (
+            "secret_key",
+            _opt("--secret-key", metavar="SECRET", help="ACL secret key (lands in shell history).", hidden=hidden),
+        ),
+        (
+            "secret_key_file",
+            _opt("--secret-key-file", metavar="FILE", help="Read the ACL secret key from FILE.", hidden=hidden),
+        ),
+        ("security_token", _opt("--security-token", metavar="TOKEN", help="ACL security token.", hidden=hidden)),
+        ("tls", _opt("--tls/--no-tls", kind=bool, help="TLS to every server.", hidden=hidden)),
+        ("tls_ca", _opt("--tls-ca", metavar="FILE", help="CA certificates (PEM) to verify servers.", hidden=hidden)),
+        ("tls_cert", _opt("--tls-cert", metavar="FILE", help="Client certificate (PEM), mutual TLS.", hidden=hidden)),
+        ("tls_key", _opt("--tls-key", metavar="FILE", help="Client key (PEM), mutual TLS.", hidden=hidden)),
+        (
+            "tls_server_name",
+            _opt("--tls-server-name", metavar="NAME", help="Name expected in server certificates.", hidden=hidden),
+        ),
+        (
+            "tls_insecure",
+            _opt("--tls-insecure", kind=bool, help="Do not verify server certificates (warns).", hidden=hidden),
+        ),
+        (
+            "broker_addr_map",
+            Annotated[
+                list[str] | None,
+                typer.Option(
+                    "--broker-addr-map",
+                    metavar="REGISTERED=REACHABLE",
+                    help="Send requests for a registered broker address to another one (repeatable).",
+                    show_default=False,
+                    hidden=hidden,
+                ),
+            ],
+        ),
+    )
+
+
+CONNECTION_OPTIONS = connection_options(hidden=False)
+"""As the root shows them (``mqadmin --help``); see docs/profiles.md for their environment variables."""
+
+
+def set_globals(format: OutputFormat | None, timeout: str | None, debug: bool | None, **connection: Any) -> None:
     """Apply the global options that were given (None = not given here)."""
     if format is not None:
-        GLOBAL.format = format
+        GLOBAL.format_flag = format
     seconds = parse_timeout(timeout)
     if seconds is not None:
+<<<<<<< HEAD
         GLOBAL.timeout, GLOBAL.timeout_given = seconds, True
+=======
+        GLOBAL.timeout_flag = seconds
+>>>>>>> lead
     if debug:
         GLOBAL.debug = True
+    for name, value in connection.items():
+        if value is not None and value != []:
+            setattr(GLOBAL, name, value)
 
 
 _GLOBAL_PARAMS = (
     inspect.Parameter("format_", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=FormatOpt),
     inspect.Parameter("timeout_", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=TimeoutOpt),
     inspect.Parameter("debug_", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=DebugOpt),
+    *(
+        inspect.Parameter(f"{name}_", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
+        for name, annotation in connection_options(hidden=True)
+    ),
 )
 
 
@@ -104,7 +192,8 @@ def with_global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def command(*args: Any, format_: OutputFormat | None, timeout_: str | None, debug_: bool | None, **kw: Any) -> Any:
-        set_globals(format_, timeout_, debug_)
+        connection = {name: kw.pop(f"{name}_") for name, _ in CONNECTION_OPTIONS}
+        set_globals(format_, timeout_, debug_, **connection)
         return fn(*args, **kw)
 
     sig = inspect.signature(fn, eval_str=True)

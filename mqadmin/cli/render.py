@@ -25,6 +25,7 @@ from mqadmin.cli.options import GLOBAL, OutputFormat
 STATUS_STYLES = {
     "created": "green",
     "updated": "yellow",
+    "would update": "yellow",
     "unchanged": "dim",
     "deleted": "green",
     "not found": "dim",

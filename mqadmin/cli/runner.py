@@ -1,12 +1,16 @@
 """Running a command's coroutine with an AdminClient, showing per-target results, and mapping
 failures to exit codes.
 
-| failure                                          | exit code                 |
-|--------------------------------------------------|---------------------------|
-| no / malformed address, bad input                | 2 USAGE                   |
-| every name server unreachable                    | 4 NAMESRV_UNREACHABLE     |
-| a server answered an error, a broker unreachable | 1 FAILURE                 |
-| a fan-out where some targets failed              | 3 PARTIAL (all failed: 1) |
+| failure                                            | exit code                 |
+|----------------------------------------------------|---------------------------|
+| no / malformed address, bad input or settings      | 2 USAGE                   |
+| every name server (or the address server) unreachable | 4 NAMESRV_UNREACHABLE  |
+| a server answered an error, a broker unreachable   | 1 FAILURE                 |
+| a fan-out where some targets failed                | 3 PARTIAL (all failed: 1) |
+| credentials refused, or no permission              | 5 AUTH                    |
+
+The connection (credentials, TLS, broker address map, name servers from a profile or an address server)
+comes from ``mqadmin.cli.settings``; every transport a command uses is built by ``connection_transport``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 NAMESRV_HINT = "pass -n host:9876 or set NAMESRV_ADDR"
+NO_NAMESRV_HINT = f"{NAMESRV_HINT} (or use a profile: mqadmin profile create NAME -n host:9876)"
 NAMESRV_FORMAT_HINT = (
     "-n takes 'host:port' or 'host:port;host:port' (quote it in the shell; name servers use port 9876)"
 )
@@ -34,15 +39,48 @@ transport_factory: Callable[[], Transport] | None = None
 
 
 def namesrv_addrs(namesrv: str | None) -> list[str]:
-    """The name servers of ``-n`` or NAMESRV_ADDR, checked (usage error naming the bad address)."""
-    from mqadmin.admin import BadNameServerAddress, NoNameServer, resolve_namesrv_addrs
+    """The name servers of ``-n``, NAMESRV_ADDR or the profile, checked (usage error naming the bad address);
+    an address-server URL is fetched (exit 4 when it cannot be)."""
+    from mqadmin.admin import BadNameServerAddress, NoNameServer
+    from mqadmin.admin.addrserver import AddressServerError
+    from mqadmin.admin.namesrv import namesrv_list
+    from mqadmin.cli import settings
+    from mqadmin.transport.tls import TlsConfigError
 
+    value = settings.namesrv(namesrv)
+    if value.value is None:
+        raise CliError("no name server address given", NO_NAMESRV_HINT, ExitCode.USAGE)
     try:
-        return resolve_namesrv_addrs(namesrv)
+        return namesrv_list(value.value, fetch=_fetch_from_address_server)
     except NoNameServer:
-        raise CliError("no name server address given", NAMESRV_HINT, ExitCode.USAGE) from None
+        raise CliError(
+            f"no name server address given ({value.origin} is empty)", NO_NAMESRV_HINT, ExitCode.USAGE
+        ) from None
     except BadNameServerAddress as e:
-        raise usage_error(str(e), NAMESRV_FORMAT_HINT) from None
+        where = "" if value.origin == "-n" else f" (from {value.origin})"
+        raise usage_error(f"{e}{where}", NAMESRV_FORMAT_HINT) from None
+    except AddressServerError as e:
+        raise CliError(
+            str(e),
+            "check the URL and that the address server is up, or give the name servers with -n",
+            ExitCode.NAMESRV_UNREACHABLE,
+        ) from None
+    except TlsConfigError as e:
+        raise as_cli_error(e) from None
+
+
+def _fetch_from_address_server(url: str) -> list[str]:
+    import ssl
+
+    from mqadmin.admin.addrserver import fetch_namesrv_list
+    from mqadmin.admin.namesrv import parse_namesrv_addrs
+    from mqadmin.cli import settings
+    from mqadmin.cli.render import warn
+
+    tls = settings.tls().value
+    verify: ssl.SSLContext | bool = True if tls is None else tls.context()  # https checked as the servers are
+    trace(f"name servers from the address server {url}")
+    return fetch_namesrv_list(url, timeout=GLOBAL.timeout, verify=verify, warn=warn, parse=parse_namesrv_addrs)
 
 
 def check_broker_addr(addr: str | None, option: str = "-b") -> None:
@@ -60,19 +98,20 @@ def check_broker_addr(addr: str | None, option: str = "-b") -> None:
 
 
 def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
-    """Resolve the name servers (``-n`` or NAMESRV_ADDR), run ``fn(admin)`` and translate errors."""
+    """Resolve the name servers (``-n``, NAMESRV_ADDR or the profile), run ``fn(admin)`` and translate errors."""
     from mqadmin.admin import AdminClient
+    from mqadmin.cli import settings
 
+    settings.validate()
     addrs = namesrv_addrs(namesrv)
 
     async def main() -> T:
-        fake = transport_factory() if transport_factory else None
-        transport = fake or _tcp_transport()
+        transport = connection_transport(addrs)
         try:
             async with AdminClient(addrs, transport=transport, timeout=GLOBAL.timeout) as admin:
                 return await fn(admin)
         finally:
-            if fake is None:
+            if transport_factory is None:
                 await transport.aclose()
 
     try:
@@ -84,39 +123,136 @@ def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) ->
         raise mapped from e
 
 
+def trace(line: str) -> None:
+    """One ``--debug`` line on stderr (nothing without --debug)."""
+    if debug_enabled():
+        from mqadmin.cli.render import note
+
+        note(f"mqadmin: {line}")
+
+
+def connection_transport(namesrvs: Sequence[str]) -> Transport:
+    """The transport every request of the command goes through: signed with the resolved credentials, over TLS
+    when it is on, broker addresses mapped (never the name servers ``namesrvs``). Tests swap the TCP part
+    through ``transport_factory``."""
+    from mqadmin.cli import settings
+    from mqadmin.transport.addrmap import MappedTransport
+
+    settings.validate()
+    transport = transport_factory() if transport_factory else _tcp_transport()
+    amap = settings.addr_map()
+    if amap.value:
+        trace(f"broker address map from {amap.origin}: " + ", ".join(f"{k}={v}" for k, v in amap.value.items()))
+        transport = MappedTransport(transport, amap.value, keep=namesrvs)
+    return transport
+
+
 def _tcp_transport() -> Transport:
-    from mqadmin.cli.render import note
+    from mqadmin.cli import settings
+    from mqadmin.cli.render import note, warn
     from mqadmin.transport.tcp import TcpTransport
 
-    trace = (lambda line: note(f"mqadmin: {line}")) if debug_enabled() else None
-    return TcpTransport(timeout=GLOBAL.timeout, trace=trace)
+    credentials = settings.credentials()
+    tls = settings.tls()
+    if tls.value is not None and tls.value.insecure:
+        warn(f"TLS without verifying server certificates (tls_insecure from {tls.origin}): use only on test clusters")
+    if credentials is not None:
+        trace(f"signing requests as AccessKey={credentials.access_key} ({settings.credential_source().origin})")
+    if tls.value is not None:
+        trace(f"TLS from {tls.origin}: {tls.value}")
+    tracer = (lambda line: note(f"mqadmin: {line}")) if debug_enabled() else None
+    return TcpTransport(timeout=GLOBAL.timeout, trace=tracer, tls=tls.value, credentials=credentials)
 
 
 def as_cli_error(e: Exception, namesrvs: Sequence[str] = ()) -> Exception:
     """The CliError for a failure of the admin layer; other exceptions are returned unchanged."""
     from mqadmin.admin import NameServerUnreachable, ResponseError, UnknownCluster
+    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, auth_refusal
     from mqadmin.admin.errors import MalformedResponse
-    from mqadmin.transport.errors import HostNotFound, RequestTimeout, TransportError
+    from mqadmin.transport.errors import HostNotFound, RequestTimeout, TlsHandshakeFailed, TransportError
+    from mqadmin.transport.tls import TlsConfigError
 
     if isinstance(e, CliError):
         return e
+    if isinstance(e, TlsConfigError):
+        return usage_error(
+            str(e), "the TLS files must be PEM: --tls-ca (or tls_ca in the profile), --tls-cert, --tls-key"
+        )
     if isinstance(e, NameServerUnreachable):
-        if all(isinstance(x, HostNotFound) for x in e.errors.values()):
+        errors = list(e.errors.values())
+        if all(isinstance(x, HostNotFound) for x in errors):
             return usage_error(str(e), "check the host names given with -n or NAMESRV_ADDR")
-        return CliError(str(e), f"is a name server running there? {NAMESRV_HINT}", ExitCode.NAMESRV_UNREACHABLE)
+        tls_error = next((x for x in errors if isinstance(x, TlsHandshakeFailed)), None)
+        hint = (
+            tls_hint(tls_error)
+            if tls_error
+            else _closed_hint(errors) or f"is a name server running there? {NAMESRV_HINT}"
+        )
+        return CliError(str(e), hint, ExitCode.NAMESRV_UNREACHABLE)
     if isinstance(e, UnknownCluster):
         return usage_error(str(e), "pass one of the known clusters with -c (see: mqadmin clusterList)")
+    if isinstance(e, AuthNotEnabled):
+        return CliError(str(e), NO_AUTH_HINT, ExitCode.FAILURE)
     if isinstance(e, ResponseError):
+        kind = auth_refusal(e.code, e.remark)
+        if kind:
+            return CliError(str(e), auth_hint(kind), ExitCode.AUTH)
         return CliError(str(e), _hint_for_response(e, namesrvs), ExitCode.FAILURE)
     if isinstance(e, HostNotFound):
         return usage_error(str(e), "check the host name")
     if isinstance(e, RequestTimeout):
         return CliError(str(e), "the server may be overloaded or stopped; try a larger --timeout", ExitCode.FAILURE)
+    if isinstance(e, TlsHandshakeFailed):
+        return CliError(str(e), tls_hint(e), ExitCode.FAILURE)
     if isinstance(e, TransportError):
-        return CliError(str(e), "is the server running and reachable from this host?", ExitCode.FAILURE)
+        hint = _closed_hint([e]) or "is the server running and reachable from this host?"
+        return CliError(str(e), hint, ExitCode.FAILURE)
     if isinstance(e, MalformedResponse):
         return CliError(str(e), "is that address a RocketMQ server?", ExitCode.FAILURE)
     return e
+
+
+def tls_hint(e: Any) -> str:
+    if e.verify:
+        return (
+            "give the CA that signed the server's certificate with --tls-ca FILE, the name it holds with "
+            "--tls-server-name NAME, or (test clusters only) --tls-insecure"
+        )
+    return "is TLS enabled on that server (tls.server.mode permissive or enforcing)? without TLS, drop --tls"
+
+
+def _closed_hint(errors: Sequence[Exception]) -> str | None:
+    """A server that closes a plaintext connection at once may be enforcing TLS."""
+    from mqadmin.cli import settings
+    from mqadmin.transport.errors import ConnectionClosed
+
+    closed = [x for x in errors if isinstance(x, ConnectionClosed) and "by the server" in str(x)]
+    if closed and settings.tls().value is None:
+        return "the server closed the connection: if it enforces TLS (tls.server.mode=enforcing), pass --tls"
+    return None
+
+
+def auth_hint(kind: str) -> str:
+    """What to do about a refusal, naming the access key used and where it came from (never the secret)."""
+    from mqadmin.admin.auth import AUTHENTICATION
+    from mqadmin.cli import settings
+
+    try:
+        source = settings.credential_source()
+    except CliError:
+        source = None
+    if kind == AUTHENTICATION:
+        if source is None or not source.access_key:
+            return (
+                "the broker requires credentials: --access-key with --secret-key-file, ROCKETMQ_ACCESS_KEY and "
+                "ROCKETMQ_SECRET_KEY, or a profile (docs/profiles.md)"
+            )
+        return (
+            f"the broker did not accept access key {source.access_key!r} (from {source.origin}): check the key and "
+            "its secret, and that the user exists and is enabled (mqadmin getUser)"
+        )
+    who = f"user {source.access_key!r} (from {source.origin})" if source and source.access_key else "this user"
+    return f"{who} lacks the permission: a super user can grant it with mqadmin createAcl, or use other credentials"
 
 
 def _hint_for_response(e: Any, namesrvs: Sequence[str]) -> str | None:
@@ -203,12 +339,20 @@ def _value(v: Any) -> str:
 
 def exit_for_results(results: Sequence[TargetResult], what: str) -> None:
     """Raise PARTIAL (some failed) or FAILURE (all failed) after the per-target output was printed."""
+    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, refusal_of_reason
+
     failed = [r for r in results if not r.ok]
     if not failed:
         return
     names = ", ".join(f"{r.name} {r.addr}".strip() for r in failed)
     if len(failed) == len(results):
-        raise CliError(f"{what} failed on every target ({names})", "see the reason column above", ExitCode.FAILURE)
+        kinds = {refusal_of_reason(r.reason) for r in failed}
+        if len(kinds) == 1 and None not in kinds:
+            raise CliError(f"{what} was refused on every target ({names})", auth_hint(kinds.pop()), ExitCode.AUTH)
+        hint = "see the reason column above"
+        if all((r.reason or "").startswith(AuthNotEnabled.PREFIX) for r in failed):
+            hint = NO_AUTH_HINT
+        raise CliError(f"{what} failed on every target ({names})", hint, ExitCode.FAILURE)
     raise CliError(
         f"{what} failed on {len(failed)} of {len(results)} targets ({names})",
         "the other targets are done; fix the failed ones and run the same command again",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.queue import loads_mq_keyed
 from mqadmin.wire import fastjson
 
 
@@ -21,6 +22,11 @@ class QueueProgress:
     @property
     def lag(self) -> int:
         return max(self.broker_offset - self.consumer_offset, 0)
+
+    @property
+    def inflight(self) -> int:
+        """Pulled but not yet committed (5.x brokers report the pull offset; 4.9 brokers do not: 0)."""
+        return max(self.pull_offset - self.consumer_offset, 0)
 
 
 @dataclass(slots=True)
@@ -40,7 +46,7 @@ def _consume_stats(obj: dict[str, Any]) -> ConsumeStats:
                 queue_id=int(mq.get("queueId", 0)),
                 broker_offset=int(value.get("brokerOffset", 0)),
                 consumer_offset=int(value.get("consumerOffset", 0)),
-                pull_offset=int(value.get("pullOffset", 0)),
+                pull_offset=int(value.get("pullOffset", value.get("consumerOffset", 0))),
                 last_timestamp=int(value.get("lastTimestamp", 0)),
             )
         )
@@ -69,4 +75,4 @@ class ConsumeStatsBody:
         return fastjson.dumps_object_keyed({"consumeTps": value.consume_tps}, table, "offsetTable")
 
     def decode(self, data: bytes) -> ConsumeStats:
-        return _consume_stats(fastjson.loads(data))
+        return _consume_stats(loads_mq_keyed(data))

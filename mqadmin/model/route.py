@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.static_topic import TopicQueueMappingInfo
 from mqadmin.wire import fastjson
 
 MASTER_ID = 0
@@ -70,6 +71,8 @@ class TopicRouteData:
     broker_datas: list[BrokerData] = field(default_factory=list)
     queue_datas: list[QueueData] = field(default_factory=list)
     order_topic_conf: str | None = None
+    queue_mappings: dict[str, TopicQueueMappingInfo] = field(default_factory=dict)
+    """Static topics (5.x): broker name → its logic-queue mapping (``topicQueueMappingByBroker``)."""
 
     @classmethod
     def from_body(cls, body: bytes) -> TopicRouteData:
@@ -81,6 +84,10 @@ class TopicRouteData:
             broker_datas=[BrokerData.from_json(b) for b in obj.get("brokerDatas") or []],
             queue_datas=[QueueData.from_json(q) for q in obj.get("queueDatas") or []],
             order_topic_conf=obj.get("orderTopicConf") or None,
+            queue_mappings={
+                str(b): TopicQueueMappingInfo.from_json(m)
+                for b, m in (obj.get("topicQueueMappingByBroker") or {}).items()
+            },
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -92,6 +99,8 @@ class TopicRouteData:
         }
         if self.order_topic_conf:
             out["orderTopicConf"] = self.order_topic_conf
+        if self.queue_mappings:
+            out["topicQueueMappingByBroker"] = {b: m.to_json() for b, m in sorted(self.queue_mappings.items())}
         return out
 
 

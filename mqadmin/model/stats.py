@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mqadmin.model.queue import loads_mq_keyed
 from mqadmin.wire import fastjson
 
 
@@ -63,4 +64,4 @@ class TopicStatsBody:
         return fastjson.dumps_object_keyed({}, table, "offsetTable")
 
     def decode(self, data: bytes) -> list[QueueOffsets]:
-        return topic_stats_from_json(fastjson.loads(data))
+        return topic_stats_from_json(loads_mq_keyed(data))

@@ -13,7 +13,7 @@ PERM_INHERIT = 1
 DEFAULT_TOPIC = "TBW102"
 
 ATTRIBUTE_VALUES: dict[str, tuple[str, ...]] = {
-    "message.type": ("UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED"),
+    "message.type": ("UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "PRIORITY", "LITE", "MIXED"),
     "queue.type": ("BatchCQ", "SimpleCQ"),
     "cleanup.policy": ("DELETE", "COMPACTION"),
 }

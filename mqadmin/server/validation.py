@@ -66,6 +66,7 @@ NAME_FIELDS: dict[int, tuple[NameField, ...]] = {
     SEARCH_OFFSET_BY_TIMESTAMP: (_t("topic"),),
     GET_EARLIEST_MSG_STORETIME: (_t("topic"),),
     C.VIEW_MESSAGE_BY_ID: (_t("topic", True),),
+    C.QUERY_CONSUME_QUEUE: (_t("topic"), _g("consumerGroup", True)),
     C.CONSUMER_SEND_MSG_BACK: (_g("group"), _t("originTopic", True)),
     C.GET_TOPIC_STATS_INFO: (_t("topic"),),
     C.GET_CONSUME_STATS: (_g("consumerGroup"), _t("topic", True)),

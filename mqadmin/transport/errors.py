@@ -33,3 +33,12 @@ class ConnectionClosed(TransportError):
 class HostNotFound(TransportError):
     def __init__(self, addr: str, detail: str = "") -> None:
         super().__init__(addr, f"cannot resolve the host of {addr}{': ' + detail if detail else ''}")
+
+
+class TlsHandshakeFailed(TransportError):
+    """The TLS handshake failed; ``verify`` when it is the server's certificate that was not accepted."""
+
+    def __init__(self, addr: str, detail: str, *, verify: bool = False) -> None:
+        what = "the server's certificate was not accepted" if verify else "the TLS handshake failed"
+        super().__init__(addr, f"{what} at {addr}: {detail}")
+        self.verify = verify

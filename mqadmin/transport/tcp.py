@@ -16,7 +16,7 @@ import ssl as ssl_mod
 import struct
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from mqadmin.transport import acl
@@ -26,8 +26,10 @@ from mqadmin.transport.errors import (
     ConnectTimeout,
     HostNotFound,
     RequestTimeout,
+    TlsHandshakeFailed,
     TransportError,
 )
+from mqadmin.transport.tls import TlsSettings
 from mqadmin.transport.trace import describe_request, describe_response
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import (
@@ -52,9 +54,11 @@ class Transport(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Credentials:
+    """What every request is signed with (``repr`` never shows the secret or the token)."""
+
     access_key: str
-    secret_key: str
-    security_token: str | None = None
+    secret_key: str = field(repr=False)
+    security_token: str | None = field(default=None, repr=False)
 
 
 def split_addr(addr: str) -> tuple[str, int]:
@@ -97,20 +101,27 @@ class Connection:
         *,
         timeout: float,
         ssl: ssl_mod.SSLContext | None = None,
+        server_hostname: str | None = None,
         handler: ServerRequestHandler | None = None,
     ) -> Connection:
+        """Connect (and shake hands when ``ssl`` is given, checking the certificate against ``server_hostname``,
+        by default the host dialled)."""
         host, port = split_addr(addr)
+        sni = (server_hostname or host) if ssl else None
         try:
             reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(host, port, ssl=ssl, server_hostname=host if ssl else None, limit=1 << 20),
-                timeout,
+                asyncio.open_connection(host, port, ssl=ssl, server_hostname=sni, limit=1 << 20), timeout
             )
         except TimeoutError:
             raise ConnectTimeout(addr, timeout) from None
         except ConnectionRefusedError as e:
             raise ConnectionRefused(addr, e.strerror or "") from None
-        except (ssl_mod.SSLError, ConnectionResetError) as e:
-            raise ConnectionClosed(addr, f"during the TLS handshake ({e})" if ssl else str(e)) from None
+        except ssl_mod.SSLCertVerificationError as e:
+            raise TlsHandshakeFailed(addr, e.verify_message or str(e), verify=True) from None
+        except (ssl_mod.SSLError, ConnectionResetError, BrokenPipeError) as e:
+            if ssl:
+                raise TlsHandshakeFailed(addr, f"{e} (is TLS enabled on that server?)") from None
+            raise ConnectionClosed(addr, str(e)) from None
         except socket.gaierror as e:
             raise HostNotFound(addr, e.strerror or str(e)) from None
         except OSError as e:
@@ -206,16 +217,19 @@ class TcpTransport:
         *,
         timeout: float = 5.0,
         connect_timeout: float | None = None,
-        tls: bool | ssl_mod.SSLContext = False,
+        tls: TlsSettings | ssl_mod.SSLContext | None = None,
         credentials: Credentials | None = None,
         handler: ServerRequestHandler | None = None,
         trace: Callable[[str], None] | None = None,
     ) -> None:
-        """``trace`` receives one line per request sent and per answer or failure (``--debug``)."""
+        """``tls``: TLS on every connection (``TlsConfigError`` at once when its files cannot be used).
+        ``credentials``: every request is signed (AccessKey, SecurityToken, Signature ext fields).
+        ``trace`` receives one line per request sent and per answer or failure (``--debug``)."""
         self.timeout = timeout
         self._trace = trace
         self.connect_timeout = connect_timeout if connect_timeout is not None else min(timeout, 3.0)
-        self._ssl = _ssl_context(tls)
+        self._ssl = tls.context() if isinstance(tls, TlsSettings) else tls
+        self._server_name = tls.server_name if isinstance(tls, TlsSettings) else None
         self._credentials = credentials
         self._handler = handler
         self._conns: dict[str, Connection] = {}
@@ -232,7 +246,13 @@ class TcpTransport:
         fut: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
         self._opening[addr] = fut
         try:
-            conn = await Connection.open(addr, timeout=self.connect_timeout, ssl=self._ssl, handler=self._handler)
+            conn = await Connection.open(
+                addr,
+                timeout=self.connect_timeout,
+                ssl=self._ssl,
+                server_hostname=self._server_name,
+                handler=self._handler,
+            )
         except BaseException as e:
             fut.set_exception(e)
             fut.exception()  # mark retrieved when nobody else waits
@@ -280,16 +300,3 @@ class TcpTransport:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-
-def _ssl_context(tls: bool | ssl_mod.SSLContext) -> ssl_mod.SSLContext | None:
-    """TLS on the same port, as RocketMQ does. By default, like the Java client
-    (``tls.client.authServer=false``), the server certificate is not verified."""
-    if isinstance(tls, ssl_mod.SSLContext):
-        return tls
-    if not tls:
-        return None
-    ctx = ssl_mod.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl_mod.CERT_NONE
-    return ctx

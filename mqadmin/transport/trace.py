@@ -5,8 +5,8 @@ from __future__ import annotations
 from mqadmin.wire.codes import RequestCode, response_name
 from mqadmin.wire.frame import RemotingCommand
 
-HIDDEN = frozenset({"Signature"})
-"""Ext fields whose values are not shown."""
+HIDDEN = frozenset({"Signature", "SecurityToken"})
+"""Ext fields whose values are not shown (bodies, which carry user passwords, are shown only by size)."""
 
 
 def _request_name(code: int) -> str:

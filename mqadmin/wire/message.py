@@ -98,25 +98,71 @@ def offset_msg_id(store_host: tuple[str, int], commit_log_offset: int) -> str:
 
 
 def parse_offset_msg_id(msg_id: str) -> tuple[tuple[str, int], int]:
-    """(store host, commit-log offset) from a 32-hex-digit offset message id."""
-    try:
-        raw = bytes.fromhex(msg_id)
-    except ValueError:
-        raise MessageDecodeError(f"message id {msg_id!r} is not hex") from None
-    if len(raw) != 16:
-        raise MessageDecodeError(f"message id {msg_id!r} is not 32 hex digits (an offset message id)")
-    port, offset = struct.unpack(">iq", raw[4:])
-    return (socket.inet_ntoa(raw[:4]), port), offset
+    """(store host, commit-log offset) from an offset message id: 32 hex digits (IPv4 broker) or 56 (IPv6)."""
+    raw = _hex_id(msg_id, "message id")
+    if len(raw) not in (16, 28):
+        raise MessageDecodeError(f"message id {msg_id!r} is neither 32 nor 56 hex digits (an offset message id)")
+    n = len(raw) - 12
+    port, offset = struct.unpack(">iq", raw[n:])
+    return (socket.inet_ntop(socket.AF_INET6 if n == 16 else socket.AF_INET, raw[:n]), port), offset
 
 
 _uniq_counter = itertools.count()
 _uniq_prefix = socket.inet_aton("127.0.0.1") + struct.pack(">H", os.getpid() & 0xFFFF) + os.urandom(4)
 
 
-def new_uniq_key() -> str:
-    """A client-side unique message id (UNIQ_KEY) of the same 32-hex-digit shape Java uses."""
-    tail = struct.pack(">IH", int(time.time() * 1000) & 0xFFFFFFFF, next(_uniq_counter) & 0xFFFF)
+def new_uniq_key(now_ms: int | None = None) -> str:
+    """A client-side unique message id (UNIQ_KEY) laid out as Java's ``MessageClientIDSetter`` does: client
+    IP, pid, a per-process random number (Java: its class loader's hash), milliseconds since the start of
+    the current month (local time) and a counter, so ``decode_uniq_key`` (and Java's tools) read it back."""
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    since_month = now_ms - month_start_ms(now_ms)
+    tail = struct.pack(">IH", since_month & 0xFFFFFFFF, next(_uniq_counter) & 0xFFFF)  # Java's int overflows late in
+    # a 31-day month; read back unsigned, as getNearlyTimeFromID reads it
     return (_uniq_prefix + tail).hex().upper()
+
+
+def month_start_ms(at_ms: int, months_back: int = 0) -> int:
+    """Midnight of the first day of the month (local time) that holds ``at_ms``, ``months_back`` months earlier."""
+    t = time.localtime(at_ms / 1000)
+    year, month = divmod(t.tm_year * 12 + (t.tm_mon - 1) - months_back, 12)
+    return int(time.mktime((year, month + 1, 1, 0, 0, 0, 0, 0, -1)) * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class UniqKey:
+    """What a unique message id (UNIQ_KEY, the msgId Java's SendResult gives) holds."""
+
+    ip: str
+    pid: int
+    client_hash: int
+    """Java: the class loader's hash code (a per-process constant)."""
+    timestamp: int
+    """When it was created, to the millisecond (the id holds the time since the start of a month; the month
+    is taken to be the latest one that puts the time in the past, as Java's getNearlyTimeFromID does)."""
+    counter: int
+
+
+def decode_uniq_key(msg_id: str, now_ms: int | None = None) -> UniqKey:
+    """Read a unique message id: 32 hex digits (IPv4 client) or 56 (IPv6)."""
+    raw = _hex_id(msg_id, "unique message id")
+    if len(raw) not in (16, 28):
+        raise MessageDecodeError(f"unique message id {msg_id!r} is neither 32 nor 56 hex digits")
+    n = len(raw) - 12
+    ip = socket.inet_ntop(socket.AF_INET6 if n == 16 else socket.AF_INET, raw[:n])
+    pid, client_hash, since_month, counter = struct.unpack(">HiIH", raw[n:])
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    start = month_start_ms(now_ms)
+    if start + since_month > now_ms:  # not yet this month: made last month
+        start = month_start_ms(now_ms, months_back=1)
+    return UniqKey(ip, pid, client_hash, start + since_month, counter)
+
+
+def _hex_id(msg_id: str, what: str) -> bytes:
+    try:
+        return bytes.fromhex(msg_id)
+    except ValueError:
+        raise MessageDecodeError(f"{what} {msg_id!r} is not hex") from None
 
 
 _HEAD = struct.Struct(">iiiiiqqiq")  # size, magic, crc, queueId, flag, queueOffset, physOffset, sysFlag, born

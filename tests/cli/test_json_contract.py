@@ -23,11 +23,21 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS = sorted((REPO / "docs" / "commands").glob("*.md"))
 CLUSTER = "DefaultCluster"
 T = "JsonContract"
+DLQ = "%DLQ%JsonContractGroup"
 
 CASES: dict[str, list[list[str]]] = {
-    "updateTopic": [["-c", CLUSTER, "-t", T, "-o", "true"], ["-c", CLUSTER, "-t", T, "-r", "16"]],
+    "updateTopic": [
+        ["-c", CLUSTER, "-t", T, "-o", "true"],
+        ["-c", CLUSTER, "-t", T, "-r", "16"],
+        ["-c", CLUSTER, "-t", DLQ],
+    ],  # fmt: skip
     "topicRoute": [["-t", T]],
-    "topicList": [[]],
+    "topicList": [[], ["-c"]],
+    "updateTopicPerm": [["-c", CLUSTER, "-t", T, "-p", "4"], ["-c", CLUSTER, "-t", T, "-p", "6"]],
+    "updateTopicList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "topic_list.json")]],
+    "topicClusterList": [["-t", T]],
+    "allocateMQ": [["-t", T, "-i", "c1,c2,c3"]],
+    "updateStaticTopic": [["-t", "JsonContractStatic", "-qn", "4", "-c", CLUSTER, "--dry-run"]],
     "topicStatus": [["-t", T]],
     "updateOrderConf": [["-t", T, "-m", "put", "-v", "broker-a:8;broker-b:8"], ["-t", T, "-m", "get"]],
     "clusterList": [[], ["-m"]],
@@ -41,17 +51,62 @@ CASES: dict[str, list[list[str]]] = {
     "deleteKvConfig": [["-s", "CONTRACT", "-k", "k1"]],
     "wipeWritePerm": [["-b", "broker-a", "--dry-run"], ["-b", "broker-a"]],
     "addWritePerm": [["-b", "broker-a"]],
-    "sendMessage": [["-t", T, "-p", "hello", "-k", "k1", "-c", "TagA"]],
+    "sendMessage": [["-t", DLQ, "-p", "dead"], ["-t", T, "-p", "hello", "-k", "k1", "-c", "TagA"]],
     "consumeMessage": [["-t", T, "-c", "1"]],
+    "queryMsgById": [["-t", T, "-i", "{sendMessage.msgId}"], ["-i", "{sendMessage.offsetMsgId}"]],
+    "queryMsgByUniqueKey": [["-t", T, "-i", "{sendMessage.msgId}"]],
+    "queryMsgByKey": [["-t", T, "-k", "k1"]],
+    "queryMsgByOffset": [["-t", T, "-b", "{sendMessage.broker}", "-i", "{sendMessage.queueId}", "-o", "0"]],
+    "printMsg": [["-t", T]],
+    "printMsgByQueue": [
+        ["-t", T, "-a", "{sendMessage.broker}", "-i", "{sendMessage.queueId}", "-p", "true", "-f", "true"]
+    ],  # fmt: skip
+    "queryCq": [["-t", T, "-q", "{sendMessage.queueId}", "-i", "0", "-b", "{sendMessage.brokerAddr}"]],
+    "queryMsgTraceById": [["-i", "{sendMessage.msgId}", "-t", T]],
+    "checkMsgSendRT": [["-t", T, "-a", "2"]],
+    "decodeMessageId": [["-i", "{sendMessage.msgId}"]],
+    "resendDlqMessage": [["-g", "JsonContractGroup", "--dry-run"]],
+    "resetOffsetByTime": [
+        ["-g", "TOOLS_CONSUMER", "-t", T, "-s", "0"],
+        ["-g", "TOOLS_CONSUMER", "-t", T, "-s", "now", "--dry-run"],
+    ],  # fmt: skip
+    "skipAccumulatedMessage": [["-g", "TOOLS_CONSUMER", "-t", T]],
+    "consumerProgress": [["-g", "TOOLS_CONSUMER", "-t", T], []],
+    "cloneGroupOffset": [["-s", "TOOLS_CONSUMER", "-d", "JsonContractGroup", "-t", T]],
+    "setConsumeMode": [
+        ["-c", CLUSTER, "-t", T, "-g", "TOOLS_CONSUMER", "-m", "POP"],
+        ["-c", CLUSTER, "-t", T, "-g", "TOOLS_CONSUMER", "-m", "PULL"],
+    ],  # fmt: skip
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
     "getConsumerConfig": [["-g", T]],
     "deleteSubGroup": [["-c", CLUSTER, "-g", T, "--dry-run"], ["-c", CLUSTER, "-g", T]],
 }
-"""Invocations per command, run in this order (so the topic exists until deleteTopic)."""
+"""Invocations per command, run in this order (so the topic exists until deleteTopic). An argument
+``{command.key}`` is that key of the last JSON document the command printed (a message id, say)."""
 
+AUTH_EXEMPT = "needs a broker with ACL 2.0; checked in tests/conformance/test_auth.py"
+
+LITE = (
+    "needs lite topics (5.5 brokers; the embedded broker refuses them): shape checked with a fake 5.5 broker "
+    "in tests/unit/test_cli_topic_parity.py"
+)
+REAL_CLIENTS = "its shape is checked with real clients in tests/conformance/test_consumer_parity.py"
 EXEMPT = {
+    "createUser": AUTH_EXEMPT,
+    "updateUser": AUTH_EXEMPT,
+    "deleteUser": AUTH_EXEMPT,
+    "getUser": AUTH_EXEMPT,
+    "listUser": AUTH_EXEMPT,
+    "copyUser": AUTH_EXEMPT,
+    "createAcl": AUTH_EXEMPT,
+    "updateAcl": AUTH_EXEMPT,
+    "deleteAcl": AUTH_EXEMPT,
+    "getAcl": AUTH_EXEMPT,
+    "listAcl": AUTH_EXEMPT,
+    "copyAcl": AUTH_EXEMPT,
+    "profile": "local config, no cluster; its documents are checked in tests/unit/test_cli_profile.py",
     "dev": "runs servers; its ready lines are documented in docs/dev-cluster.md",
     "help": "prints help text, not data",
     "exportMetadata": "its document is the export's manifest (fleet schema, docs/fleet-schema.md)",
@@ -59,6 +114,21 @@ EXEMPT = {
     "generateFleet": "its document is the generated export's manifest (fleet schema, docs/fleet-schema.md)",
     "exportConfigs": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
     "exportMetrics": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
+    "remappingStaticTopic": (
+        "needs a static topic (5.x brokers; the embedded broker refuses them): shape checked in "
+        "tests/unit/test_cli_topic_parity.py and on Apache 5.x in tests/conformance/test_topic_parity.py"
+    ),
+    "getBrokerLiteInfo": LITE,
+    "getParentTopicInfo": LITE,
+    "getLiteTopicInfo": LITE,
+    "getLiteClientInfo": LITE,
+    "getLiteGroupInfo": LITE,
+    "triggerLiteDispatch": LITE,
+    "consumerConnection": f"needs a consumer online: {REAL_CLIENTS}",
+    "producerConnection": f"needs a producer online: {REAL_CLIENTS}",
+    "producer": f"takes a broker address and needs a producer online: {REAL_CLIENTS}",
+    "consumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
+    "getConsumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 
@@ -131,14 +201,18 @@ def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster
 
     shapes = documented_shapes()
     failures = []
+    seen: dict[str, str] = {}
     for name, invocations in CASES.items():
         for args in invocations:
+            args = [seen.get(a[1:-1], a) if a.startswith("{") and a.endswith("}") else a for a in args]
             cmd = [sys.executable, "-m", "mqadmin", name, *args, "-n", cluster.namesrv_addr, "--format", "json"]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
             if done.returncode != 0:
                 failures.append(f"{name} {args}: exit {done.returncode}: {done.stderr.strip()}")
                 continue
             actual = json.loads(done.stdout)
+            if isinstance(actual, dict):
+                seen.update({f"{name}.{k}": str(v) for k, v in actual.items() if isinstance(v, (str, int))})
             reasons = [mismatch(doc, actual) for doc in shapes[name]]
             if all(reasons):
                 failures.append(f"{name} {args}: {reasons}")

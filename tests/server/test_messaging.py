@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from mqadmin.admin.messaging import consume_messages, send_message
+from mqadmin.admin.messaging import send_message
+from mqadmin.admin.reading import read_messages
 from mqadmin.model.tags import java_string_hash
 from mqadmin.server.broker.send import encode_batch
 from mqadmin.transport.tcp import TcpTransport
@@ -344,25 +345,6 @@ async def test_consume_and_topic_stats_use_message_queue_keys(cluster, transport
     assert missing.code == R.TOPIC_NOT_EXIST
 
 
-async def test_send_back_goes_to_retry_then_dead_letter_queue(cluster, transport):
-    broker = broker_of(cluster)
-    addr = broker.config.addr
-    sent = await request(transport, addr, RC.SEND_MESSAGE, send_ext("Failing"), b"poison")
-    from mqadmin.wire.message import parse_offset_msg_id
-
-    offset = parse_offset_msg_id(sent.ext["msgId"])[1]
-    back = {"offset": str(offset), "group": "CG_R", "delayLevel": "0", "originMsgId": sent.ext["msgId"],
-            "originTopic": "Failing", "unitMode": "false", "maxReconsumeTimes": "1"}  # fmt: skip
-    assert (await request(transport, addr, RC.CONSUMER_SEND_MSG_BACK, back)).code == R.SUCCESS
-    retry = await request(transport, addr, RC.PULL_MESSAGE, pull_ext("%RETRY%CG_R", group="CG_R"))
-    (m,) = decode_messages(retry.body)
-    assert m.body == b"poison" and m.reconsume_times == 1 and m.properties["RETRY_TOPIC"] == "Failing"
-    again = {**back, "offset": str(m.commit_log_offset)}
-    assert (await request(transport, addr, RC.CONSUMER_SEND_MSG_BACK, again)).code == R.SUCCESS
-    dlq = await request(transport, addr, RC.PULL_MESSAGE, pull_ext("%DLQ%CG_R", group="CG_R"))
-    assert [x.body for x in decode_messages(dlq.body)] == [b"poison"]
-
-
 async def test_lock_batch_grants_free_queues_only(cluster, transport):
     addr = broker_of(cluster).config.addr
     mqs = [{"brokerName": "broker-a", "queueId": i, "topic": "Ordered"} for i in range(2)]
@@ -383,7 +365,7 @@ async def test_client_send_and_consume(admin, cluster):
     assert r2
     results = [await send_message(admin, "ClientTopic", b"%d" % i) for i in range(4)]
     assert not any(r.auto_created_route for r in results)
-    got = await consume_messages(admin, "ClientTopic", count=10)
+    got = await read_messages(admin, "ClientTopic", limit=10)
     assert sorted(m.message.body for m in got) == sorted([b"one", b"0", b"1", b"2", b"3"])
 
 

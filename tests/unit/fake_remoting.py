@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.route import BrokerData, ClusterInfo
 from mqadmin.model.rpc import groups as group_rpc
-from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC
+from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC, UPDATE_AND_CREATE_TOPIC_LIST
 from mqadmin.model.topic import TopicConfig, alter_attributes
+from mqadmin.model.topic_batch import ops_from_map
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
@@ -31,6 +32,7 @@ class FakeBroker:
     topics: dict[str, TopicConfig] = field(default_factory=dict)
     groups: dict[str, SubscriptionGroupConfig] = field(default_factory=dict)
     runtime: dict[str, str] = field(default_factory=dict)
+    consumers: dict[str, list[str]] = field(default_factory=dict)  # topic -> groups (QUERY_TOPIC_CONSUME_BY_WHO)
     hang: bool = False  # never answer (like a SIGSTOPped process)
     before: Hook | None = None  # runs first; a non-None return answers instead
 
@@ -61,6 +63,14 @@ class FakeBroker:
                 return cmd.response(ResponseCode.SYSTEM_ERROR, "slave can not create topic")
             self.topics[cmd.ext["topic"]] = self._stored(self._merged(cmd))
             return cmd.response(remark="not set any response code")
+        if cmd.code == RC.UPDATE_AND_CREATE_TOPIC_LIST and self.version >= 473:  # 5.3.0+
+            for cfg in UPDATE_AND_CREATE_TOPIC_LIST.decode(cmd).body:
+                old = self.topics.get(cfg.topic_name)
+                attrs = alter_attributes(old.attributes if old else {}, ops_from_map(cfg.attributes))
+                self.topics[cfg.topic_name] = self._stored(cfg.with_(attributes=attrs))
+            return cmd.response()
+        if cmd.code == RC.QUERY_TOPIC_CONSUME_BY_WHO:
+            return cmd.response(body=fastjson.dumps_bytes({"groupList": self.consumers.get(cmd.ext["topic"], [])}))
         if cmd.code == RC.DELETE_TOPIC_IN_BROKER:
             self.topics.pop(cmd.ext["topic"], None)
             return cmd.response()

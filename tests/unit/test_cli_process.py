@@ -104,7 +104,10 @@ async def test_dead_name_server_exits_4_with_a_one_line_hint() -> None:
 async def test_no_name_server_is_a_usage_error() -> None:
     code, out, err = await mqadmin("topicList")
     assert (code, out) == (2, "")
-    assert err == "mqadmin: error: no name server address given\n  hint: pass -n host:9876 or set NAMESRV_ADDR\n"
+    assert err == (
+        "mqadmin: error: no name server address given\n"
+        "  hint: pass -n host:9876 or set NAMESRV_ADDR (or use a profile: mqadmin profile create NAME -n host:9876)\n"
+    )
 
 
 async def test_cluster_list_interval_ends_cleanly_on_ctrl_c() -> None:

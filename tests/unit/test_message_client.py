@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mqadmin.admin.messaging import NoSuchQueue, Queue, choose_queue, publish_queues, subscribe_queues
+from mqadmin.admin.messaging import NoSuchQueue, Queue, choose_queue, publish_queues
+from mqadmin.admin.reading import QueueRef, readable_queues
 from mqadmin.model.route import BrokerData, QueueData, TopicRouteData
 from mqadmin.model.tags import build_subscription, hash_index, java_string_hash, tags_code
 
@@ -58,8 +59,13 @@ def test_order_topic_conf_builds_the_list():
                                                               Queue("broker-a", 0)]  # fmt: skip
 
 
-def test_subscribe_queues_include_read_only_brokers():
-    assert Queue("broker-r", 1) in subscribe_queues(route())
+def test_readable_queues_include_slave_only_brokers_and_skip_those_without_an_address():
+    queues = readable_queues(route())
+    assert QueueRef("broker-s", "127.0.0.1:3", 1) in queues  # read from the slave when there is no master
+    assert not any(q.broker_name == "broker-r" for q in queues)  # no address in the route
+    assert readable_queues(route(), broker="broker-a", queue_id=2) == [QueueRef("broker-a", "127.0.0.1:1", 2)]
+    with pytest.raises(NoSuchQueue, match="broker-z"):
+        readable_queues(route(), broker="broker-z")
 
 
 def test_choose_queue():

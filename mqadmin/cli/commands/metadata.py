@@ -106,7 +106,8 @@ def export_metadata(
 
 def _sources(namesrv: list[str] | None, fleet: Path | None) -> list[Source]:
     from mqadmin.admin.errors import BadNameServerAddress, NoNameServer
-    from mqadmin.admin.namesrv import resolve_namesrv_addrs
+    from mqadmin.cli import settings
+    from mqadmin.cli.runner import namesrv_addrs
     from mqadmin.fleet.fleetfile import FleetFileError, Source, load_fleet_file, source_from_option
 
     sources: list[Source] = []
@@ -116,7 +117,9 @@ def _sources(namesrv: list[str] | None, fleet: Path | None) -> list[Source]:
         for value in namesrv or []:
             sources.append(source_from_option(value))
         if not sources:
-            addrs = resolve_namesrv_addrs(None)
+            if settings.namesrv(None).value is None:
+                raise NoNameServer()
+            addrs = namesrv_addrs(None)  # NAMESRV_ADDR or the profile's name servers (or address server)
             sources.append(Source(";".join(addrs), tuple(addrs)))
     except FleetFileError as e:
         raise usage_error(str(e), "see docs/audit.md for the fleet file format") from None
@@ -154,10 +157,9 @@ async def _export(sources: list[Source], out: Path, concurrency: int, timeout: f
     from mqadmin.fleet.collect import Collector, export_status
     from mqadmin.fleet.manifest import new_manifest
     from mqadmin.fleet.writer import ExportWriter
-    from mqadmin.transport.tcp import TcpTransport
 
     writer = ExportWriter(out)
-    transport = runner.transport_factory() if runner.transport_factory else TcpTransport(timeout=timeout)
+    transport = runner.connection_transport([a for s in sources for a in s.namesrv])  # signed, TLS, address map
     manifest = new_manifest({"tool": "mqadmin exportMetadata", "version": __version__})
     try:
         with _progress() as progress:

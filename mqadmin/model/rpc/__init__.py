@@ -4,20 +4,39 @@ client to encode, by the servers to decode and validate, and by the test fake to
 Importing this package imports every declaration module, so ``REGISTRY`` is complete.
 """
 
-from mqadmin.model.rpc import brokers, groups, messages, namesrv, stats, topics
+from mqadmin.model.rpc import (
+    auth,
+    brokers,
+    consumers,
+    groups,
+    lite,
+    messages,
+    namesrv,
+    offsets,
+    pop,
+    static_topics,
+    stats,
+    topics,
+)
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, Reply, RequestRefused, Rpc, wire
 
 __all__ = [
     "REGISTRY",
+    "auth",
     "Decoded",
     "Header",
     "Reply",
     "RequestRefused",
     "Rpc",
     "brokers",
+    "consumers",
     "groups",
+    "lite",
     "messages",
     "namesrv",
+    "offsets",
+    "pop",
+    "static_topics",
     "stats",
     "topics",
     "wire",

@@ -117,3 +117,15 @@ GET_TOPIC_STATS_INFO = Rpc(
     C.GET_TOPIC_STATS_INFO, "GET_TOPIC_STATS_INFO", TopicHeader, response_body=TOPIC_STATS,
     summary="min/max offset and last update time of each queue",
 )  # fmt: skip
+
+
+def _group_list(obj: Any) -> list[str]:
+    return [str(g) for g in obj.get("groupList") or []]
+
+
+GROUP_LIST = JsonBody("GroupList", _group_list, lambda groups: {"groupList": groups})
+
+QUERY_TOPIC_CONSUME_BY_WHO = Rpc(
+    C.QUERY_TOPIC_CONSUME_BY_WHO, "QUERY_TOPIC_CONSUME_BY_WHO", TopicHeader, response_body=GROUP_LIST,
+    summary="the consumer groups that consume a topic on this broker (online or with offsets)",
+)  # fmt: skip

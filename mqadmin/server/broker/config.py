@@ -37,6 +37,8 @@ class BrokerConfig:
     trace_on: bool = True
     reject_transaction_message: bool = False
     revive_queue_num: int = 8
+    message_delay_level: str = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
+    """How long each delay level waits (mqadmin.server.broker.schedule); read at start, as Java does."""
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
     reset_unreadable_metadata: bool = False
@@ -88,6 +90,7 @@ PROPERTIES: dict[str, Prop] = {
     "traceOn": Prop("trace_on", "bool"),
     "rejectTransactionMessage": Prop("reject_transaction_message", "bool"),
     "reviveQueueNum": Prop("revive_queue_num", "int", runtime=False),
+    "messageDelayLevel": Prop("message_delay_level", runtime=False),
 }
 """The broker's settings under Java's names. UPDATE_BROKER_CONFIG changes only those a Java broker
 reads while running (``runtime``), within Java's ranges (PermName.isValid for brokerPermission); the

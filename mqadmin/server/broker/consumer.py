@@ -159,7 +159,8 @@ class ConsumerProcessor(Processor):
 
     async def update_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
         group, topic = need(cmd, "consumerGroup"), need(cmd, "topic")
-        self.offsets.commit(group, topic, need_int(cmd, "queueId"), need_int(cmd, "commitOffset"))
+        if not self.offsets.commit(group, topic, need_int(cmd, "queueId"), need_int(cmd, "commitOffset")):
+            return cmd.response(ResponseCode.SUCCESS, "Offset has been previously reset")  # Apache 5.x's answer
         return cmd.response(ResponseCode.SUCCESS)
 
     # --- orderly consumers -----------------------------------------------------------------

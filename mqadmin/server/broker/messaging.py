@@ -11,13 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mqadmin.server.broker import stats_items
+from mqadmin.model.rpc.messages import QUERY_CONSUME_QUEUE
+from mqadmin.server.broker import consumer_admin, schedule, stats_items
 from mqadmin.server.broker.brokerstore import BrokerStore, store_host
 from mqadmin.server.broker.clients import ClientRegistry
 from mqadmin.server.broker.consumer import ConsumerProcessor
 from mqadmin.server.broker.offsets import ConsumerOffsetManager
 from mqadmin.server.broker.pull import GET_EARLIEST_MSG_STORETIME, SEARCH_OFFSET_BY_TIMESTAMP, PullProcessor
 from mqadmin.server.broker.query import QueryProcessor
+from mqadmin.server.broker.queue_query import QueueQueryProcessor
 from mqadmin.server.broker.send import SendProcessor
 from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType, MessageStore
 from mqadmin.wire.codes import RequestCode
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
 async def install(broker: Broker) -> BrokerStore:
     cfg = broker.config
+    levels = schedule.delay_levels(cfg.message_delay_level)  # a bad setting stops the start before anything runs
     offsets = ConsumerOffsetManager(
         broker.data_path("consumerOffset.json"), reset_unreadable=cfg.reset_unreadable_metadata
     )
@@ -75,9 +78,12 @@ async def install(broker: Broker) -> BrokerStore:
     for code, handler in handlers.items():
         broker.server.register(code, handler)
     stats_items.install(broker, store.rates)
+    broker.server.serve(QUERY_CONSUME_QUEUE, QueueQueryProcessor(broker, store).query_consume_queue)
+    consumer_admin.install(broker, store)
     broker.server.on_close(clients.channel_closed)
     broker.consumer_groups_of.append(lambda topic: clients.groups_of(topic) | offsets.groups_of(topic))
     broker.store = store
     store.start()
     broker.on_stop(store.close)
+    schedule.install(broker, store, levels)  # after store.close's hook, so it stops first
     return store

@@ -51,6 +51,9 @@ class ConsumerOffsetManager:
         self.flush_interval = flush_interval
         self.reset_unreadable = reset_unreadable
         self._table: dict[str, dict[int, int]] = {}
+        self._resets: dict[str, dict[int, int]] = {}
+        """Offsets an admin reset and the group's consumers have not picked up yet (kept in memory only,
+        as Java's ``resetOffsetTable``): stale commits are ignored until the consumer pulls from there."""
         self._dirty = False
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -79,11 +82,34 @@ class ConsumerOffsetManager:
 
     # --- reading and writing ---------------------------------------------------------------
 
-    def commit(self, group: str, topic: str, queue_id: int, offset: int) -> None:
-        queues = self._table.setdefault(f"{topic}{SEPARATOR}{group}", {})
+    def commit(self, group: str, topic: str, queue_id: int, offset: int) -> bool:
+        """Store a consumer's commit; False (nothing stored) while a reset of that queue waits for the
+        consumer and the commit is not the reset offset (the consumer has not moved yet)."""
+        key = f"{topic}{SEPARATOR}{group}"
+        pending = self._resets.get(key, {})
+        if queue_id in pending:
+            if pending[queue_id] != offset:
+                return False
+            del pending[queue_id]
+        self._store(key, queue_id, offset)
+        return True
+
+    def _store(self, key: str, queue_id: int, offset: int) -> None:
+        queues = self._table.setdefault(key, {})
         if queues.get(queue_id) != offset:
             queues[queue_id] = offset
             self._dirty = True
+
+    def assign_reset(self, group: str, topic: str, queue_id: int, offset: int) -> None:
+        """An admin reset: the offset is committed at once and waits for the group's consumer."""
+        key = f"{topic}{SEPARATOR}{group}"
+        self._store(key, queue_id, offset)
+        self._resets.setdefault(key, {})[queue_id] = offset
+
+    def take_reset(self, group: str, topic: str, queue_id: int) -> int | None:
+        """The reset waiting for this queue's consumer, if any (it is then no longer waiting)."""
+        pending = self._resets.get(f"{topic}{SEPARATOR}{group}")
+        return pending.pop(queue_id, None) if pending else None
 
     def query(self, group: str, topic: str, queue_id: int) -> int:
         """The committed offset, or -1 when the group never committed one for this queue."""
@@ -101,11 +127,13 @@ class ConsumerOffsetManager:
     def delete_group(self, group: str) -> None:
         for key in [k for k in self._table if k.partition(SEPARATOR)[2] == group]:
             del self._table[key]
+            self._resets.pop(key, None)
             self._dirty = True
 
     def delete_topic(self, topic: str) -> None:
         for key in [k for k in self._table if k.partition(SEPARATOR)[0] == topic]:
             del self._table[key]
+            self._resets.pop(key, None)
             self._dirty = True
 
     # --- persistence -----------------------------------------------------------------------

@@ -83,7 +83,10 @@ class PullProcessor(Processor):
         if isinstance(checked, RemotingCommand):
             return checked
         sub = checked
-        if h.sys_flag & FLAG_COMMIT_OFFSET:
+        reset = self.offsets.take_reset(h.group, h.topic, h.queue_id)
+        if reset is not None and reset != h.queue_offset:  # an admin reset the consumer has not followed yet
+            return self._moved_by_reset(cmd, h, reset)
+        if h.sys_flag & FLAG_COMMIT_OFFSET and reset is None:
             self.offsets.commit(h.group, h.topic, h.queue_id, h.commit_offset)
         result = self.messages.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
         code = pull_code(result.status, h.queue_offset)
@@ -114,6 +117,16 @@ class PullProcessor(Processor):
             self.broker.stats.record_get(len(result.messages))
             self.rates.got(h.group, h.topic, len(result.messages))
         return cmd.response(code, result.status.name, ext, body)
+
+    def _moved_by_reset(self, cmd: RemotingCommand, h: PullHeader, offset: int) -> RemotingCommand:
+        """Apache 5.x's OFFSET_RESET answer: the consumer continues from ``offset``."""
+        ext = {
+            "suggestWhichBrokerId": "0",
+            "nextBeginOffset": str(offset),
+            "minOffset": str(self.messages.min_offset(h.topic, h.queue_id)),
+            "maxOffset": str(self.messages.max_offset(h.topic, h.queue_id)),
+        }
+        return cmd.response(ResponseCode.PULL_OFFSET_MOVED, "OFFSET_RESET", ext)
 
     async def _check(self, cmd: RemotingCommand, h: PullHeader) -> SubscriptionData | RemotingCommand:
         cfg = self.broker.config

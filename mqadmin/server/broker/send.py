@@ -9,8 +9,8 @@ whose result maps to response codes as ``handlePutMessageResult`` does.
 
 Differences from the Java broker, on purpose: a topic without write permission refuses sends
 (NO_PERMISSION) and so does a broker without write permission for every topic (Java checks
-order topics only); delay levels are ignored (a retried or delayed message is delivered at
-once); transactional half messages are refused (no transaction support).
+order topics only); transactional half messages are refused (no transaction support). Delayed
+messages and consumer retries wait in SCHEDULE_TOPIC_XXXX (mqadmin.server.broker.schedule).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from mqadmin.model.names import DLQ_PREFIX, NOT_ALLOWED_SEND_TOPICS, POP_RETRY_SEPARATOR, RETRY_PREFIX
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.broker.brokerstore import Processor, store_host
+from mqadmin.server.broker.schedule import RETRY_FIRST_LEVEL, delay_levels, schedule_if_delayed
 from mqadmin.server.headers import HeaderError
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.server.store import PutResult, PutStatus
@@ -256,6 +257,8 @@ class SendProcessor(Processor):
             reconsume_times=h.reconsume_times,
             properties=props,
         )
+        if not topic.startswith(DLQ_PREFIX):
+            schedule_if_delayed(msg, delay_levels(self.broker.config.message_delay_level))
         self._sync_store_host()
         result = await self.messages.put(msg)
         if result.stored:
@@ -273,7 +276,7 @@ class SendProcessor(Processor):
         max_times = int(gcfg.get("retryMaxTimes", 16))
         if cmd.version >= MAX_RECONSUME_VERSION and h.max_reconsume_times is not None:
             max_times = h.max_reconsume_times
-        if h.reconsume_times < max_times:
+        if h.reconsume_times <= max_times:  # 5.x: the DLQ once reconsumeTimes > maxReconsumeTimes
             return None
         dlq = DLQ_PREFIX + group
         await self.broker.topics.create_retry_topic(dlq, DLQ_QUEUE_NUMS, PERM_READ | PERM_WRITE)
@@ -329,9 +332,10 @@ class SendProcessor(Processor):
     # --- CONSUMER_SEND_MSG_BACK ------------------------------------------------------------
 
     async def send_back(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        """A consumer hands back a message it failed to consume: store a copy in ``%RETRY%group``
-        (delivered at once: delay levels are not implemented), or in ``%DLQ%group`` once the
-        message has been reconsumed ``maxReconsumeTimes`` times or the delay level is negative."""
+        """A consumer hands back a message it failed to consume: store a copy for ``%RETRY%group``,
+        delivered after its delay level (the one asked for, else ``3 + reconsumeTimes``), or in
+        ``%DLQ%group`` once the message has been reconsumed ``maxReconsumeTimes`` times or the delay
+        level is negative."""
         ext = cmd.ext
         group = ext.get("group")
         if group is None:
@@ -357,24 +361,26 @@ class SendProcessor(Processor):
         max_times = int(gcfg.get("retryMaxTimes", 16))
         if cmd.version >= MAX_RECONSUME_VERSION and ext.get("maxReconsumeTimes"):
             max_times = _int("maxReconsumeTimes", ext.get("maxReconsumeTimes"))
+        props = dict(orig.properties)
+        props.setdefault(PROPERTY_RETRY_TOPIC, orig.topic)
+        props.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, ext.get("originMsgId") or orig.msg_id)
+        props.pop(PROPERTY_WAIT, None)
         if orig.reconsume_times >= max_times or delay_level < 0:
             topic = DLQ_PREFIX + group
             await self.broker.topics.create_retry_topic(topic, DLQ_QUEUE_NUMS, PERM_READ | PERM_WRITE)
             queue_id = 0
+            props.pop(PROPERTY_DELAY, None)
         else:
             topic = RETRY_PREFIX + group
             await self.broker.topics.create_retry_topic(topic, retry_queues, PERM_READ | PERM_WRITE)
             queue_id = random.randrange(retry_queues)
-        props = dict(orig.properties)
-        props.setdefault(PROPERTY_RETRY_TOPIC, orig.topic)
-        props.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, ext.get("originMsgId") or orig.msg_id)
-        props.pop(PROPERTY_DELAY, None)
-        props.pop(PROPERTY_WAIT, None)
+            props[PROPERTY_DELAY] = str(delay_level or RETRY_FIRST_LEVEL + orig.reconsume_times)
         msg = MessageExt(
             topic=topic, body=orig.body, queue_id=queue_id, flag=orig.flag, sys_flag=orig.sys_flag,
             born_timestamp=orig.born_timestamp, born_host=orig.born_host,
             reconsume_times=orig.reconsume_times + 1, properties=props,
         )  # fmt: skip
+        schedule_if_delayed(msg, delay_levels(self.broker.config.message_delay_level))
         self._sync_store_host()
         result = await self.messages.put(msg)
         if not result.stored:

@@ -689,6 +689,14 @@ class MessageStore:
         data = self.log.read(phys, size)
         return data if len(data) == size else None
 
+    def queue_entries(self, topic: str, queue_id: int, start: int, count: int) -> list[tuple[int, int, int]] | None:
+        """Consume-queue entries (commit-log offset, size, tags code) from ``start``, at most ``count``;
+        None when the queue does not exist (QUERY_CONSUME_QUEUE)."""
+        cq = self._cqs.get((topic, queue_id))
+        if cq is None:
+            return None
+        return [cq.entry(i) for i in range(max(start, 0), min(cq.count, start + count))]
+
     def message_at(self, topic: str, queue_id: int, offset: int) -> bytes | None:
         cq = self._cqs.get((topic, queue_id))
         if cq is None or not 0 <= offset < cq.count:

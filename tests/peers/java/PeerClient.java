@@ -50,6 +50,11 @@ public final class PeerClient {
         return v == null || v.isEmpty() ? dflt : v;
     }
 
+    /** PEER_TRACE=1: message trace on (to RMQ_SYS_TRACE_TOPIC, or PEER_TRACE_TOPIC). */
+    private static boolean trace() {
+        return "1".equals(opt("PEER_TRACE", "0"));
+    }
+
     private static String instanceName(String role) {
         return "peer-java-" + role + "-" + pid() + "-" + System.nanoTime();
     }
@@ -116,7 +121,9 @@ public final class PeerClient {
     static int produce(String namesrv, String topic, int count) {
         String prefix = opt("PEER_BODY_PREFIX", "peer-java-" + pid() + "-" + System.currentTimeMillis());
         String tags = opt("PEER_TAGS", "TagA");
-        DefaultMQProducer producer = new DefaultMQProducer(opt("PEER_GROUP", "PG_PEER_JAVA"));
+        DefaultMQProducer producer = trace()
+            ? new DefaultMQProducer(opt("PEER_GROUP", "PG_PEER_JAVA"), true, opt("PEER_TRACE_TOPIC", null))
+            : new DefaultMQProducer(opt("PEER_GROUP", "PG_PEER_JAVA"));
         producer.setNamesrvAddr(namesrv);
         producer.setInstanceName(instanceName("p"));
         producer.setVipChannelEnabled(false);
@@ -158,6 +165,11 @@ public final class PeerClient {
             rc = 2;
         } finally {
             try {
+                if (trace()) {
+                    // The trace dispatcher sends in the background and its shutdown drops what is still
+                    // queued (4.9.8 waits at most 500 ms): linger as a long-lived producer would.
+                    Thread.sleep(2000);
+                }
                 producer.shutdown();
             } catch (Exception e) {
                 err("producer shutdown: " + e);
@@ -169,7 +181,19 @@ public final class PeerClient {
     static int consume(String namesrv, String topic, String group, int count, int timeoutSec) throws Exception {
         final Set<String> seen = ConcurrentHashMap.newKeySet();
         final CountDownLatch done = new CountDownLatch(count);
-        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        DefaultMQPushConsumer consumer = trace()
+            ? new DefaultMQPushConsumer(group, true, opt("PEER_TRACE_TOPIC", null))
+            : new DefaultMQPushConsumer(group);
+        // PEER_FAIL=1: every delivery fails (RECONSUME_LATER) and is reported, so the broker retries the
+        // message through its delay levels and, after PEER_MAX_RECONSUME retries, dead-letters it; count
+        // is then the number of deliveries to wait for. Shutdown waits for the last send-back.
+        final boolean fail = "1".equals(opt("PEER_FAIL", "0"));
+        if (!opt("PEER_MAX_RECONSUME", "").isEmpty()) {
+            consumer.setMaxReconsumeTimes(Integer.parseInt(opt("PEER_MAX_RECONSUME", "")));
+        }
+        if (fail) {
+            consumer.setAwaitTerminationMillisWhenShutdown(4000);
+        }
         consumer.setNamesrvAddr(namesrv);
         consumer.setInstanceName(instanceName("c"));
         consumer.setVipChannelEnabled(false);
@@ -181,7 +205,7 @@ public final class PeerClient {
             public ConsumeConcurrentlyStatus consumeMessage(List<MessageExt> msgs, ConsumeConcurrentlyContext ctx) {
                 for (MessageExt m : msgs) {
                     String id = m.getMsgId();
-                    if (!seen.add(id)) {
+                    if (!seen.add(fail ? id + "#" + m.getReconsumeTimes() : id)) {
                         continue;
                     }
                     emit("{\"msgId\":" + q(id)
@@ -196,7 +220,7 @@ public final class PeerClient {
                         + ",\"reconsumeTimes\":" + m.getReconsumeTimes() + "}");
                     done.countDown();
                 }
-                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+                return fail ? ConsumeConcurrentlyStatus.RECONSUME_LATER : ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
             }
         });
         int rc;
@@ -212,11 +236,14 @@ public final class PeerClient {
             err("consumer failed: " + e);
             rc = 2;
         }
+        if (trace()) {
+            Thread.sleep(2000); // the consumption's trace is sent after the listener returns (see produce)
+        }
         // Shutdown persists offsets and unregisters; bound it so a sick broker cannot hang us.
         Thread t = new Thread(consumer::shutdown, "peer-shutdown");
         t.setDaemon(true);
         t.start();
-        t.join(5000);
+        t.join(fail ? 9000 : 5000);
         return rc;
     }
 }

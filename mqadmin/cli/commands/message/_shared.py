@@ -1,9 +1,13 @@
-"""Options and helpers shared by the message commands."""
+"""Options and helpers shared by the message commands: times, charsets, and how a message is shown (a
+JSON document, table cells, or the labelled block Java's queryMsgById prints)."""
 
 from __future__ import annotations
 
 import base64
+import codecs
+import time
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
@@ -12,6 +16,7 @@ from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
+    from mqadmin.wire.message import MessageExt
 
 T = TypeVar("T")
 
@@ -24,30 +29,202 @@ BrokerNameOpt = Annotated[
 QueueIdOpt = Annotated[
     int | None, typer.Option("-i", "--queueId", min=0, metavar="N", help="Only this queue id.", show_default=False)
 ]
+TIME_METAVAR = "MILLIS|yyyy-MM-dd#HH:mm:ss:SSS|ISO-8601"
+
+
+def _time_opt(flag: str, long: str, help: str) -> Any:
+    return typer.Option(flag, long, metavar=TIME_METAVAR, help=help, show_default=False)
+
+
+SinceOpt = Annotated[
+    str | None, _time_opt("-s", "--beginTimestamp", "Start at the first message stored at or after this time.")
+]
+UntilOpt = Annotated[
+    str | None, _time_opt("-e", "--endTimestamp", "Stop at the first message stored at or after this time.")
+]
+"""consumeMessage's and resendDlqMessage's range (Java consumeMessage's letters)."""
+FromOpt = Annotated[
+    str | None, _time_opt("-b", "--beginTimestamp", "From the first message stored at or after this time.")
+]
+ToOpt = Annotated[
+    str | None, _time_opt("-e", "--endTimestamp", "Up to the first message stored at or after this time.")
+]
+"""printMsg's and printMsgByQueue's range."""
+StoredFromOpt = Annotated[str | None, _time_opt("-b", "--beginTimestamp", "Stored at or after [0].")]
+StoredToOpt = Annotated[str | None, _time_opt("-e", "--endTimestamp", "Stored at or before [no end].")]
+"""A key query's range (queryMsgByKey, queryMsgTraceById)."""
+ClusterOpt = Annotated[
+    str | None,
+    typer.Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
+]
+BodyFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "-f", "--bodyFormat", metavar="CHARSET", help="Show the whole body in this charset.", show_default=False
+    ),
+]
 BODY_PREVIEW = 200
+BINARY_PREVIEW = 32
+"""Bytes of a binary body shown in hex in a table cell."""
+JAVA_TIME_FORMAT = "%Y-%m-%d#%H:%M:%S:%f"
 
 
-def body_json(body: bytes) -> dict[str, Any]:
-    """``{"body": text, "bodyEncoding": "utf-8"}``, or base64 for a body that is not UTF-8 text."""
+def parse_time(value: str | None, option: str) -> int | None:
+    """A time as Java's tools take it (milliseconds since the epoch, or ``yyyy-MM-dd#HH:mm:ss:SSS``), or
+    ISO 8601 (``2024-05-01T10:00:00``, ``…+02:00``); local time when no zone is given. None when not given."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.lstrip("-").isdigit():
+        return int(text)
+    for parse in (lambda t: datetime.strptime(t, JAVA_TIME_FORMAT), datetime.fromisoformat):
+        try:
+            return int(parse(text).timestamp() * 1000)
+        except ValueError:
+            continue
+    raise usage_error(
+        f"{option} takes a time, not {value!r}",
+        "milliseconds since the epoch, 2024-05-01#10:00:00:000 (as Java mqadmin) or 2024-05-01T10:00:00",
+    )
+
+
+def check_range(begin: int | None, end: int | None, begin_opt: str, end_opt: str) -> None:
+    if begin is not None and end is not None and begin > end:
+        raise usage_error(f"{begin_opt} is after {end_opt}", f"give a {begin_opt} time at or before {end_opt}")
+
+
+def check_charset(name: str | None, option: str) -> str | None:
+    """The Python codec for a charset name as Java takes it (UTF-8, GBK, ISO-8859-1); usage error if unknown."""
+    if name is None:
+        return None
+    try:
+        return codecs.lookup(name.strip()).name
+    except LookupError:
+        raise usage_error(f"unknown charset {name!r} for {option}", "for example UTF-8, GBK or ISO-8859-1") from None
+
+
+def human_time(ms: int) -> str:
+    """Java's ``UtilAll.timeMillisToHumanString2``: ``2024-05-01 10:00:00,123`` in local time."""
+    t = time.localtime(ms / 1000)
+    return time.strftime("%Y-%m-%d %H:%M:%S", t) + f",{ms % 1000:03d}"
+
+
+def host(addr: tuple[str, int]) -> str:
+    return f"[{addr[0]}]:{addr[1]}" if ":" in addr[0] else f"{addr[0]}:{addr[1]}"
+
+
+# --- bodies --------------------------------------------------------------------------------------
+
+
+def body_json(body: bytes | None, charset: str | None = None) -> dict[str, Any]:
+    """``{"body": text, "bodyEncoding": "utf-8"}``; base64 for a body that is not UTF-8; decoded with
+    ``charset`` (bad bytes replaced, as Java's ``new String``) when one is given; null when not shown."""
+    if body is None:
+        return {"body": None, "bodyEncoding": None}
+    if charset is not None:
+        return {"body": body.decode(charset, "replace"), "bodyEncoding": charset}
     try:
         return {"body": body.decode("utf-8"), "bodyEncoding": "utf-8"}
     except UnicodeDecodeError:
         return {"body": base64.b64encode(body).decode(), "bodyEncoding": "base64"}
 
 
-def body_preview(body: bytes) -> str:
-    """The start of a body for a table cell: text (escaped when printed), or a size note for binary data."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return f"<{len(body)} bytes of binary data>"
-    return text if len(text) <= BODY_PREVIEW else text[:BODY_PREVIEW] + "…"
+def body_preview(body: bytes, charset: str | None = None, *, whole: bool = False) -> str:
+    """A body for a table cell or line: text (escaped when printed; cut at 200 characters unless ``whole``),
+    or for binary data its size and first bytes in hex."""
+    if charset is not None:
+        text = body.decode(charset, "replace")
+    else:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            head = body[:BINARY_PREVIEW].hex()
+            return f"<{len(body)} bytes of binary data: {head}{'…' if len(body) > BINARY_PREVIEW else ''}>"
+    return text if whole or len(text) <= BODY_PREVIEW else text[:BODY_PREVIEW] + "…"
+
+
+# --- messages ------------------------------------------------------------------------------------
+
+
+def message_json(m: MessageExt, broker: str | None, *, body: bool = True, charset: str | None = None) -> dict[str, Any]:
+    """The one JSON document of a stored message, for every message command."""
+    return {
+        "topic": m.topic,
+        "broker": broker,
+        "queueId": m.queue_id,
+        "queueOffset": m.queue_offset,
+        "msgId": m.uniq_key or m.msg_id,
+        "offsetMsgId": m.msg_id,
+        "keys": m.keys,
+        "tags": m.tags,
+        "bornTimestamp": m.born_timestamp,
+        "storeTimestamp": m.store_timestamp,
+        "bornHost": host(m.born_host),
+        "storeHost": host(m.store_host),
+        "commitLogOffset": m.commit_log_offset,
+        "sysFlag": m.sys_flag,
+        "reconsumeTimes": m.reconsume_times,
+        "properties": dict(sorted(m.properties.items())),
+        "bodySize": len(m.body),
+        **body_json(m.body if body else None, charset),
+    }
+
+
+def java_properties(props: dict[str, str]) -> str:
+    """Properties as Java prints a map: ``{KEYS=k1, TAGS=TagA}`` (sorted here)."""
+    return "{" + ", ".join(f"{k}={v}" for k, v in sorted(props.items())) + "}"
+
+
+def detail_lines(m: MessageExt, broker: str | None, charset: str | None = None) -> list[tuple[str, str]]:
+    """The labelled lines of Java's queryMsgById (``OffsetID:`` … ``Properties:``), then ours: the unique
+    id, the broker, and the body (whole when a charset is given, as Java's -f; else a preview)."""
+    return [
+        ("OffsetID:", m.msg_id),
+        ("Topic:", m.topic),
+        ("Tags:", f"[{_java(m.tags)}]"),
+        ("Keys:", f"[{_java(m.properties.get('KEYS'))}]"),
+        ("Queue ID:", str(m.queue_id)),
+        ("Queue Offset:", str(m.queue_offset)),
+        ("CommitLog Offset:", str(m.commit_log_offset)),
+        ("Reconsume Times:", str(m.reconsume_times)),
+        ("Born Timestamp:", human_time(m.born_timestamp)),
+        ("Store Timestamp:", human_time(m.store_timestamp)),
+        ("Born Host:", host(m.born_host)),
+        ("Store Host:", host(m.store_host)),
+        ("System Flag:", str(m.sys_flag)),
+        ("Properties:", java_properties(m.properties)),
+        ("Message ID:", m.uniq_key or m.msg_id),
+        ("Broker:", broker or "?"),
+        ("Message Body:", body_preview(m.body, charset, whole=charset is not None)),
+    ]
+
+
+def _java(value: str | None) -> str:
+    return "null" if value is None else value
+
+
+def print_details(blocks: list[list[tuple[str, str]]]) -> None:
+    """Blocks of ``Label:  value`` lines (Java's ``%-20s %s``), values escaped, a blank line between blocks."""
+    import sys
+
+    from mqadmin.cli.render import escape
+
+    out = []
+    for lines in blocks:
+        out.append("".join(f"{label:<20} {escape(value)}\n" for label, value in lines))
+    sys.stdout.write("\n".join(out))
+    sys.stdout.flush()
+
+
+# --- running -------------------------------------------------------------------------------------
 
 
 def run_messaging(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
     """run_admin, with the message client's own failures as one-line errors."""
     from mqadmin.admin.messaging import NoRoute, NoSuchQueue
+    from mqadmin.admin.queries import NotFound
     from mqadmin.cli.runner import run_admin
+    from mqadmin.wire.message import MessageDecodeError
 
     try:
         return run_admin(namesrv, fn)
@@ -57,3 +234,7 @@ def run_messaging(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]
         ) from None
     except NoSuchQueue as e:
         raise usage_error(str(e), "see the route with: mqadmin topicRoute -t <topic>") from None
+    except NotFound as e:
+        raise CliError(str(e), None, ExitCode.FAILURE) from None
+    except MessageDecodeError as e:
+        raise CliError(f"a broker sent a message that cannot be read: {e}", None, ExitCode.FAILURE) from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
@@ -19,6 +18,7 @@ def topic_status(topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
 
     Brokers that do not answer are listed after the table; the exit code is then 3 (1 if none answered).
     """
+    from mqadmin.cli.commands.topic._shared import java_time
     from mqadmin.cli.render import Column, json_output, print_json, print_table
     from mqadmin.cli.runner import exit_for_results, print_results, results_json, run_admin
 
@@ -46,7 +46,10 @@ def topic_status(topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
                 Column("MAX OFFSET", numeric=True), Column("LAST UPDATED")]  # fmt: skip
         print_table(
             cols,
-            [(q.broker_name, q.queue_id, q.min_offset, q.max_offset, _time(q.last_update_timestamp)) for q in queues],
+            [
+                (q.broker_name, q.queue_id, q.min_offset, q.max_offset, java_time(q.last_update_timestamp))
+                for q in queues
+            ],
         )
         failed = [r for r in results if not r.ok]
         if failed:
@@ -62,11 +65,3 @@ def _queue_json(q: QueueOffsets) -> dict[str, object]:
         "maxOffset": q.max_offset,
         "lastUpdateTimestamp": q.last_update_timestamp or None,
     }
-
-
-def _time(ms: int) -> str:
-    """mqadmin's ``yyyy-MM-dd HH:mm:ss,SSS`` in local time; empty for never."""
-    if not ms:
-        return ""
-    t = datetime.datetime.fromtimestamp(ms / 1000)
-    return t.strftime("%Y-%m-%d %H:%M:%S,") + f"{ms % 1000:03d}"

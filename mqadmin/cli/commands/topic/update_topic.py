@@ -13,7 +13,6 @@ from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, TopicOpt, 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
     from mqadmin.admin.topics import TopicChange
-    from mqadmin.model.route import ClusterInfo
 
 NEW = "8 for a new topic; an existing one keeps its value"
 
@@ -116,12 +115,12 @@ def _run(
     namesrv: str | None, change: TopicChange, broker_addr: str | None, cluster: str | None, create_only: bool
 ) -> None:
     from mqadmin.admin import outcome
-    from mqadmin.cli.commands.topic._shared import topic_config_json
+    from mqadmin.cli.commands.topic._shared import check_reserved, topic_config_json
     from mqadmin.cli.render import json_output, print_json
     from mqadmin.cli.runner import broker_targets, exit_for_results, print_results, results_json, run_admin
 
     async def go(admin: AdminClient) -> tuple[list[TargetResult], dict[str, Any] | None]:
-        _check_reserved(change.topic, await admin.cluster_info())
+        check_reserved(change.topic, await admin.cluster_info())
         targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="topic creation")
         results = await admin.update_topic_on(targets, change, create_only=create_only)
         return results, await _order_conf(admin, change, results, merge=cluster is None)
@@ -160,10 +159,3 @@ async def _order_conf(
         return None
     value, ns_results = await admin.set_order_conf(change.topic, done, merge=merge)
     return {"value": value, "results": ns_results}
-
-
-def _check_reserved(topic: str, info: ClusterInfo) -> None:
-    if topic in info.clusters:
-        raise usage_error(f"{topic!r} is the name of a cluster; brokers reserve it as a topic", "pick another name")
-    if topic in info.brokers:
-        raise usage_error(f"{topic!r} is the name of a broker; brokers reserve it as a topic", "pick another name")

@@ -1,0 +1,1 @@
+"""Consumer, producer and offset commands (consumerProgress, resetOffsetByTime, ...)."""

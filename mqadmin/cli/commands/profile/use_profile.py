@@ -1,0 +1,28 @@
+"""profile use: make a profile the current one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mqadmin.cli.commands.profile import profile_command
+
+
+@profile_command("use", "mqadmin profile use prod")
+def use_profile(name: Annotated[str, typer.Argument(metavar="NAME", help="The profile to use from now on.")]) -> None:
+    """Make NAME the current profile: commands use it unless --profile or MQADMIN_PROFILE names another."""
+    from mqadmin.cli.commands.profile._shared import get, load
+    from mqadmin.cli.config import save_config
+    from mqadmin.cli.render import json_output, note, print_json
+
+    config = load()
+    get(config, name)
+    previous = config.current
+    if previous != name:
+        config.current = name
+        save_config(config)
+    if json_output():
+        print_json({"current": name, "previous": previous})
+    else:
+        note(f"current profile: {name}" + (f" (was {previous})" if previous and previous != name else ""))

@@ -1,0 +1,84 @@
+"""remappingStaticTopic: move a static topic's logic queues onto other brokers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mqadmin.cli.command import command
+from mqadmin.cli.commands.topic._static import BrokersOpt, ClustersOpt, DryRunOpt, ForceOpt, MapFileOpt
+from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
+
+if TYPE_CHECKING:
+    from mqadmin.admin import AdminClient, TargetResult
+    from mqadmin.model.static_topic import StaticTopicPlan
+
+
+@command(
+    "remappingStaticTopic",
+    "mqadmin remappingStaticTopic -t Ledger -b broker-b,broker-c --dry-run",
+    "mqadmin remappingStaticTopic -t Ledger -c NewCluster",
+    "mqadmin remappingStaticTopic -t Ledger -mf /tmp/Ledger-1700000000000.after",
+)
+def remapping_static_topic(
+    topic: TopicOpt,
+    namesrv: NamesrvOpt = None,
+    clusters: ClustersOpt = None,
+    brokers: BrokersOpt = None,
+    map_file: MapFileOpt = None,
+    force: ForceOpt = None,
+    dry_run: DryRunOpt = False,
+) -> None:
+    """Spread a static topic's logic queues evenly over the brokers of -c (clusters) or -b (broker names),
+    moving as few as possible: each moved queue continues on its new broker at a logic offset above what
+    the old one holds (old messages stay readable there). Needs 5.x brokers.
+
+    Written in Java's order: brokers gaining queues, brokers losing them, then the gaining brokers again
+    with the logic offsets decided from the old leaders' max offsets, then every other broker. A failing
+    step stops the rest (those brokers report skipped). The mapping before and after is saved as
+    <tmpdir>/<topic>-<epoch>.before/.after; --dry-run prints the new mapping and changes nothing, -mf
+    applies a saved one.
+    """
+    from mqadmin.cli.commands.topic._static import (
+        exit_for_writes,
+        old_plan,
+        peers_of,
+        print_outcome,
+        read_plan,
+        reported,
+        save,
+        target_brokers,
+    )
+    from mqadmin.cli.errors import CliError, ExitCode
+    from mqadmin.cli.runner import run_admin
+    from mqadmin.model.static_topic import complete_with_cluster_peers, plan_remapping
+
+    check_topic(topic, allow_system=False)
+    forced = bool(parse_bool(force, "-fr"))
+    from_file = read_plan(map_file, topic) if map_file else None
+
+    async def go(admin: AdminClient) -> tuple[StaticTopicPlan, list[TargetResult] | None, dict[str, str]]:
+        info = await admin.cluster_info()
+        current = await admin.static_topic_configs(topic, info)
+        files: dict[str, str] = {}
+        if from_file is not None:
+            plan = from_file
+        else:
+            targets = target_brokers(info, clusters, brokers)
+            if not current:
+                raise CliError(
+                    f"no broker holds topic {topic!r}", "create it with: mqadmin updateStaticTopic", ExitCode.FAILURE
+                )
+            plan = plan_remapping(topic, targets, current)
+        complete_with_cluster_peers(plan, peers_of(info, set(plan.brokers)))
+        if dry_run:
+            return plan, None, files
+        if current:
+            files["before"] = save(old_plan(topic, current), ".before")
+        files["after"] = save(plan, ".after")
+        return plan, await admin.remap_static_topic(plan, info, current, force=forced), files
+
+    with reported(f"remappingStaticTopic {topic}"):
+        plan, results, files = run_admin(namesrv, go)
+    print_outcome("remappingStaticTopic", plan, results, files)
+    if results is not None:
+        exit_for_writes(f"remappingStaticTopic {topic}", results, files)

@@ -1,0 +1,101 @@
+"""updateStaticTopic: create a static topic (a fixed number of logic queues) or add queues to one."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from mqadmin.cli.command import command
+from mqadmin.cli.commands.topic._static import BrokersOpt, ClustersOpt, DryRunOpt, ForceOpt, MapFileOpt
+from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
+
+if TYPE_CHECKING:
+    from mqadmin.admin import AdminClient, TargetResult
+    from mqadmin.model.static_topic import StaticTopicPlan
+
+
+@command(
+    "updateStaticTopic",
+    "mqadmin updateStaticTopic -t Ledger -qn 8 -c DefaultCluster",
+    "mqadmin updateStaticTopic -t Ledger -qn 12 -b broker-a,broker-b --dry-run",
+    "mqadmin updateStaticTopic -t Ledger -mf /tmp/Ledger-1700000000000.after",
+)
+def update_static_topic(
+    topic: TopicOpt,
+    namesrv: NamesrvOpt = None,
+    clusters: ClustersOpt = None,
+    brokers: BrokersOpt = None,
+    total: Annotated[
+        int | None, typer.Option("-qn", "--totalQueueNum", min=1, max=65535, metavar="N", help="Logic queues in all.")
+    ] = None,
+    map_file: MapFileOpt = None,
+    force: ForceOpt = None,
+    dry_run: DryRunOpt = False,
+) -> None:
+    """Create a static topic with -qn logic queues spread over the brokers of -c (clusters) or -b (broker
+    names), or add logic queues to one up to -qn (queues never move and never shrink; the brokers that
+    already hold the topic stay). Needs 5.x brokers; 4.9 brokers and mqadmin's embedded broker cannot
+    host static topics.
+
+    The mapping before and after is saved as <tmpdir>/<topic>-<epoch>.before/.after (Java's files);
+    --dry-run prints the new mapping without changing anything, and -mf applies a saved one. Each
+    broker is written with UPDATE_AND_CREATE_STATIC_TOPIC, the first one alone: a broker that refuses
+    stops the command before any other is changed.
+    """
+    from mqadmin.cli.commands.topic._static import (
+        exit_for_writes,
+        old_plan,
+        peers_of,
+        print_outcome,
+        read_plan,
+        reported,
+        save,
+        target_brokers,
+    )
+    from mqadmin.cli.errors import CliError, ExitCode, usage_error
+    from mqadmin.cli.runner import run_admin
+    from mqadmin.model.static_topic import MappingError, complete_with_cluster_peers, plan_create_or_expand
+
+    check_topic(topic, allow_system=False)
+    forced = bool(parse_bool(force, "-fr"))
+    if map_file is None and total is None:
+        raise usage_error(
+            "-qn is required (or -mf FILE to apply a saved mapping)", "for example: -qn 8 -c DefaultCluster"
+        )
+    from_file = read_plan(map_file, topic) if map_file else None
+
+    async def go(admin: AdminClient) -> tuple[StaticTopicPlan, list[TargetResult] | None, dict[str, str]]:
+        info = await admin.cluster_info()
+        current = await admin.static_topic_configs(topic, info)
+        files: dict[str, str] = {}
+        if from_file is not None:
+            plan = from_file
+        else:
+            assert total is not None
+            targets = target_brokers(info, clusters, brokers)
+            try:
+                plan = plan_create_or_expand(topic, total, targets, current)
+            except MappingError as e:
+                raise CliError(f"updateStaticTopic {topic}: {e}", _hint(e), ExitCode.FAILURE) from None
+        complete_with_cluster_peers(plan, peers_of(info, set(plan.brokers)))
+        if dry_run:
+            return plan, None, files
+        if current:
+            files["before"] = save(old_plan(topic, current), ".before")
+        files["after"] = save(plan, ".after")
+        return plan, await admin.write_static_plan(plan, info, current, force=forced), files
+
+    with reported(f"updateStaticTopic {topic}"):
+        plan, results, files = run_admin(namesrv, go)
+    print_outcome("updateStaticTopic", plan, results, files)
+    if results is not None:
+        exit_for_writes(f"updateStaticTopic {topic}", results, files)
+
+
+def _hint(e: Exception) -> str:
+    if "nothing to do" in str(e) or "shrink" in str(e):
+        return "give -qn larger than the current number of logic queues (see: mqadmin topicRoute)"
+    if "not a static topic" in str(e):
+        return "a normal topic cannot become static: pick another name"
+    return "check the topic's mapping on each broker (the command changed nothing)"

@@ -1,0 +1,34 @@
+"""Requests of features the embedded broker does not have, refused as a Java broker without them refuses
+any request it does not know (REQUEST_CODE_NOT_SUPPORTED), with a remark that names the feature, so
+mqadmin's commands report a clear reason instead of an unknown request code."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mqadmin.model.rpc.lite import LITE_CODES
+from mqadmin.model.rpc.static_topics import UPDATE_AND_CREATE_STATIC_TOPIC_CODE
+from mqadmin.server.remoting import ClientChannel, Handler
+from mqadmin.wire.codes import ResponseCode
+from mqadmin.wire.frame import RemotingCommand
+
+if TYPE_CHECKING:
+    from mqadmin.server.broker.broker import Broker
+
+STATIC_TOPICS = "static topics (logic queues) are not supported by mqadmin's embedded broker"
+LITE_TOPICS = "lite topics (RocketMQ 5.5) are not supported by mqadmin's embedded broker"
+
+
+def _refuse(remark: str) -> Handler:
+    async def handler(cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        return cmd.response(
+            ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported: {remark}"
+        )
+
+    return handler
+
+
+def install(broker: Broker) -> None:
+    broker.server.register(UPDATE_AND_CREATE_STATIC_TOPIC_CODE, _refuse(STATIC_TOPICS))
+    for code in LITE_CODES:
+        broker.server.register(code, _refuse(LITE_TOPICS))
