@@ -11,14 +11,11 @@ class ExitCode(IntEnum):
     USAGE = 2
     PARTIAL = 3
     NAMESRV_UNREACHABLE = 4
-<<<<<<< HEAD
+    AUTH = 5
     CHANGES_PENDING = 6
     TIMED_OUT = 7
     DOCTOR_WARNING = 8
     DOCTOR_CRITICAL = 9
-=======
-    AUTH = 5
->>>>>>> lead
     INTERRUPTED = 130
     BROKEN_PIPE = 141
 
@@ -33,13 +30,6 @@ EXIT_CODES: dict[ExitCode, str] = {
         "Nothing was changed."
     ),
     ExitCode.PARTIAL: "Partial failure: some targets of a fan-out failed and the others are done.",
-<<<<<<< HEAD
-    ExitCode.NAMESRV_UNREACHABLE: "No name server answered (every address refused, timed out or closed).",
-    ExitCode.CHANGES_PENDING: "plan: the clusters differ from the topology file (changes pending).",
-    ExitCode.TIMED_OUT: "wait: the condition was not met within --timeout.",
-    ExitCode.DOCTOR_WARNING: "doctor: the worst finding is of medium severity.",
-    ExitCode.DOCTOR_CRITICAL: "doctor: at least one finding is of high severity.",
-=======
     ExitCode.NAMESRV_UNREACHABLE: (
         "No name server answered (every address refused, timed out or closed), or the address server giving "
         "their list could not be reached."
@@ -48,7 +38,10 @@ EXIT_CODES: dict[ExitCode, str] = {
         "Refused by authentication or authorization: the broker did not accept the credentials (wrong key, "
         "unknown or disabled user, no credentials where they are required) or the user lacks the permission."
     ),
->>>>>>> lead
+    ExitCode.CHANGES_PENDING: "plan: the clusters differ from the topology file (changes pending).",
+    ExitCode.TIMED_OUT: "wait: the condition was not met within --timeout.",
+    ExitCode.DOCTOR_WARNING: "doctor: the worst finding is of medium severity.",
+    ExitCode.DOCTOR_CRITICAL: "doctor: at least one finding is of high severity.",
     ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     ExitCode.BROKEN_PIPE: "The reader of the output went away (for example `| head -1`); nothing is printed.",
 }

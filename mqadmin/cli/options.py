@@ -29,18 +29,11 @@ class OutputFormat(StrEnum):
 
 @dataclass
 class GlobalOptions:
-<<<<<<< HEAD
-    format: OutputFormat = OutputFormat.table
-    timeout: float = 5.0
-    timeout_given: bool = False
-    """``--timeout`` was given (``wait`` reads it as its deadline, 60 s when not given)."""
-=======
     """What the command line gave (None: not given). ``format`` and ``timeout`` are resolved on first use:
     flag > environment > profile > default (mqadmin.cli.settings)."""
 
     format_flag: OutputFormat | None = None
     timeout_flag: float | None = None
->>>>>>> lead
     debug: bool = False
     profile: str | None = None
     access_key: str | None = None
@@ -164,11 +157,7 @@ def set_globals(format: OutputFormat | None, timeout: str | None, debug: bool | 
         GLOBAL.format_flag = format
     seconds = parse_timeout(timeout)
     if seconds is not None:
-<<<<<<< HEAD
-        GLOBAL.timeout, GLOBAL.timeout_given = seconds, True
-=======
         GLOBAL.timeout_flag = seconds
->>>>>>> lead
     if debug:
         GLOBAL.debug = True
     for name, value in connection.items():

@@ -56,6 +56,7 @@ def wait(
     from mqadmin.cli.options import GLOBAL
     from mqadmin.cli.params import check_topic
     from mqadmin.cli.runner import run_admin
+    from mqadmin.cli.settings import forget
     from mqadmin.topology.wait import ConsumerOnline, TopicRoutable, WritableMasters, check_all
 
     conditions: list[Condition] = [WritableMasters(masters, cluster)] if masters else []
@@ -65,8 +66,9 @@ def wait(
     conditions += [ConsumerOnline(g, cluster) for g in groups or []]
     if not conditions:
         raise usage_error("nothing to wait for", "give --masters N, --topic TOPIC or --group GROUP")
-    deadline_s = GLOBAL.timeout if GLOBAL.timeout_given else DEFAULT_DEADLINE
-    GLOBAL.timeout = min(REQUEST_TIMEOUT, deadline_s)
+    deadline_s = GLOBAL.timeout_flag or DEFAULT_DEADLINE
+    GLOBAL.timeout_flag = min(REQUEST_TIMEOUT, deadline_s)
+    forget()
     started = time.monotonic()
 
     async def go(admin: AdminClient) -> list[Check]:
