@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import jsonschema
 import pytest
-import tomllib
 
 from mqadmin.model.topic import TopicConfig
 from mqadmin.topology import doctor
@@ -64,7 +64,8 @@ def test_defaults_cluster_defaults_and_overrides_resolve_in_order() -> None:
         "staging",
         None,
     )
-    assert prod.topics["Orders"].config == TopicConfig("Orders", 16, 16, 6, order=True, attributes={"message.type": "FIFO"})
+    fifo = {"message.type": "FIFO"}
+    assert prod.topics["Orders"].config == TopicConfig("Orders", 16, 16, 6, order=True, attributes=fifo)
     assert staging.topics["Orders"].config.write_queue_nums == 2
     assert "Audit" not in staging.topics
     assert prod.topics["Audit"].brokers == ("broker-a",) and prod.topics["Audit"].config.perm == 4
