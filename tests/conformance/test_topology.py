@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mqadmin.model.route import TopicRouteData
+from tests.cli.test_json_contract import documented_shapes, mismatch
 from tests.conformance.backends import Backend
 from tests.conformance.test_cli_commands import mq, new_topic, on_cluster
 from tests.conftest import wait_until
@@ -148,6 +149,8 @@ def test_doctor_finds_a_topic_auto_created_by_a_java_producer_and_its_fix_works(
         return [f for f in r.json()["findings"] if f["rule"] == "PLACEMENT_SUBSET" and f["topic"] == topic]
 
     (finding,) = wait_until(placement, timeout=60, interval=1, what=f"doctor's finding on {topic}")
+    document = mq("doctor", *ns, "-c", backend.cluster, "--format", "json").json()
+    assert [m for shape in documented_shapes()["doctor"] if (m := mismatch(shape, document))] == []
     assert finding["severity"] == "high"
     assert len(finding["evidence"]["present"]) == 1 and len(finding["evidence"]["missing"]) == 1
     assert finding["fix"].startswith(f"mqadmin updateTopic -n {backend.namesrv_addr} -c {backend.cluster} -t {topic}")
