@@ -83,10 +83,10 @@ def test_drift_made_with_java_mqadmin_is_reported_by_plan(backend: Backend, tmp_
     assert mq("apply", "-f", path).code == 0
     assert mq("plan", "-f", path).code == 0
     assert backend.java_mqadmin is not None
-    backend.java_mqadmin(["updateTopic", "-c", backend.cluster, "-t", topic, "-r", "6", "-w", "6"])
+    java = backend.java_mqadmin(["updateTopic", "-c", backend.cluster, "-t", topic, "-r", "6", "-w", "6"])
 
     drift = mq("plan", "-f", path, "--format", "json")
-    assert drift.code == 6, drift.out + drift.err
+    assert drift.code == 6, java + drift.out + drift.err
     updates = [i for i in drift.json()["items"] if i["name"] == topic]
     assert sorted(i["broker"] for i in updates) == sorted(backend.brokers)
     assert all(i["action"] == "update" for i in updates), updates
@@ -141,14 +141,14 @@ def test_doctor_finds_a_topic_auto_created_by_a_java_producer_and_its_fix_works(
     ns = ["-n", backend.namesrv_addr]
     topic = new_topic("TopoAuto")
     assert backend.java_mqadmin is not None
-    backend.java_mqadmin(["sendMessage", "-t", topic, "-p", "created through TBW102"])
+    sent = backend.java_mqadmin(["sendMessage", "-t", topic, "-p", "created through TBW102"])
 
     def placement() -> list[dict]:
         r = mq("doctor", *ns, "-c", backend.cluster, "--format", "json")
         assert r.code == 9, r.out + r.err  # autoCreateTopicEnable is on: high
         return [f for f in r.json()["findings"] if f["rule"] == "PLACEMENT_SUBSET" and f["topic"] == topic]
 
-    (finding,) = wait_until(placement, timeout=60, interval=1, what=f"doctor's finding on {topic}")
+    (finding,) = wait_until(placement, timeout=60, interval=1, what=f"doctor's finding on {topic} after: {sent}")
     document = mq("doctor", *ns, "-c", backend.cluster, "--format", "json").json()
     assert [m for shape in documented_shapes()["doctor"] if (m := mismatch(shape, document))] == []
     assert finding["severity"] == "high"
@@ -177,3 +177,26 @@ def test_update_topic_if_not_exists_never_overwrites_and_delete_if_exists(backen
     assert mq("deleteTopic", *on_cluster(backend), "-t", topic).code == 0
     assert mq("deleteTopic", *on_cluster(backend), "-t", topic).code == 1
     assert mq("deleteTopic", *on_cluster(backend), "-t", topic, "--if-exists").code == 0
+
+
+def test_apply_with_one_broker_hung_finishes_the_others_then_a_second_apply_completes(
+    backend: Backend, tmp_path: Path
+) -> None:
+    topic, group = new_topic("TopoHung"), new_topic("TopoHungGroup")
+    path = write(tmp_path, topology(backend, {topic: "queueNums = 2"}, {group: "retryMaxTimes = 2"}))
+    with backend.pause("broker-b"):
+        partial = mq("--timeout", "3", "apply", "-f", path, "--format", "json")
+        assert partial.code == 3, partial.out + partial.err
+        done = {(r["broker"], r["name"]): r["status"] for r in partial.json()["results"]}
+        assert done[("broker-a", topic)] == "created" and done[("broker-a", group)] == "created", done
+        assert all(status == "failed" for (b, _), status in done.items() if b == "broker-b"), done
+        states = {b["name"]: b["status"] for b in partial.json()["clusters"][0]["brokers"]}
+        assert states["broker-a"] == "ok" and states["broker-b"] != "ok", states
+    rest = mq("apply", "-f", path, "--format", "json")
+    assert rest.code == 0, rest.out + rest.err
+    assert sorted((r["broker"], r["status"]) for r in rest.json()["results"] if r["kind"] != "orderConf") == [
+        ("broker-b", "created"),
+        ("broker-b", "created"),
+    ]
+    assert mq("wait", "-n", backend.namesrv_addr, "-t", topic, "--timeout", "90").code == 0
+    assert java_queues(backend, topic) == [(b, 2, 2, 6) for b in sorted(backend.brokers)]
