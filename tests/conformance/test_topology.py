@@ -141,7 +141,14 @@ def test_doctor_finds_a_topic_auto_created_by_a_java_producer_and_its_fix_works(
     ns = ["-n", backend.namesrv_addr]
     topic = new_topic("TopoAuto")
     assert backend.java_mqadmin is not None
-    sent = backend.java_mqadmin(["sendMessage", "-t", topic, "-p", "created through TBW102"])
+    java_mqadmin = backend.java_mqadmin
+    # Java's producer gives up after its own 3 s send timeout on a busy machine (nothing on stdout): send again.
+    sent = wait_until(
+        lambda: "SEND_OK" in (out := java_mqadmin(["sendMessage", "-t", topic, "-p", "via TBW102"])) and out,
+        timeout=300,
+        interval=1,
+        what=f"Java's sendMessage to {topic}",
+    )
 
     def placement() -> list[dict]:
         r = mq("doctor", *ns, "-c", backend.cluster, "--format", "json")
