@@ -361,8 +361,3 @@ def _slaves_behind(cluster: str, members: list[_Broker], limit: int) -> list[Fin
 
 def _int(text: str | None) -> int | None:
     return int(text) if text is not None and str(text).lstrip("-").isdigit() else None
-
-
-def rule_catalogue() -> dict[str, tuple[str, str]]:
-    """Every rule doctor checks: the audit's, then the live ones."""
-    return {**job.RULES, **LIVE_RULES}
