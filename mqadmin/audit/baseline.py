@@ -17,7 +17,7 @@ import os
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,13 +113,19 @@ def audit_findings(
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _audit(inputs, params, manifests if manifests is not None else read_manifests(inputs))
+        manifests = manifests if manifests is not None else read_manifests(inputs)
+        return rule_findings(lambda table: _rows(inputs, manifests, table), params, order_conf_sources(manifests))
     finally:
         if enabled:
             gc.enable()
 
 
-def _audit(inputs: list[Path], params: Params, manifests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+def rule_findings(
+    rows: Callable[[str], Iterable[dict[str, Any]]], params: Params, conf_sources: Iterable[str]
+) -> list[dict[str, Any]]:
+    """Every finding of the audit's rules over the export tables ``rows(table)`` gives (rows as the export
+    writes them); the order rules apply to the sources in ``conf_sources`` only. ``mqadmin doctor`` runs
+    these on the rows it reads from a live cluster."""
     intern = sys.intern
 
     broker_names: dict[Key, set[str]] = defaultdict(set)
@@ -127,7 +133,7 @@ def _audit(inputs: list[Path], params: Params, manifests: list[tuple[str, dict[s
     masters: dict[Key, set[str]] = defaultdict(set)
     writable: dict[Key, set[str]] = defaultdict(set)
     groups_ok: dict[tuple[str, str, str], bool] = {}
-    for r in _rows(inputs, manifests, "brokers"):
+    for r in rows("brokers"):
         key, name = (r["source"], r["cluster"]), r["broker_name"]
         broker_names[key].add(name)
         source_brokers[r["source"]].add(name)
@@ -141,7 +147,7 @@ def _audit(inputs: list[Path], params: Params, manifests: list[tuple[str, dict[s
 
     per_topic: dict[tuple[str, str, str], list[Config]] = defaultdict(list)
     retry_like: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    for r in _rows(inputs, manifests, "topics"):
+    for r in rows("topics"):
         s, c, t, b = r["source"], r["cluster"], r["topic"], intern(r["broker_name"])
         if is_system_topic(t, c):
             if t.startswith((RETRY_PREFIX, DLQ_PREFIX)):
@@ -153,8 +159,8 @@ def _audit(inputs: list[Path], params: Params, manifests: list[tuple[str, dict[s
     for key in [k for k in per_topic if k[2] in broker_names.get(k[:2], ())]:
         del per_topic[key]
 
-    conf_sources = set(order_conf_sources(manifests))
-    order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in _rows(inputs, manifests, "order_conf")}
+    conf_sources = set(conf_sources)
+    order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in rows("order_conf")}
 
     out: list[dict[str, Any]] = []
     counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])  # topics, write queues
@@ -168,7 +174,7 @@ def _audit(inputs: list[Path], params: Params, manifests: list[tuple[str, dict[s
                                    conf_sources, order_conf))  # fmt: skip
 
     groups: dict[Key, set[str]] = defaultdict(set)
-    for r in _rows(inputs, manifests, "groups"):
+    for r in rows("groups"):
         groups[(r["source"], r["cluster"])].add(r["group"])
     for (s, c, t), hosts in retry_like.items():
         if not groups_complete.get((s, c), False):
@@ -181,7 +187,7 @@ def _audit(inputs: list[Path], params: Params, manifests: list[tuple[str, dict[s
         out.append(_finding(s, c, rule, MESSAGES[rule] % rest, {"group": rest, "brokers": sorted(hosts)}, topic=t))
 
     lag: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for r in _rows(inputs, manifests, "consumer_lag"):
+    for r in rows("consumer_lag"):
         lag[(r["source"], r["cluster"], r["group"])][r["topic"]] += r["lag"]
     for (s, c, g), per in lag.items():
         total = sum(per.values())

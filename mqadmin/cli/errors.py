@@ -12,6 +12,10 @@ class ExitCode(IntEnum):
     PARTIAL = 3
     NAMESRV_UNREACHABLE = 4
     AUTH = 5
+    CHANGES_PENDING = 6
+    TIMED_OUT = 7
+    DOCTOR_WARNING = 8
+    DOCTOR_CRITICAL = 9
     INTERRUPTED = 130
     BROKEN_PIPE = 141
 
@@ -34,6 +38,10 @@ EXIT_CODES: dict[ExitCode, str] = {
         "Refused by authentication or authorization: the broker did not accept the credentials (wrong key, "
         "unknown or disabled user, no credentials where they are required) or the user lacks the permission."
     ),
+    ExitCode.CHANGES_PENDING: "plan: the clusters differ from the topology file (changes pending).",
+    ExitCode.TIMED_OUT: "wait: the condition was not met within --timeout.",
+    ExitCode.DOCTOR_WARNING: "doctor: the worst finding is of medium severity.",
+    ExitCode.DOCTOR_CRITICAL: "doctor: at least one finding is of high severity.",
     ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     ExitCode.BROKEN_PIPE: "The reader of the output went away (for example `| head -1`); nothing is printed.",
 }

@@ -176,16 +176,25 @@ _GLOBAL_PARAMS = (
 )
 
 
+_FORMATS = frozenset(f.value for f in OutputFormat)
+
+
 def with_global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with the global options added to its parameters (Typer reads the signature)."""
 
+    sig = inspect.signature(fn, eval_str=True)
+    own_format = "format_" in sig.parameters
+    """The command declares its own ``--format`` (more formats than table and json: ``doctor``'s nagios)."""
+
     @functools.wraps(fn)
-    def command(*args: Any, format_: OutputFormat | None, timeout_: str | None, debug_: bool | None, **kw: Any) -> Any:
+    def command(*args: Any, timeout_: str | None, debug_: bool | None, **kw: Any) -> Any:
         connection = {name: kw.pop(f"{name}_") for name, _ in CONNECTION_OPTIONS}
-        set_globals(format_, timeout_, debug_, **connection)
+        given = kw["format_"] if own_format else kw.pop("format_")
+        fmt = OutputFormat(given.value) if given is not None and given.value in _FORMATS else None
+        set_globals(fmt, timeout_, debug_, **connection)
         return fn(*args, **kw)
 
-    sig = inspect.signature(fn, eval_str=True)
     params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]
-    command.__signature__ = sig.replace(parameters=[*params, *_GLOBAL_PARAMS])  # type: ignore[attr-defined]
+    extra = [p for p in _GLOBAL_PARAMS if not (own_format and p.name == "format_")]
+    command.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
     return command

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from mqadmin.cli.complete import completer
 from mqadmin.cli.errors import usage_error
 
 NamesrvOpt = Annotated[
@@ -22,14 +23,34 @@ NamesrvOpt = Annotated[
         show_default=False,
     ),
 ]
-TopicOpt = Annotated[str, typer.Option("-t", "--topic", metavar="TOPIC", help="Topic name.")]
-GroupOpt = Annotated[str, typer.Option("-g", "--groupName", metavar="GROUP", help="Consumer group name.")]
+TopicOpt = Annotated[
+    str, typer.Option("-t", "--topic", metavar="TOPIC", help="Topic name.", autocompletion=completer("topic"))
+]
+GroupOpt = Annotated[
+    str,
+    typer.Option("-g", "--groupName", metavar="GROUP", help="Consumer group name.", autocompletion=completer("group")),
+]
 ClusterOpt = Annotated[
-    str | None, typer.Option("-c", "--clusterName", metavar="CLUSTER", help="Cluster name.", show_default=False)
+    str | None,
+    typer.Option(
+        "-c",
+        "--clusterName",
+        metavar="CLUSTER",
+        help="Cluster name.",
+        show_default=False,
+        autocompletion=completer("cluster"),
+    ),
 ]
 BrokerAddrOpt = Annotated[
     str | None,
-    typer.Option("-b", "--brokerAddr", metavar="HOST:PORT", help="Address of one broker.", show_default=False),
+    typer.Option(
+        "-b",
+        "--brokerAddr",
+        metavar="HOST:PORT",
+        help="Address of one broker.",
+        show_default=False,
+        autocompletion=completer("addr"),
+    ),
 ]
 
 _TRUE = {"true", "yes", "y", "1", "on"}

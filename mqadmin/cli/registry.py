@@ -214,6 +214,16 @@ COMMANDS: tuple[Entry, ...] = (
         "Move a group to the end of every queue of a topic (lag 0).",
     ),
     Entry("cloneGroupOffset", "consumer.clone_group_offset", CONSUMERS, "Give a group another group's offsets."),
+    Entry("plan", "topology.plan", TOPOLOGY, "Show what applying a topology file would change (exit 6: changes)."),
+    Entry("apply", "topology.apply", TOPOLOGY, "Make the clusters hold the topics and groups of a topology file."),
+    Entry(
+        "exportTopology",
+        "topology.export_topology",
+        TOPOLOGY,
+        "Write a live cluster's topics and groups as a topology file.",
+    ),
+    Entry("wait", "topology.wait", TOPOLOGY, "Wait for writable masters, a routable topic or an online consumer."),
+    Entry("doctor", "topology.doctor", TOPOLOGY, "Check a live cluster for known pitfalls; each finding with its fix."),
     Entry(
         "exportMetadata",
         "metadata",

@@ -281,6 +281,23 @@ def test_delete_topic(cli: Cli, cluster) -> None:
     assert not a.topics and not b.topics
 
 
+def test_update_topic_if_not_exists_creates_where_missing_and_never_overwrites(cli: Cli, cluster) -> None:
+    _, a, b = cluster
+    a.topics["Orders"] = TopicConfig("Orders", 4, 4, 4)
+    r = cli("updateTopic", "-c", "DefaultCluster", "-t", "Orders", "-r", "16", "-w", "16", "--if-not-exists")
+    assert r.code == 0, r.err
+    assert [row[2] for row in _rows(r.out)[1:]] == ["unchanged", "created"]
+    assert a.topics["Orders"] == TopicConfig("Orders", 4, 4, 4)
+    assert b.topics["Orders"] == TopicConfig("Orders", 16, 16, 6)
+
+
+def test_delete_topic_of_a_missing_topic_fails_unless_if_exists(cli: Cli) -> None:
+    r = cli("deleteTopic", "-t", "Nope", "-c", "DefaultCluster")
+    assert r.code == 1
+    assert_one_line_error(r, "topic 'Nope' does not exist on cluster 'DefaultCluster'", "--if-exists")
+    assert cli("deleteTopic", "-t", "Nope", "-c", "DefaultCluster", "--if-exists").code == 0
+
+
 def test_update_order_conf_put_get_delete(monkeypatch, capsys) -> None:
     ns, a, b = two_broker_cluster()
     ns2 = FakeNamesrv("127.0.0.1:9877")

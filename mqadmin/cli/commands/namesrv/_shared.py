@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from mqadmin.cli.complete import completer
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
@@ -18,7 +19,14 @@ NamespaceOpt = Annotated[
 ]
 KvKeyOpt = Annotated[str, typer.Option("-k", "--key", metavar="KEY", help="Key name.")]
 BrokerNameOpt = Annotated[
-    str, typer.Option("-b", "--brokerName", metavar="BROKER", help="Broker name, e.g. broker-a (not its address).")
+    str,
+    typer.Option(
+        "-b",
+        "--brokerName",
+        metavar="BROKER",
+        help="Broker name, e.g. broker-a (not its address).",
+        autocompletion=completer("broker"),
+    ),
 ]
 
 _ADDRESS = re.compile(r"^[^\s:]+:\d+$")

@@ -1,0 +1,1 @@
+"""Topology as code: plan, apply, exportTopology, wait, doctor."""

@@ -1,0 +1,181 @@
+"""What the topology commands share: reading the file, one admin client per set of name servers, the plan's
+table, the progress shown on stderr."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from mqadmin.cli.errors import CliError, ExitCode, usage_error
+
+if TYPE_CHECKING:
+    from mqadmin.admin import AdminClient
+    from mqadmin.topology.model import ClusterSpec, Topology
+    from mqadmin.topology.plan import Item, Plan
+
+T = TypeVar("T")
+DOCS_HINT = "see docs/topology.md for the file's format (schema: mqadmin/topology/schema.json)"
+
+FileOpt = Annotated[str, typer.Option("-f", "--file", metavar="FILE", help="The topology file (TOML).")]
+PruneOpt = Annotated[
+    bool,
+    typer.Option(
+        "--prune",
+        help="Delete the topics and groups the file does not name (never system, retry or dead-letter topics, "
+        "nor groups with consumers online).",
+    ),
+]
+
+
+def read_topology(path: str) -> Topology:
+    from mqadmin.topology.model import TopologyError, load_topology
+
+    try:
+        return load_topology(path)
+    except TopologyError as e:
+        raise usage_error(str(e), DOCS_HINT) from None
+
+
+def cluster_addrs(topology: Topology, namesrv: str | None) -> dict[str, list[str]]:
+    """Each cluster's name servers: its ``namesrv`` in the file, else ``-n``, else NAMESRV_ADDR."""
+    from mqadmin.cli.runner import namesrv_addrs
+
+    out = {}
+    for key, spec in topology.clusters.items():
+        try:
+            out[key] = namesrv_addrs(spec.namesrv or namesrv)
+        except CliError as e:
+            where = f"cluster {key!r} of {topology.source}"
+            raise CliError(
+                f"{where}: {e.message}", f"give it namesrv = '...' in the file, or {e.hint}", e.code
+            ) from None
+    return out
+
+
+def run_clusters(
+    topology: Topology, namesrv: str | None, fn: Callable[[Callable[[ClusterSpec], AdminClient]], Awaitable[T]]
+) -> T:
+    """Run ``fn(client_for)``: ``client_for(spec)`` is the admin client of the cluster's name servers (one per set
+    of name servers, all on one transport)."""
+    from mqadmin.admin import AdminClient
+    from mqadmin.cli.runner import run_admin
+
+    addrs = cluster_addrs(topology, namesrv)
+    first = next(iter(addrs.values()))
+
+    async def go(admin: AdminClient) -> T:
+        clients = {tuple(first): admin}
+
+        def client_for(spec: ClusterSpec) -> AdminClient:
+            key = tuple(addrs[spec.key])
+            if key not in clients:
+                clients[key] = AdminClient(list(key), transport=admin.transport, timeout=admin.timeout)
+            return clients[key]
+
+        return await fn(client_for)
+
+    return run_admin(";".join(first), go)
+
+
+def check_reachable(plan: Plan) -> None:
+    """Exit 4 when no cluster could be read because no name server answered."""
+    states = [c.state for c in plan.clusters]
+    if states and all(s.unreachable for s in states):
+        raise CliError(
+            f"no name server answered: {states[0].error}",
+            "is a name server running there? pass -n host:9876, set NAMESRV_ADDR or give namesrv in the file",
+            ExitCode.NAMESRV_UNREACHABLE,
+        )
+
+
+# --- showing a plan ------------------------------------------------------------------------------------------
+
+
+def value_text(v: Any) -> str:
+    if v is None:
+        return "(none)"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}={x}" for k, x in sorted(v.items())) + "}"
+    return str(v)
+
+
+def describe(item: Item) -> str:
+    """``readQueueNums=16, perm=6`` for a new item, ``perm 6→4`` for a change."""
+    from mqadmin.topology.plan import Action
+
+    if item.action == Action.CREATE and item.kind != "orderConf":
+        return ", ".join(f"{k}={value_text(new)}" for k, (_, new) in item.changes.items())
+    return ", ".join(f"{k} {value_text(old)}→{value_text(new)}" for k, (old, new) in item.changes.items())
+
+
+def item_row(item: Item) -> list[object]:
+    return [item.cluster, str(item.kind), item.name, item.broker, str(item.action)]
+
+
+def print_plan(plan: Plan) -> None:
+    from mqadmin.cli.render import Column, note, print_table
+
+    columns = [Column("CLUSTER"), Column("KIND"), Column("NAME"), Column("BROKER"), Column("ACTION", styled=True)]
+    rows = [[*item_row(i), describe(i) or (i.note or "")] for i in plan.items]
+    print_table([*columns, Column("DETAIL")], rows)
+    for c in plan.clusters:
+        for problem in c.problems:
+            note(f"mqadmin: error: {c.spec.key}: {problem}")
+    s = plan.summary()
+    extra = f"; {s['extra']} not in the file (left alone{'' if plan.prune else ': --prune deletes them'})"
+    counts = f"{s['create']} to create, {s['update']} to update, {s['delete']} to delete"
+    note(
+        f"plan: {counts}{extra if s['extra'] else ''}"
+        if plan.changes
+        else f"plan: no changes{extra if s['extra'] else ''}"
+    )
+
+
+# --- progress on stderr --------------------------------------------------------------------------------------
+
+
+class _LineProgress:
+    """Without a terminal: a line at each tenth of the way (CI logs show that a long apply is moving)."""
+
+    def __init__(self, what: str, total: int) -> None:
+        self.what, self.total, self.done, self.shown = what, total, 0, 0
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        step = self.done * 10 // self.total
+        if step > self.shown and self.done < self.total:
+            self.shown = step
+            sys.stderr.write(f"{self.what}: {self.done}/{self.total}\n")
+            sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def progress(what: str, total: int) -> Iterator[Any]:
+    """A progress bar on stderr when it is a terminal (lines otherwise); nothing for nothing to do."""
+    from mqadmin.topology.apply import NoProgress
+
+    if total == 0:
+        yield NoProgress()
+        return
+    if not sys.stderr.isatty() or os.environ.get("TERM") == "dumb":
+        yield _LineProgress(what, total)
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=total)
+
+        class _Bar:
+            def advance(self, n: int) -> None:
+                bar.advance(task, n)
+
+        yield _Bar()

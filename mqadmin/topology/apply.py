@@ -1,0 +1,283 @@
+"""Carrying out a plan: every change of every broker, brokers concurrently, at most ``concurrency`` requests
+in flight in all, one result per item.
+
+Per broker, topics are written in batches with UPDATE_AND_CREATE_TOPIC_LIST (18) where the broker has it
+(5.3.0+), else one UPDATE_AND_CREATE_TOPIC (17) each; groups likewise with UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST
+(225, 5.3.1+) or one request (200) each. A broker that does not answer a request gets no more: its remaining
+items fail at once ("not sent"), so a hung broker costs one timeout and the others finish. Topic deletions
+remove the route from the name servers once no broker of the cluster holds the topic; an orderTopicConf is
+written once its topic is in place on every broker of the cluster.
+
+``mqadmin.admin.topics`` writes one topic at a time (the imperative commands); this module batches the many
+writes of a plan and needs no read of its own (the plan has read every broker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mqadmin.admin.errors import ResponseError, reason_of
+from mqadmin.admin.results import Status
+from mqadmin.model.group import GroupWrite
+from mqadmin.model.order import ORDER_TOPIC_CONFIG
+from mqadmin.model.rpc import groups as group_rpc
+from mqadmin.model.rpc import namesrv as ns_rpc
+from mqadmin.model.rpc import topics as topic_rpc
+from mqadmin.model.topic import TopicConfig, attribute_ops
+from mqadmin.topology.live import FAILURES
+from mqadmin.topology.model import ClusterSpec
+from mqadmin.topology.plan import Action, ClusterPlan, Item, Kind, Plan
+from mqadmin.transport.errors import TransportError
+from mqadmin.wire.codes import ResponseCode
+
+if TYPE_CHECKING:
+    from mqadmin.admin.client import AdminClient
+
+V5_3_0 = 473
+"""First version with UPDATE_AND_CREATE_TOPIC_LIST (18)."""
+V5_3_1 = 475
+"""First version with UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225)."""
+BATCH_SIZE = 500
+CONCURRENCY = 16
+_DONE = {Action.CREATE: Status.CREATED, Action.UPDATE: Status.UPDATED, Action.DELETE: Status.DELETED}
+
+
+class Progress(Protocol):
+    def advance(self, n: int) -> None:
+        """``n`` more items are finished (done or failed)."""
+
+
+class NoProgress:
+    def advance(self, n: int) -> None:
+        pass
+
+
+@dataclass(slots=True)
+class ItemResult:
+    item: Item
+    status: Status
+    reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status != Status.FAILED
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.item.to_json(), "status": str(self.status), "reason": self.reason}
+
+
+def outcome(results: list[ItemResult]) -> str:
+    failed = sum(1 for r in results if not r.ok)
+    return "ok" if not failed else "failed" if failed == len(results) else "partial"
+
+
+def attribute_changes(current: dict[str, str] | None, wanted: dict[str, str]) -> dict[str, str | None]:
+    """The attribute operations that turn ``current`` (None: a new topic or group) into ``wanted``."""
+    if current is None:
+        return dict(wanted)
+    ops: dict[str, str | None] = {k: v for k, v in wanted.items() if current.get(k) != v}
+    ops.update({k: None for k in current if k not in wanted})
+    return ops
+
+
+@dataclass(frozen=True, slots=True)
+class TopicWrite:
+    """A topic in UPDATE_AND_CREATE_TOPIC_LIST's body: the config, its attributes as operations (``"+k": "v"``,
+    ``"-k": ""``) as the broker applies them to what it holds (Apache's TopicConfigManager)."""
+
+    config: TopicConfig
+    ops: dict[str, str | None]
+
+    def to_json(self) -> dict[str, Any]:
+        doc = self.config.to_json()
+        doc["attributes"] = {(f"+{k}" if v is not None else f"-{k}"): v or "" for k, v in sorted(self.ops.items())}
+        return doc
+
+
+# --- running -------------------------------------------------------------------------------------------------
+
+
+class _Broker:
+    """One broker's writes: shared in-flight limit, and no more requests once it has failed to answer."""
+
+    def __init__(self, admin: AdminClient, addr: str, sem: asyncio.Semaphore) -> None:
+        self.admin, self.addr, self.sem = admin, addr, sem
+        self.dead: str | None = None
+
+    async def request(self, rpc: Any, header: Any = None, body: Any = None) -> None:
+        if self.dead:
+            raise _NotSent(self.dead)
+        async with self.sem:
+            if self.dead:
+                raise _NotSent(self.dead)
+            try:
+                await self.admin.request(self.addr, rpc, header, body)
+            except TransportError as e:
+                self.dead = self.dead or reason_of(e)
+                raise
+
+
+class _NotSent(Exception):
+    def __init__(self, why: str) -> None:
+        super().__init__(f"not sent: the broker did not answer an earlier request ({why})")
+
+
+async def apply_plan(
+    plan: Plan,
+    client_for: Callable[[ClusterSpec], AdminClient],
+    *,
+    concurrency: int = CONCURRENCY,
+    batch_size: int = BATCH_SIZE,
+    progress: Progress | None = None,
+) -> list[ItemResult]:
+    """Carry out every change of ``plan``; results in the plan's order."""
+    sem = asyncio.Semaphore(concurrency)
+    run = _Run(sem, batch_size, progress or NoProgress())
+    await asyncio.gather(*(run.cluster(c, client_for(c.spec)) for c in plan.clusters))
+    return [run.results[id(i)] for i in plan.changes]
+
+
+class _Run:
+    def __init__(self, sem: asyncio.Semaphore, batch_size: int, progress: Progress) -> None:
+        self.sem, self.batch_size, self.progress = sem, batch_size, progress
+        self.results: dict[int, ItemResult] = {}
+
+    def done(self, item: Item, status: Status, reason: str | None = None) -> None:
+        self.results[id(item)] = ItemResult(item, status, reason)
+        self.progress.advance(1)
+
+    def failed(self, items: list[Item], error: BaseException) -> None:
+        for i in items:
+            self.done(i, Status.FAILED, reason_of(error))
+
+    async def cluster(self, cp: ClusterPlan, admin: AdminClient) -> None:
+        per_broker: dict[str, list[Item]] = defaultdict(list)
+        conf: list[Item] = []
+        for item in cp.items:
+            if item.action in _DONE:
+                (conf if item.kind == Kind.ORDER_CONF else per_broker[item.addr]).append(item)
+        await asyncio.gather(
+            *(self.broker(_Broker(admin, addr, self.sem), items) for addr, items in per_broker.items())
+        )
+        await self.routes(cp, admin)
+        await self.order_confs(cp, admin, conf)
+
+    async def broker(self, b: _Broker, items: list[Item]) -> None:
+        writes = {k: [i for i in items if i.kind == k and i.action != Action.DELETE] for k in (Kind.TOPIC, Kind.GROUP)}
+        deletes = [i for i in items if i.action == Action.DELETE]
+        await asyncio.gather(
+            self.topic_writes(b, writes[Kind.TOPIC]),
+            self.group_writes(b, writes[Kind.GROUP]),
+            *(self.delete(b, i) for i in deletes),
+        )
+
+    async def each(self, items: list[Item], send: Callable[[Item], Awaitable[None]]) -> None:
+        async def one(item: Item) -> None:
+            try:
+                await send(item)
+            except (*FAILURES, _NotSent) as e:
+                self.done(item, Status.FAILED, reason_of(e))
+            else:
+                self.done(item, _DONE[item.action])
+
+        await asyncio.gather(*(one(i) for i in items))
+
+    async def batched(
+        self, b: _Broker, items: list[Item], rpc: Any, body: Callable[[Item], Any], single: Callable[[Item], Any]
+    ) -> None:
+        """Items in batches of ``rpc`` (None: the broker has no list request); after REQUEST_CODE_NOT_SUPPORTED
+        the rest go one by one with ``single``."""
+        pending = list(items)
+        while rpc is not None and pending:
+            batch, pending = pending[: self.batch_size], pending[self.batch_size :]
+            try:
+                await b.request(rpc, body=[body(i) for i in batch])
+            except ResponseError as e:
+                if e.code != ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
+                    self.failed(batch, e)
+                    continue
+                pending, rpc = batch + pending, None
+            except (*FAILURES, _NotSent) as e:
+                self.failed(batch, e)
+            else:
+                for i in batch:
+                    self.done(i, _DONE[i.action])
+        await self.each(pending, single)
+
+    async def topic_writes(self, b: _Broker, items: list[Item]) -> None:
+        if not items:
+            return
+        version = items[0].version
+        rpc = topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST if version >= V5_3_0 or version == 0 else None
+
+        def ops(i: Item) -> dict[str, str | None]:
+            return attribute_changes(i.current.attributes if i.current else None, i.wanted.attributes)
+
+        async def single(i: Item) -> None:
+            header = topic_rpc.CreateTopicHeader.of(i.wanted, attributes=attribute_ops(ops(i)))
+            await b.request(topic_rpc.UPDATE_AND_CREATE_TOPIC, header)
+
+        await self.batched(b, items, rpc, lambda i: TopicWrite(i.wanted, ops(i)), single)
+
+    async def group_writes(self, b: _Broker, items: list[Item]) -> None:
+        if not items:
+            return
+        version = items[0].version
+        rpc = group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST if version >= V5_3_1 or version == 0 else None
+
+        def write(i: Item) -> GroupWrite:
+            return GroupWrite(
+                i.wanted, attribute_changes(i.current.attributes if i.current else None, i.wanted.attributes)
+            )
+
+        async def single(i: Item) -> None:
+            await b.request(group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=write(i))
+
+        await self.batched(b, items, rpc, write, single)
+
+    async def delete(self, b: _Broker, item: Item) -> None:
+        async def send(i: Item) -> None:
+            if i.kind == Kind.TOPIC:
+                await b.request(topic_rpc.DELETE_TOPIC_IN_BROKER, topic_rpc.TopicHeader(topic=i.name))
+            else:
+                await b.request(group_rpc.DELETE_SUBSCRIPTIONGROUP, group_rpc.DeleteGroupHeader(group_name=i.name))
+
+        await self.each([item], send)
+
+    async def routes(self, cp: ClusterPlan, admin: AdminClient) -> None:
+        """Remove from the name servers the route of each topic now deleted from every broker of the cluster that
+        held it, unless the file keeps it on another broker of the cluster."""
+        deleted: dict[str, list[Item]] = defaultdict(list)
+        for i in cp.items:
+            if i.kind == Kind.TOPIC and i.action == Action.DELETE:
+                deleted[i.name].append(i)
+        for name, items in sorted(deleted.items()):
+            if cp.problems or name in cp.spec.topics or not all(self.results[id(i)].ok for i in items):
+                continue
+            header = ns_rpc.DeleteTopicHeader(topic=name, cluster_name=cp.spec.cluster)
+            answers = await admin.request_every_namesrv(ns_rpc.DELETE_TOPIC_IN_NAMESRV, header, Status.DELETED)
+            if failed := [a for a in answers if not a.ok]:
+                why = "; ".join(f"{a.addr}: {a.reason}" for a in failed)
+                for i in items:
+                    self.results[id(i)] = ItemResult(i, Status.FAILED, f"deleted from the broker; route kept: {why}")
+
+    async def order_confs(self, cp: ClusterPlan, admin: AdminClient, items: list[Item]) -> None:
+        for item in items:
+            topic_items = [i for i in cp.items if i.kind == Kind.TOPIC and i.name == item.name and i.action in _DONE]
+            if failed := [i.broker for i in topic_items if not self.results[id(i)].ok]:
+                self.done(item, Status.FAILED, f"not written: the topic failed on {', '.join(failed)}")
+                continue
+            if item.wanted is None:
+                header: Any = ns_rpc.KvHeader(namespace=ORDER_TOPIC_CONFIG, key=item.name)
+                answers = await admin.request_every_namesrv(ns_rpc.DELETE_KV_CONFIG, header, Status.DELETED)
+            else:
+                answers = await admin.put_kv_config(ORDER_TOPIC_CONFIG, item.name, item.wanted)
+            failed_ns = [f"{a.addr}: {a.reason}" for a in answers if not a.ok]
+            if failed_ns:
+                self.done(item, Status.FAILED, "; ".join(failed_ns))
+            else:
+                self.done(item, Status.DELETED if item.wanted is None else Status.WRITTEN)
