@@ -40,7 +40,7 @@ async def serve(data_dir: str, flush: str) -> None:
     namesrv = NameServer(NamesrvConfig(listen_host="127.0.0.1", listen_port=0, data_dir=Path(data_dir) / "ns"))
     await namesrv.start()
     cfg = BrokerConfig(listen_port=0, namesrv_addrs=[namesrv.addr], data_dir=Path(data_dir) / "broker-a")
-    cfg.flush_disk_type = flush  # type: ignore[attr-defined]
+    cfg.flush_disk_type = flush
     broker = Broker(cfg)
     await broker.start()
     print(json.dumps({"broker": cfg.addr}), flush=True)

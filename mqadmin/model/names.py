@@ -23,6 +23,7 @@ component (never ``.`` or ``..``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -68,8 +69,8 @@ class NameKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class NameRefusal:
-    """What a server answers for an illegal name: a response code and Apache's remark."""
+class Refusal:
+    """Why a server refuses a request (an illegal name, a malformed field): Apache's response code and remark."""
 
     code: int
     remark: str
@@ -135,7 +136,7 @@ def group_problem(group: str) -> str | None:
     return name_problem(NameKind.GROUP, group)
 
 
-def name_refusal(kind: NameKind, name: str) -> NameRefusal | None:
+def name_refusal(kind: NameKind, name: str) -> Refusal | None:
     """The server's answer to an illegal name (Apache's checks in Apache's order), or None.
 
     Names of a legal length are remembered (a bounded cache: the same few names come with every
@@ -145,7 +146,7 @@ def name_refusal(kind: NameKind, name: str) -> NameRefusal | None:
     return _cached_refusal(kind, name)
 
 
-def _refusal(kind: NameKind, name: str) -> NameRefusal | None:
+def _refusal(kind: NameKind, name: str) -> Refusal | None:
     if not name.strip():
         remark = f"The specified {kind} is blank."
     elif not _legal_chars(kind, name):
@@ -154,15 +155,24 @@ def _refusal(kind: NameKind, name: str) -> NameRefusal | None:
         remark = f"The specified {kind} is longer than {kind} max length."
     else:
         return None
-    return NameRefusal(ResponseCode.INVALID_PARAMETER, remark)
+    return Refusal(ResponseCode.INVALID_PARAMETER, remark)
 
 
 _cached_refusal = lru_cache(maxsize=4096)(_refusal)
 
 
-def topic_refusal(topic: str) -> NameRefusal | None:
+def topic_refusal(topic: str) -> Refusal | None:
     return name_refusal(NameKind.TOPIC, topic)
 
 
-def group_refusal(group: str) -> NameRefusal | None:
+def group_refusal(group: str) -> Refusal | None:
     return name_refusal(NameKind.GROUP, group)
+
+
+def first_refusal(names: Iterable[tuple[NameKind, str]]) -> Refusal | None:
+    """The refusal of the first illegal name among those read from a body, or None."""
+    for kind, name in names:
+        refusal = name_refusal(kind, name)
+        if refusal is not None:
+            return refusal
+    return None

@@ -237,7 +237,10 @@ async def test_bad_subscription_group_bodies_are_refused(cluster, transport, bod
 
 
 async def test_query_topic_consume_by_who(cluster, transport):
-    cluster.brokers[0].consumer_groups_of.append(lambda t: {"CG1", "CG2"} if t == "T" else set())
+    offsets = cluster.brokers[0].store.offsets
+    offsets.commit("CG1", "T", 0, 1)
+    offsets.commit("CG2", "T", 1, 5)
+    offsets.commit("CG3", "Other", 0, 1)
     resp = await request(transport, addr_of(cluster), RC.QUERY_TOPIC_CONSUME_BY_WHO, {"topic": "T"})
     assert json.loads(resp.body)["groupList"] == ["CG1", "CG2"]
 

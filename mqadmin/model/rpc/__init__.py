@@ -4,7 +4,7 @@ client to encode, by the servers to decode and validate, and by the test fake to
 Importing this package imports every declaration module, so ``REGISTRY`` is complete.
 """
 
-from mqadmin.model.rpc import brokers, groups, messages, namesrv, topics
+from mqadmin.model.rpc import brokers, clients, groups, messages, namesrv, registration, topics
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, Reply, RequestRefused, Rpc, wire
 
 __all__ = [
@@ -15,9 +15,11 @@ __all__ = [
     "RequestRefused",
     "Rpc",
     "brokers",
+    "clients",
     "groups",
     "messages",
     "namesrv",
+    "registration",
     "topics",
     "wire",
 ]

@@ -8,6 +8,7 @@ from pathlib import Path
 from mqadmin.model.topic import PERM_READ, PERM_WRITE
 from mqadmin.server.properties import Prop, apply_properties, properties_of
 from mqadmin.server.remoting import ConnectionLimits
+from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType
 
 
 @dataclass
@@ -37,6 +38,11 @@ class BrokerConfig:
     trace_on: bool = True
     reject_transaction_message: bool = False
     revive_queue_num: int = 8
+    flush_disk_type: FlushDiskType = FlushDiskType.ASYNC
+    """ASYNC_FLUSH (flushed every half second) or SYNC_FLUSH (a send is answered once on disk);
+    see mqadmin.server.store for what each guarantees."""
+    mapped_file_size_commitlog: int = DEFAULT_SEGMENT_SIZE
+    """Size of a commit-log segment file."""
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
     reset_unreadable_metadata: bool = False
@@ -88,6 +94,8 @@ PROPERTIES: dict[str, Prop] = {
     "traceOn": Prop("trace_on", "bool"),
     "rejectTransactionMessage": Prop("reject_transaction_message", "bool"),
     "reviveQueueNum": Prop("revive_queue_num", "int", runtime=False),
+    "flushDiskType": Prop("flush_disk_type", runtime=False),
+    "mappedFileSizeCommitLog": Prop("mapped_file_size_commitlog", "int", runtime=False),
 }
 """The broker's settings under Java's names. UPDATE_BROKER_CONFIG changes only those a Java broker
 reads while running (``runtime``), within Java's ranges (PermName.isValid for brokerPermission); the
