@@ -6,17 +6,34 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from mqadmin.model.route import BrokerData, ClusterInfo
-from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC
+from mqadmin.model.order import ORDER_TOPIC_CONFIG
+from mqadmin.model.route import BrokerData, ClusterInfo, QueueData, TopicRouteData
+from mqadmin.model.rpc import brokers, namesrv, topics
+from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
+from mqadmin.model.stats import QueueOffsets, TopicStats
 from mqadmin.model.topic import TopicConfig
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
-from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
 Hook = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
+Answer = Callable[[Decoded[Any, Any]], RemotingCommand]
+
+
+def answer(handlers: dict[int, tuple[Rpc[Any, Any, Any, Any], Answer]], cmd: RemotingCommand) -> RemotingCommand:
+    """Decode ``cmd`` by its declaration and let its handler answer (a refused request gets the
+    declaration's refusal, an unknown code REQUEST_CODE_NOT_SUPPORTED), as a server does."""
+    entry = handlers.get(cmd.code)
+    if entry is None:
+        return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+    rpc, handle = entry
+    try:
+        req = rpc.decode(cmd)
+    except RequestRefused as e:
+        return cmd.response(e.code, e.remark)
+    return handle(req)
 
 
 @dataclass
@@ -38,50 +55,56 @@ class FakeBroker:
             early = await self.before(cmd)
             if early is not None:
                 return early
-        resp = self._answer(cmd)
+        handlers = {
+            rpc.code: (rpc, fn)
+            for rpc, fn in (
+                (topics.GET_ALL_TOPIC_CONFIG, self._all_topic_config),
+                (topics.UPDATE_AND_CREATE_TOPIC, self._create_topic),
+                (topics.DELETE_TOPIC_IN_BROKER, self._delete_topic),
+                (topics.GET_TOPIC_STATS_INFO, self._topic_stats),
+                (brokers.GET_BROKER_RUNTIME_INFO, self._runtime_info),
+                *([(topics.GET_TOPIC_CONFIG, self._topic_config)] if self.version >= 413 else []),
+            )
+        }  # fmt: skip
+        resp = answer(handlers, cmd)
         resp.version = self.version
         return resp
 
-    def _answer(self, cmd: RemotingCommand) -> RemotingCommand:
-        if cmd.code == RC.GET_TOPIC_CONFIG:
-            if self.version < 413:
-                return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
-            cfg = self.topics.get(cmd.ext["topic"])
-            if cfg is None:
-                return cmd.response(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
-            return cmd.response(body=fastjson.dumps_bytes(cfg.to_json()))
-        if cmd.code == RC.GET_ALL_TOPIC_CONFIG:
-            table = {n: self._stored(c).to_json() for n, c in self.topics.items()}
-            return cmd.response(body=fastjson.dumps_bytes({"topicConfigTable": table}))
-        if cmd.code == RC.UPDATE_AND_CREATE_TOPIC:
-            if self.broker_id != 0 and self.version < 413:
-                return cmd.response(ResponseCode.SYSTEM_ERROR, "slave can not create topic")
-            self.topics[cmd.ext["topic"]] = self._stored(self._merged(cmd))
-            return cmd.response(remark="not set any response code")
-        if cmd.code == RC.DELETE_TOPIC_IN_BROKER:
-            self.topics.pop(cmd.ext["topic"], None)
-            return cmd.response()
-        if cmd.code == RC.GET_BROKER_RUNTIME_INFO:
-            return cmd.response(body=fastjson.dumps_bytes({"table": self.runtime}))
-        if cmd.code == RC.GET_TOPIC_STATS_INFO:
-            if cmd.ext["topic"] not in self.topics:
-                return cmd.response(ResponseCode.TOPIC_NOT_EXIST, "topic not exist")
-            cfg = self.topics[cmd.ext["topic"]]
-            rows = ",".join(
-                f'{{"brokerName":"{self.name}","queueId":{q},"topic":"{cfg.topic_name}"}}:'
-                f'{{"lastUpdateTimestamp":{1700000000000 if q == 0 else 0},"maxOffset":{3 if q == 0 else 0},'
-                f'"minOffset":0}}'
-                for q in range(cfg.write_queue_nums)
-            )
-            return cmd.response(body=('{"offsetTable":{' + rows + "}}").encode())
-        return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+    def _runtime_info(self, req: Decoded[None, None]) -> RemotingCommand:
+        return brokers.GET_BROKER_RUNTIME_INFO.answer(req.cmd, body=self.runtime)
 
-    def _merged(self, cmd: RemotingCommand) -> TopicConfig:
-        """The config after a code-17 request: a 5.x broker applies the request's attribute operations
-        (``+k=v``, ``-k``) to the attributes it holds."""
-        h = UPDATE_AND_CREATE_TOPIC.decode(cmd).header
+    def _topic_config(self, req: Decoded[topics.GetTopicConfigHeader, None]) -> RemotingCommand:
+        cfg = self.topics.get(req.header.topic)
+        if cfg is None:
+            return req.cmd.response(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
+        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=cfg)
+
+    def _all_topic_config(self, req: Decoded[None, None]) -> RemotingCommand:
+        table = {n: self._stored(c) for n, c in self.topics.items()}
+        return topics.GET_ALL_TOPIC_CONFIG.answer(req.cmd, body=table)
+
+    def _create_topic(self, req: Decoded[topics.CreateTopicHeader, None]) -> RemotingCommand:
+        if self.broker_id != 0 and self.version < 413:
+            return req.cmd.response(ResponseCode.SYSTEM_ERROR, "slave can not create topic")
+        h = req.header
         old = self.topics.get(h.topic)
-        return h.config(old.attributes if old else None)
+        # a 5.x broker applies the request's attribute operations (+k=v, -k) to the attributes it holds
+        self.topics[h.topic] = self._stored(h.config(old.attributes if old else None))
+        return req.cmd.response(remark="not set any response code")
+
+    def _delete_topic(self, req: Decoded[topics.TopicHeader, None]) -> RemotingCommand:
+        self.topics.pop(req.header.topic, None)
+        return req.cmd.response()
+
+    def _topic_stats(self, req: Decoded[topics.TopicHeader, None]) -> RemotingCommand:
+        cfg = self.topics.get(req.header.topic)
+        if cfg is None:
+            return req.cmd.response(ResponseCode.TOPIC_NOT_EXIST, "topic not exist")
+        queues = [
+            QueueOffsets(cfg.topic_name, self.name, q, 0, 3 if q == 0 else 0, 1700000000000 if q == 0 else 0)
+            for q in range(cfg.write_queue_nums)
+        ]
+        return topics.GET_TOPIC_STATS_INFO.answer(req.cmd, body=TopicStats(queues))
 
     def _stored(self, cfg: TopicConfig) -> TopicConfig:
         """What this broker version keeps: 4.9 drops attributes and the order flag of a create."""
@@ -101,27 +124,19 @@ class FakeNamesrv:
 
     async def handle(self, cmd: RemotingCommand) -> RemotingCommand:
         self.requests.append(cmd)
-        if cmd.code == RC.GET_BROKER_CLUSTER_INFO:
-            return cmd.response(body=self._cluster_info_body())
-        if cmd.code == RC.GET_ROUTEINFO_BY_TOPIC:
-            return self._route(cmd)
-        if cmd.code == RC.GET_ALL_TOPIC_LIST_FROM_NAMESERVER:
-            topics = sorted({t for b in self.brokers for t in b.topics})
-            return cmd.response(body=fastjson.dumps_bytes({"topicList": topics}))
-        if cmd.code == RC.PUT_KV_CONFIG:
-            self.kv[(cmd.ext["namespace"], cmd.ext["key"])] = cmd.ext["value"]
-            return cmd.response()
-        if cmd.code == RC.GET_KV_CONFIG:
-            value = self.kv.get((cmd.ext["namespace"], cmd.ext["key"]))
-            if value is None:
-                return cmd.response(ResponseCode.QUERY_NOT_FOUND, "No config item")
-            return cmd.response(ext={"value": value})
-        if cmd.code == RC.DELETE_KV_CONFIG:
-            self.kv.pop((cmd.ext["namespace"], cmd.ext["key"]), None)
-            return cmd.response()
-        if cmd.code == RC.DELETE_TOPIC_IN_NAMESRV:
-            return cmd.response()
-        return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+        handlers = {
+            rpc.code: (rpc, fn)
+            for rpc, fn in (
+                (namesrv.GET_BROKER_CLUSTER_INFO, self._cluster_info),
+                (namesrv.GET_ROUTEINFO_BY_TOPIC, self._route),
+                (namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, self._all_topics),
+                (namesrv.PUT_KV_CONFIG, self._put_kv),
+                (namesrv.GET_KV_CONFIG, self._get_kv),
+                (namesrv.DELETE_KV_CONFIG, self._delete_kv),
+                (namesrv.DELETE_TOPIC_IN_NAMESRV, lambda req: req.cmd.response()),
+            )
+        }
+        return answer(handlers, cmd)
 
     def cluster_info(self) -> ClusterInfo:
         info = ClusterInfo()
@@ -133,39 +148,50 @@ class FakeNamesrv:
                 names.append(b.name)
         return info
 
-    def _cluster_info_body(self) -> bytes:
+    def _cluster_info(self, req: Decoded[None, None]) -> RemotingCommand:
         """Legacy fastjson form, with unquoted integer keys, as a real name server sends it."""
-        text = fastjson.dumps(self.cluster_info().to_json())
+        resp = namesrv.GET_BROKER_CLUSTER_INFO.answer(req.cmd, body=self.cluster_info())
+        text = resp.body.decode()
         for bid in range(4):
             text = text.replace(f'"{bid}":"', f'{bid}:"')
-        return text.encode()
+        resp.body = text.encode()
+        return resp
 
-    def _route(self, cmd: RemotingCommand) -> RemotingCommand:
-        topic = cmd.ext["topic"]
+    def _all_topics(self, req: Decoded[None, None]) -> RemotingCommand:
+        topic_names = sorted({t for b in self.brokers for t in b.topics})
+        return namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER.answer(req.cmd, body=topic_names)
+
+    def _put_kv(self, req: Decoded[namesrv.PutKvHeader, None]) -> RemotingCommand:
+        h = req.header
+        self.kv[(h.namespace, h.key)] = h.value
+        return req.cmd.response()
+
+    def _get_kv(self, req: Decoded[namesrv.KvHeader, None]) -> RemotingCommand:
+        value = self.kv.get((req.header.namespace, req.header.key))
+        if value is None:
+            return req.cmd.response(ResponseCode.QUERY_NOT_FOUND, "No config item")
+        return namesrv.GET_KV_CONFIG.answer(req.cmd, namesrv.KvValueHeader(value=value))
+
+    def _delete_kv(self, req: Decoded[namesrv.KvHeader, None]) -> RemotingCommand:
+        self.kv.pop((req.header.namespace, req.header.key), None)
+        return req.cmd.response()
+
+    def _route(self, req: Decoded[namesrv.RouteHeader, None]) -> RemotingCommand:
+        topic = req.header.topic
         holders = [b for b in self.brokers if topic in b.topics and b.broker_id == 0]
         if not holders:
-            return cmd.response(
+            return req.cmd.response(
                 ResponseCode.TOPIC_NOT_EXIST, f"No topic route info in name server for the topic: {topic}"
             )
         info = self.cluster_info()
-        route = {
-            "brokerDatas": [info.brokers[b.name].to_json() for b in holders],
-            "filterServerTable": {},
-            "queueDatas": [
-                {
-                    "brokerName": b.name,
-                    "perm": b.topics[topic].perm,
-                    "readQueueNums": b.topics[topic].read_queue_nums,
-                    "topicSysFlag": b.topics[topic].topic_sys_flag,
-                    "writeQueueNums": b.topics[topic].write_queue_nums,
-                }
-                for b in holders
-            ],
-        }
-        order = self.kv.get(("ORDER_TOPIC_CONFIG", topic))
-        if order and self.order_message_enable:
-            route["orderTopicConf"] = order
-        return cmd.response(body=fastjson.dumps_bytes(route))
+        queue_datas = [
+            QueueData(b.name, b.topics[topic].read_queue_nums, b.topics[topic].write_queue_nums,
+                      b.topics[topic].perm, b.topics[topic].topic_sys_flag)
+            for b in holders
+        ]  # fmt: skip
+        order = self.kv.get((ORDER_TOPIC_CONFIG, topic)) if self.order_message_enable else None
+        route = TopicRouteData([info.brokers[b.name] for b in holders], queue_datas, order or None)
+        return namesrv.GET_ROUTEINFO_BY_TOPIC.answer(req.cmd, body=route)
 
 
 class FakeTransport:
