@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import struct
 import subprocess
 import sys
 import tempfile
@@ -23,9 +22,10 @@ import time
 from pathlib import Path
 
 from mqadmin.model.topic import TopicConfig
+from mqadmin.transport.frames import FrameReader
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import RequestCode, ResponseCode
-from mqadmin.wire.frame import RemotingCommand, decode_frame, encode_frame
+from mqadmin.wire.frame import RemotingCommand, encode_frame
 from mqadmin.wire.message import encode_properties, new_uniq_key
 
 TOPIC = "BenchSend"
@@ -52,6 +52,7 @@ async def producer(addr: str, deadline: float, body: bytes) -> int:
     costs as little as possible and the broker is what is measured."""
     host, port = addr.rsplit(":", 1)
     reader, writer = await asyncio.open_connection(host, int(port))
+    frames = FrameReader(reader)
     sent = 0
     try:
         while time.perf_counter() < deadline:
@@ -61,8 +62,7 @@ async def producer(addr: str, deadline: float, body: bytes) -> int:
                 "i": encode_properties({"UNIQ_KEY": new_uniq_key(), "WAIT": "true"}),
             }  # fmt: skip
             writer.write(encode_frame(RemotingCommand(RequestCode.SEND_MESSAGE_V2, opaque=sent, ext=ext, body=body)))
-            (length,) = struct.unpack(">i", await reader.readexactly(4))
-            resp = decode_frame(await reader.readexactly(length))
+            resp = await frames.read()
             if resp.code != ResponseCode.SUCCESS:
                 raise RuntimeError(f"send failed: {resp.code} {resp.remark}")
             sent += 1

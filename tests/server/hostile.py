@@ -17,8 +17,9 @@ from typing import Any
 
 from mqadmin.model.names import NameKind, group_problem, topic_problem
 from mqadmin.model.topic import TopicConfig
+from mqadmin.transport.frames import FrameReader
 from mqadmin.wire.codes import RequestCode as RC
-from mqadmin.wire.frame import FrameDecoder, RemotingCommand
+from mqadmin.wire.frame import RemotingCommand
 
 from .conftest import pull_ext, send_ext
 
@@ -94,14 +95,14 @@ async def raw_request(addr: str, code: int, ext: dict[str, str], body: bytes = b
     try:
         writer.write(raw_frame(code, ext, body))
         await writer.drain()
-        decoder = FrameDecoder()
+        frames = FrameReader(reader)
         while True:
-            data = await asyncio.wait_for(reader.read(1 << 16), RESPONSE_TIMEOUT)
-            if not data:
+            try:
+                cmd = await asyncio.wait_for(frames.read(), RESPONSE_TIMEOUT)
+            except asyncio.IncompleteReadError:
                 return None
-            for cmd in decoder.feed(data):
-                if cmd.is_response and cmd.opaque == 7:
-                    return cmd
+            if cmd.is_response and cmd.opaque == 7:
+                return cmd
     finally:
         writer.close()
 

@@ -20,11 +20,12 @@ import pytest
 
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.remoting import RemotingServer
+from mqadmin.transport.frames import FrameReader
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
-from mqadmin.wire.frame import RemotingCommand, decode_frame
+from mqadmin.wire.frame import RemotingCommand
 from tests.devprocs import start_dev
 
 from .conftest import pull_ext, request, send_ext
@@ -305,8 +306,7 @@ async def test_invalid_utf8_in_a_header_is_answered_with_an_error_naming_the_fie
         reader, writer = await asyncio.open_connection(host, int(port))
         try:
             writer.write(frame)
-            (length,) = struct.unpack(">i", await asyncio.wait_for(reader.readexactly(4), 10))
-            resp = decode_frame(await reader.readexactly(length))
+            resp = await asyncio.wait_for(FrameReader(reader).read(), 10)
         finally:
             writer.close()
         assert (resp.opaque, resp.code) == (7, R.INVALID_PARAMETER)

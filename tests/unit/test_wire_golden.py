@@ -3,6 +3,7 @@ shared/docs/rocketmq-protocol.md (§1.4 frame bytes, §7 signature)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import struct
 
@@ -10,10 +11,10 @@ import pytest
 
 from mqadmin.model.route import ClusterInfo, TopicRouteData
 from mqadmin.transport.acl import sign
+from mqadmin.transport.frames import FrameReader
 from mqadmin.wire import fastjson
 from mqadmin.wire.frame import (
     MAX_FRAME_LENGTH,
-    FrameDecoder,
     FrameError,
     RemotingCommand,
     SerializeType,
@@ -93,18 +94,31 @@ def test_language_as_an_integer_ordinal(ordinal: int, name: str) -> None:
     assert decode_frame(struct.pack(">i", len(header)) + header).language == name
 
 
-def test_raw_mqadmin_stream_holds_two_frames_fed_byte_by_byte() -> None:
+async def read_stream(*chunks: bytes) -> list[RemotingCommand]:
+    """The frames a FrameReader reads from a stream fed ``chunks`` (then closed)."""
+    reader = asyncio.StreamReader()
+    for chunk in chunks:
+        reader.feed_data(chunk)
+    reader.feed_eof()
+    frames, out = FrameReader(reader), []
+    while True:
+        try:
+            out.append(await frames.read())
+        except asyncio.IncompleteReadError:
+            return out
+
+
+async def test_raw_mqadmin_stream_holds_two_frames_fed_byte_by_byte() -> None:
     data = raw_stream("raw_mqadmin.log")
-    decoder = FrameDecoder()
-    cmds = [cmd for i in range(len(data)) for cmd in decoder.feed(data[i : i + 1])]
+    cmds = await read_stream(*(data[i : i + 1] for i in range(len(data))))
     assert [(c.code, c.opaque) for c in cmds] == [(206, 1), (105, 0)]
     assert cmds[1].ext["topic"] == "TBW102"
     assert all(c.version == 409 and c.language == "JAVA" for c in cmds)
 
 
 @pytest.mark.parametrize("name", ["raw_messense.log", "raw_aliions.log"])
-def test_raw_client_first_frames(name: str) -> None:
-    (cmd,) = FrameDecoder().feed(raw_stream(name))
+async def test_raw_client_first_frames(name: str) -> None:
+    (cmd,) = await read_stream(raw_stream(name))
     assert cmd.code == 105
     assert cmd.ext["topic"] == "TopicTest"
 
@@ -252,19 +266,18 @@ def test_consume_stats_with_object_keys() -> None:
 # --- the 16 MiB frame guard -----------------------------------------------------------------------
 
 
-def test_frame_guard_rejects_a_length_over_16_mib_before_buffering_it() -> None:
-    decoder = FrameDecoder()
+async def test_frame_guard_rejects_a_length_over_16_mib_before_buffering_it() -> None:
     with pytest.raises(FrameError):
-        decoder.feed(struct.pack(">i", MAX_FRAME_LENGTH + 1))
+        await read_stream(struct.pack(">i", MAX_FRAME_LENGTH + 1))
 
 
-def test_frame_guard_accepts_exactly_16_mib() -> None:
+async def test_frame_guard_accepts_exactly_16_mib() -> None:
     body = b"x" * (MAX_FRAME_LENGTH - 4 - len(JAVA_REQUEST))
     cmd = _worked_example(SerializeType.JSON)
     cmd.body = body
     frame = encode_frame(cmd)
     assert struct.unpack(">i", frame[:4])[0] == MAX_FRAME_LENGTH
-    (back,) = FrameDecoder().feed(frame)
+    (back,) = await read_stream(frame)
     assert back.body == body
 
 
