@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from mqadmin.admin.errors import BadNameServerAddress, MalformedResponse, NameServerUnreachable, NoNameServer
 from mqadmin.transport.errors import TransportError
-from mqadmin.transport.tcp import split_addr
+from mqadmin.wire.address import BadAddress, split_addr_list
 
 ENV_VAR = "NAMESRV_ADDR"
 
@@ -27,17 +27,10 @@ def parse_namesrv_addrs(value: str) -> list[str]:
     text = value.strip()
     if text.lower().startswith(("http://", "https://")):
         text = text.rsplit("/", 1)[1]
-    addrs: list[str] = []
-    for part in (p.strip() for p in text.split(";")):
-        if not part:
-            continue
-        try:
-            split_addr(part)
-        except ValueError as e:
-            raise BadNameServerAddress(part, str(e)) from None
-        if part not in addrs:
-            addrs.append(part)
-    return addrs
+    try:
+        return split_addr_list(text)
+    except BadAddress as e:
+        raise BadNameServerAddress(e.addr, e.problem) from None
 
 
 def resolve_namesrv_addrs(option: str | None, env: Mapping[str, str] | None = None) -> list[str]:

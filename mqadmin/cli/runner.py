@@ -49,7 +49,7 @@ def check_broker_addr(addr: str | None, option: str = "-b") -> None:
     """A ``-b`` value must be host:port (usage error otherwise)."""
     if addr is None:
         return
-    from mqadmin.transport.tcp import split_addr
+    from mqadmin.wire.address import split_addr
 
     try:
         split_addr(addr)

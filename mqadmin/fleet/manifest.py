@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mqadmin.files import atomic_write
 from mqadmin.fleet.schema import KIND, SCHEMA_VERSION, TABLES
-from mqadmin.server.persist import atomic_write
 
 MANIFEST = "manifest.json"
 

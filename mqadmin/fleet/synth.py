@@ -41,10 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin import __version__
+from mqadmin.files import atomic_write
 from mqadmin.fleet import manifest as mf
 from mqadmin.fleet.schema import TABLES
 from mqadmin.fleet.writer import TableWriter
-from mqadmin.server.persist import atomic_write
 
 GROUND_TRUTH = "ground_truth.jsonl"
 LAG_THRESHOLD = 100_000

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin.model.names import shown
+from mqadmin.wire.address import split_addr_list
 
 JAVA_INT_MAX = 2**31 - 1
 TEXT_MAX_LENGTH = 1024
@@ -78,7 +79,7 @@ def _parse(java: str, raw: str, spec: Prop) -> Any:
     if not raw.isprintable() or len(raw) > TEXT_MAX_LENGTH:
         raise ValueError(f"{java}={shown(raw)} must be printable text of at most {TEXT_MAX_LENGTH} characters")
     if kind == "addrs":
-        return [a.strip() for a in raw.split(";") if a.strip()]
+        return split_addr_list(raw)
     if kind == "path":
         return Path(raw)
     return raw

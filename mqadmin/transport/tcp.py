@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from mqadmin.transport import acl
+from mqadmin.transport.acl import signed_ext
 from mqadmin.transport.errors import (
     ConnectionClosed,
     ConnectionRefused,
@@ -29,6 +29,7 @@ from mqadmin.transport.errors import (
 )
 from mqadmin.transport.frames import FrameReader, PendingRequests, read_frames
 from mqadmin.transport.trace import describe_request, describe_response
+from mqadmin.wire.address import split_addr
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, encode_frame
 
@@ -48,22 +49,6 @@ class Credentials:
     access_key: str
     secret_key: str
     security_token: str | None = None
-
-
-def split_addr(addr: str) -> tuple[str, int]:
-    """``host:port`` (``[v6]:port`` too) into its parts; ValueError says what is wrong with it."""
-    host, sep, port = addr.rpartition(":")
-    if "," in addr:
-        raise ValueError("a list of addresses is separated by ';', not ','")
-    if not sep or not host:
-        raise ValueError("expected host:port (no port given)")
-    if not port.isascii() or not port.isdigit():
-        raise ValueError(f"the port {port!r} is not a number")
-    if not 0 < int(port) < 65536:
-        raise ValueError(f"the port {port} is outside 1..65535")
-    if any(c.isspace() for c in host):
-        raise ValueError("the host contains spaces")
-    return host.strip("[]"), int(port)
 
 
 class Connection:
@@ -227,7 +212,7 @@ class TcpTransport:
         cmd.opaque = next(self._opaque)
         if self._credentials:
             c = self._credentials
-            cmd.ext = acl.signed_ext(cmd.ext, cmd.body, c.access_key, c.secret_key, c.security_token)
+            cmd.ext = signed_ext(cmd.ext, cmd.body, c.access_key, c.secret_key, c.security_token)
         return cmd
 
     async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand:

@@ -28,6 +28,7 @@ from mqadmin.server.broker.brokerstore import Processor, store_host
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.server.store import PutResult, PutStatus
+from mqadmin.wire.address import ipv4_or_loopback
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.message import (
@@ -52,20 +53,11 @@ MAX_RECONSUME_VERSION = 121
 """Clients older than V3_4_9 cannot set maxReconsumeTimes per message."""
 
 
-def host_of(addr: str) -> tuple[str, int]:
-    """An IPv4 (host, port) for the stored BORNHOST; other peers are recorded as 127.0.0.1."""
-    host, _, port = addr.rpartition(":")
-    parts = host.split(".")
-    if len(parts) != 4 or not all(p.isdigit() and int(p) < 256 for p in parts):
-        host = "127.0.0.1"
-    return host, int(port) if port.isdigit() else 0
-
-
 def born_host(ch: ClientChannel) -> tuple[str, int]:
-    """``host_of`` the channel's peer, computed once per connection."""
+    """The channel's peer as the stored BORNHOST (IPv4), computed once per connection."""
     host = ch.attrs.get("born_host")
     if host is None:
-        host = ch.attrs["born_host"] = host_of(ch.remote_addr)
+        host = ch.attrs["born_host"] = ipv4_or_loopback(ch.remote_addr)
     return host
 
 

@@ -37,10 +37,10 @@ from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Protocol
 
+from mqadmin.files import atomic_write, fsync_dir
 from mqadmin.model.names import shown
 from mqadmin.model.tags import tags_code
 from mqadmin.server.paths import UnsafePath, child
-from mqadmin.server.persist import atomic_write, fsync_dir
 from mqadmin.server.store.commitlog import CommitLog
 from mqadmin.server.store.consumequeue import ConsumeQueue, write_at
 from mqadmin.server.store.keyindex import KeyIndex
