@@ -11,8 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mqadmin.audit import job
 from mqadmin.model.names import topic_refusal
-from mqadmin.model.order import format_order_conf, order_conf_problem, parse_order_conf
+from mqadmin.model.order import (
+    ORDER_CONF_ENTRY,
+    format_order_conf,
+    order_conf_entries,
+    order_conf_problem,
+    parse_order_conf,
+)
 from mqadmin.model.rpc import topics
 from mqadmin.model.rpc.spec import RequestRefused
 from mqadmin.model.topic import TopicConfig
@@ -171,3 +178,16 @@ def test_order_conf_round_trips(entries: dict[str, int]) -> None:
     value = format_order_conf(entries)
     assert order_conf_problem(value) is None
     assert parse_order_conf(value) == entries
+
+
+conf_text = st.text(alphabet=st.sampled_from("ab:;0189 \n٣_-"), max_size=30)
+
+
+@given(conf_text)
+def test_the_audit_job_reads_order_conf_as_the_admin_client_does(value: str) -> None:
+    """The audit job imports nothing from mqadmin, so it carries a copy of the entry pattern; both
+    engines of the job (Python and Spark SQL) use that copy, and it must say what model.order says."""
+    assert job._ENTRY == ORDER_CONF_ENTRY
+    assert job.order_conf_entries(value) == order_conf_entries(value)
+    named = {job.conf_entry_broker(e) for e in job.order_conf_entries(value)} - {""}
+    assert named == set(parse_order_conf(value))
