@@ -45,16 +45,21 @@ from mqadmin.server.store.commitlog import CommitLog
 from mqadmin.server.store.consumequeue import ConsumeQueue, write_at
 from mqadmin.server.store.keyindex import KeyIndex
 from mqadmin.server.store.records import (
-    PHYS_OFFSET_POS,
-    STORE_TS_HEADER_BYTES,
     BadRecord,
     RecordInfo,
     check_header,
-    phys_offset_of,
     record_properties,
-    store_timestamp_of,
 )
-from mqadmin.wire.message import PROPERTY_KEYS, PROPERTY_TAGS, PROPERTY_UNIQ_KEY, MessageExt, encode_message
+from mqadmin.wire.message import (
+    PHYS_OFFSET_POS,
+    PROPERTY_KEYS,
+    PROPERTY_TAGS,
+    PROPERTY_UNIQ_KEY,
+    STORE_TIMESTAMP_BYTES,
+    MessageExt,
+    encode_message,
+    store_timestamp,
+)
 
 log = logging.getLogger(__name__)
 
@@ -679,12 +684,16 @@ class MessageStore:
         """The stored message starting exactly at commit-log offset ``phys`` (VIEW_MESSAGE_BY_ID)."""
         if phys < 0 or phys >= self._end:
             return None
-        header = self.log.read(phys, STORE_TS_HEADER_BYTES)
+        header = self.log.read(phys, STORE_TIMESTAMP_BYTES)
         try:
             size = check_header(header, 0, self._segment_size)
         except BadRecord:
             return None
-        if len(header) < STORE_TS_HEADER_BYTES or phys_offset_of(header) != phys or phys + size > self._end:
+        if (
+            len(header) < STORE_TIMESTAMP_BYTES
+            or _PHYS.unpack_from(header, PHYS_OFFSET_POS)[0] != phys
+            or phys + size > self._end
+        ):
             return None
         data = self.log.read(phys, size)
         return data if len(data) == size else None
@@ -703,8 +712,8 @@ class MessageStore:
         if cq is None or not 0 <= offset < cq.count:
             return 0
         phys, _size, _ = cq.entry(offset)
-        header = self.log.read(phys, STORE_TS_HEADER_BYTES)
-        return store_timestamp_of(header) if len(header) == STORE_TS_HEADER_BYTES else 0
+        header = self.log.read(phys, STORE_TIMESTAMP_BYTES)
+        return store_timestamp(header) if len(header) == STORE_TIMESTAMP_BYTES else 0
 
     def search_offset(self, topic: str, queue_id: int, timestamp: int) -> int:
         """The first queue offset whose message was stored at or after ``timestamp``."""
