@@ -10,11 +10,10 @@ from typing import Any
 
 from mqadmin.model.names import shown
 from mqadmin.model.rpc import brokers, groups, topics
-from mqadmin.model.rpc.spec import Decoded
+from mqadmin.model.rpc.spec import Decoded, RequestRefused
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
 from mqadmin.server.broker.brokerstore import BrokerParts, Processor
-from mqadmin.server.broker.config import CONFIG_BLACKLIST
 from mqadmin.server.broker.groups import normalize_group
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire import fastjson
@@ -172,14 +171,12 @@ class AdminProcessor(Processor):
         cmd, props = req.cmd, req.body
         if not props:
             return cmd.response(ResponseCode.SUCCESS)
-        if CONFIG_BLACKLIST & props.keys():
-            return cmd.response(ResponseCode.NO_PERMISSION, "Can not update config in black list.")
         cfg = self.config
         old_perm = cfg.broker_permission
         try:
             applied = cfg.apply_properties(props)
-        except ValueError as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        except RequestRefused as e:
+            return cmd.response(e.code, e.remark)
         if applied:
             self.parts.config_version.next()
         self.groups.auto_create = cfg.auto_create_subscription_group

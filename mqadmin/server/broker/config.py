@@ -65,7 +65,7 @@ class BrokerConfig:
         return properties_of(self, PROPERTIES)
 
     def apply_properties(self, props: dict[str, str]) -> list[str]:
-        return apply_properties(self, PROPERTIES, props)
+        return apply_properties(self, PROPERTIES, props, CONFIG_BLACKLIST)
 
 
 CONFIG_BLACKLIST = frozenset({"brokerConfigPath", "configBlackList", "rocketmqHome"})

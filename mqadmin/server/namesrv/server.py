@@ -15,8 +15,8 @@ from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import TopicRouteData
 from mqadmin.model.rpc import namesrv as rpc
 from mqadmin.model.rpc import registration as reg
-from mqadmin.model.rpc.spec import Decoded
-from mqadmin.server.namesrv.config import CONFIG_BLACKLIST, NamesrvConfig
+from mqadmin.model.rpc.spec import Decoded, RequestRefused
+from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.kv import KVConfigManager
 from mqadmin.server.namesrv.route_body import route_body, wants_standard_json
 from mqadmin.server.namesrv.routes import RouteInfoManager
@@ -242,10 +242,8 @@ class NameServer:
         cmd, props = req.cmd, req.body
         if not props:
             return cmd.response(ResponseCode.SUCCESS)
-        if CONFIG_BLACKLIST & props.keys():
-            return cmd.response(ResponseCode.NO_PERMISSION, "Can not update config in black list.")
         try:
             self.config.apply_properties(props)
-        except ValueError as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        except RequestRefused as e:
+            return cmd.response(e.code, e.remark)
         return cmd.response(ResponseCode.SUCCESS)
