@@ -45,7 +45,7 @@ def load_command(entry: registry.Entry) -> Any:
         from mqadmin.cli.command import APPS
 
         module = importlib.import_module(f"mqadmin.cli.commands.{entry.module}")
-        sub_app = APPS.get(entry.name) or getattr(module, "app", None)
+        sub_app = APPS.get(entry.name)
         if sub_app is None:
             raise RuntimeError(f"{module.__name__} does not register the command {entry.name}")
         cmd = typer.main.get_command(sub_app)
