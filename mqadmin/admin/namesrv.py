@@ -1,9 +1,9 @@
 """Finding the name servers and talking to one of them at a time.
 
-Addresses come from ``-n 'a:9876;b:9876'``, else the ``NAMESRV_ADDR`` environment variable
-(rocketmq-protocol.md §10). As RocketMQ 5.x does, an ``http://…/host:port`` value uses the part
-after the last ``/``. Like the Java client (seed 002), a ``NameServerSet`` starts at a random
-name server and, when one cannot be reached or does not answer, moves on to the next in turn.
+Addresses come from ``-n 'a:9876;b:9876'``, else the ``NAMESRV_ADDR`` environment variable. As
+RocketMQ 5.x does, an ``http://…/host:port`` value uses the part after the last ``/``. Like the Java
+client, a ``NameServerSet`` starts at a random name server and, when one cannot be reached or does not
+answer, moves on to the next in turn (docs/protocol.md, "Clients").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """RegisterBrokerBody: the topic configs a broker sends with REGISTER_BROKER (103).
 
-Two forms (rocketmq-protocol.md §6): JSON, and a deflated stream of i32-length-prefixed items
+Two forms (docs/protocol.md, "Name server"): JSON, and a deflated stream of i32-length-prefixed items
 (DataVersion JSON; topic count and one space-separated TopicConfig each; the filter-server list
 JSON; optionally a count plus TopicQueueMappingInfo JSONs).
 """

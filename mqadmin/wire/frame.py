@@ -1,7 +1,7 @@
 """RocketMQ remoting frames: ``| int32 length | int32 type<<24|H | header | body |``.
 
 Both header encodings are supported: JSON (type 0) and the binary ROCKETMQ form (type 1).
-Decoding is tolerant of what real peers send (see shared/docs/peer-compat.md): a header JSON
+Decoding is tolerant of what real peers send (tests/data/captures; docs/protocol.md): a header JSON
 that ends in a newline, ext values that are numbers or booleans, ``language`` as a name or an
 ordinal, a missing ``opaque``.
 """

@@ -41,7 +41,7 @@ TRANS_OP_HALF_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
 
 
 def startup_topics(cfg: BrokerConfig) -> list[TopicConfig]:
-    """The topics a broker creates at start (rocketmq-protocol.md §4; 5.x TopicConfigManager.init)."""
+    """The topics a broker creates at start (docs/protocol.md, "Broker"; 5.x TopicConfigManager constructor)."""
     rw = PERM_READ | PERM_WRITE
     out = [TopicConfig(SELF_TEST_TOPIC, 1, 1, rw)]
     if cfg.auto_create_topic_enable:

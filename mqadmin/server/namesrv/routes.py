@@ -1,7 +1,7 @@
 """RouteInfoManager: which brokers are alive, which topics they serve, and the routes built from that.
 
 Pure state with the time passed in, so it can be tested without sockets or sleeps
-(rocketmq-protocol.md §6 "Building routes").
+(docs/protocol.md, "Name server").
 """
 
 from __future__ import annotations
