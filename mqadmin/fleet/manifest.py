@@ -48,15 +48,6 @@ def new_manifest(producer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def overall_status(statuses: list[str]) -> str:
-    """``ok`` when everything is ok, ``failed`` when nothing is (or there is nothing), else ``partial``."""
-    if statuses and all(s == "ok" for s in statuses):
-        return "ok"
-    if not statuses or all(s == "failed" for s in statuses):
-        return "failed"
-    return "partial"
-
-
 def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
     atomic_write(root / MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mqadmin.admin.results import overall_status
 from mqadmin.audit import job
 from mqadmin.fleet import manifest as mf
 from mqadmin.fleet.schema import SCHEMA_VERSION, TABLES, column_names
@@ -132,11 +133,11 @@ def test_load_manifest_refuses_what_it_cannot_read(tmp_path, content, fragment):
 
 
 def test_overall_status():
-    assert mf.overall_status(["ok", "ok"]) == "ok"
-    assert mf.overall_status(["ok", "failed"]) == "partial"
-    assert mf.overall_status(["partial"]) == "partial"
-    assert mf.overall_status(["failed", "failed"]) == "failed"
-    assert mf.overall_status([]) == "failed"
+    assert overall_status(["ok", "ok"]) == "ok"
+    assert overall_status(["ok", "failed"]) == "partial"
+    assert overall_status(["partial"]) == "partial"
+    assert overall_status(["failed", "failed"]) == "failed"
+    assert overall_status([]) == "failed"
 
 
 def test_column_names():
