@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC, CreateTopicHeader
 from mqadmin.model.topic import TopicConfig
 from mqadmin.transport.frames import FrameReader
 from mqadmin.transport.tcp import TcpTransport
@@ -74,7 +75,7 @@ async def producer(addr: str, deadline: float, body: bytes) -> int:
 async def run(addr: str, producers: int, seconds: float) -> float:
     transport = TcpTransport(timeout=30)
     cfg = TopicConfig(TOPIC, 8, 8)
-    await transport.request(addr, RemotingCommand(RequestCode.UPDATE_AND_CREATE_TOPIC, ext=cfg.to_ext()))
+    await transport.request(addr, UPDATE_AND_CREATE_TOPIC.request(CreateTopicHeader.of(cfg)))
     await transport.aclose()
     body = bytes(1024)
     await asyncio.gather(*(producer(addr, time.perf_counter() + 1.0, body) for _ in range(producers)))  # warm up

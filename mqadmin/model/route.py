@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqadmin.wire import fastjson
-
 MASTER_ID = 0
 
 
@@ -72,10 +70,6 @@ class TopicRouteData:
     order_topic_conf: str | None = None
 
     @classmethod
-    def from_body(cls, body: bytes) -> TopicRouteData:
-        return cls.from_json(fastjson.loads(body))
-
-    @classmethod
     def from_json(cls, obj: dict[str, Any]) -> TopicRouteData:
         return cls(
             broker_datas=[BrokerData.from_json(b) for b in obj.get("brokerDatas") or []],
@@ -99,10 +93,6 @@ class TopicRouteData:
 class ClusterInfo:
     brokers: dict[str, BrokerData] = field(default_factory=dict)
     clusters: dict[str, list[str]] = field(default_factory=dict)
-
-    @classmethod
-    def from_body(cls, body: bytes) -> ClusterInfo:
-        return cls.from_json(fastjson.loads(body))
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> ClusterInfo:

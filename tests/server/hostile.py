@@ -21,7 +21,7 @@ from mqadmin.transport.frames import FrameReader
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.frame import RemotingCommand
 
-from .conftest import pull_ext, send_ext
+from .conftest import pull_ext, send_ext, topic_ext
 
 RESPONSE_TIMEOUT = 10.0
 
@@ -195,7 +195,7 @@ NAME_CASES: list[NameCase] = [
     NameCase("broker", RC.LOCK_BATCH_MQ, "topic", T, _body(lambda n: _lock(topic=n))),
     NameCase("broker", RC.UNLOCK_BATCH_MQ, "group", G, _body(lambda n: _lock(group=n))),
     NameCase("broker", RC.UNLOCK_BATCH_MQ, "topic", T, _body(lambda n: _lock(topic=n))),
-    NameCase("broker", RC.UPDATE_AND_CREATE_TOPIC, "topic", T, _ext(lambda n: TopicConfig(n).to_ext())),
+    NameCase("broker", RC.UPDATE_AND_CREATE_TOPIC, "topic", T, _ext(lambda n: topic_ext(TopicConfig(n)))),
     NameCase("broker", RC.UPDATE_AND_CREATE_TOPIC_LIST, "topicName", T,
              _body(lambda n: {"topicConfigList": [TopicConfig("T_OK").to_json(), TopicConfig(n).to_json()]})),
     NameCase("broker", RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, "groupName", G, _body(lambda n: {"groupName": n})),

@@ -9,7 +9,7 @@ import struct
 
 import pytest
 
-from mqadmin.model.route import ClusterInfo, TopicRouteData
+from mqadmin.model.rpc.namesrv import CLUSTER_INFO, ROUTE
 from mqadmin.transport.acl import sign
 from mqadmin.transport.frames import FrameReader
 from mqadmin.wire import fastjson
@@ -201,7 +201,7 @@ def test_recorded_cluster_info_with_unquoted_integer_keys() -> None:
     assert b'{0:"127.0.0.1:10911"}' in body
     with pytest.raises(json.JSONDecodeError):
         json.loads(body)
-    info = ClusterInfo.from_body(body)
+    info = CLUSTER_INFO.decode(body)
     assert info.clusters == {"DefaultCluster": ["broker-a"]}
     assert info.brokers["broker-a"].broker_addrs == {0: "127.0.0.1:10911"}
     assert info.brokers["broker-a"].master_addr == "127.0.0.1:10911"
@@ -209,7 +209,7 @@ def test_recorded_cluster_info_with_unquoted_integer_keys() -> None:
 
 
 def test_recorded_route_body() -> None:
-    route = TopicRouteData.from_body(_body_of(105))
+    route = ROUTE.decode(_body_of(105))
     assert [b.broker_name for b in route.broker_datas] == ["broker-a"]
     assert route.broker_datas[0].broker_addrs == {0: "127.0.0.1:10911"}
     q = route.queue_datas[0]
@@ -223,7 +223,7 @@ def test_legacy_route_form_with_order_conf() -> None:
         b'"cluster":"C"}],"filterServerTable":{},"orderTopicConf":"broker-a:8","queueDatas":[{"brokerName":'
         b'"broker-a","perm":6,"readQueueNums":8,"topicSysFlag":0,"writeQueueNums":8}]}'
     )
-    route = TopicRouteData.from_body(body)
+    route = ROUTE.decode(body)
     assert route.broker_datas[0].broker_addrs == {0: "10.0.0.1:10911", 1: "10.0.0.2:10911"}
     assert route.order_topic_conf == "broker-a:8"
 

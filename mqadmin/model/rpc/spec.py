@@ -186,7 +186,6 @@ def _base_type(hint: Any, cls: type, attr: str) -> type:
 # --- bodies --------------------------------------------------------------------------------------
 
 B = TypeVar("B")
-B_co = TypeVar("B_co", covariant=True)
 
 
 class BodyCodec(Protocol[B]):
