@@ -4,7 +4,7 @@ Python objects that answer remoting commands the way Apache RocketMQ does (the p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,13 +22,12 @@ Hook = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
 Answer = Callable[[Decoded[Any, Any]], RemotingCommand]
 
 
-def answer(handlers: dict[int, tuple[Rpc[Any, Any, Any, Any], Answer]], cmd: RemotingCommand) -> RemotingCommand:
+def answer(handlers: Iterable[tuple[Rpc[Any, Any, Any, Any], Answer]], cmd: RemotingCommand) -> RemotingCommand:
     """Decode ``cmd`` by its declaration and let its handler answer (a refused request gets the
     declaration's refusal, an unknown code REQUEST_CODE_NOT_SUPPORTED), as a server does."""
-    entry = handlers.get(cmd.code)
-    if entry is None:
+    rpc, handle = next(((r, h) for r, h in handlers if r.code == cmd.code), (None, None))
+    if rpc is None or handle is None:
         return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
-    rpc, handle = entry
     try:
         req = rpc.decode(cmd)
     except RequestRefused as e:
@@ -55,17 +54,14 @@ class FakeBroker:
             early = await self.before(cmd)
             if early is not None:
                 return early
-        handlers = {
-            rpc.code: (rpc, fn)
-            for rpc, fn in (
-                (topics.GET_ALL_TOPIC_CONFIG, self._all_topic_config),
-                (topics.UPDATE_AND_CREATE_TOPIC, self._create_topic),
-                (topics.DELETE_TOPIC_IN_BROKER, self._delete_topic),
-                (topics.GET_TOPIC_STATS_INFO, self._topic_stats),
-                (brokers.GET_BROKER_RUNTIME_INFO, self._runtime_info),
-                *([(topics.GET_TOPIC_CONFIG, self._topic_config)] if self.version >= 413 else []),
-            )
-        }  # fmt: skip
+        handlers = [
+            (topics.GET_ALL_TOPIC_CONFIG, self._all_topic_config),
+            (topics.UPDATE_AND_CREATE_TOPIC, self._create_topic),
+            (topics.DELETE_TOPIC_IN_BROKER, self._delete_topic),
+            (topics.GET_TOPIC_STATS_INFO, self._topic_stats),
+            (brokers.GET_BROKER_RUNTIME_INFO, self._runtime_info),
+            *([(topics.GET_TOPIC_CONFIG, self._topic_config)] if self.version >= 413 else []),  # 5.0+
+        ]
         resp = answer(handlers, cmd)
         resp.version = self.version
         return resp
@@ -124,18 +120,15 @@ class FakeNamesrv:
 
     async def handle(self, cmd: RemotingCommand) -> RemotingCommand:
         self.requests.append(cmd)
-        handlers = {
-            rpc.code: (rpc, fn)
-            for rpc, fn in (
-                (namesrv.GET_BROKER_CLUSTER_INFO, self._cluster_info),
-                (namesrv.GET_ROUTEINFO_BY_TOPIC, self._route),
-                (namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, self._all_topics),
-                (namesrv.PUT_KV_CONFIG, self._put_kv),
-                (namesrv.GET_KV_CONFIG, self._get_kv),
-                (namesrv.DELETE_KV_CONFIG, self._delete_kv),
-                (namesrv.DELETE_TOPIC_IN_NAMESRV, lambda req: req.cmd.response()),
-            )
-        }
+        handlers = [
+            (namesrv.GET_BROKER_CLUSTER_INFO, self._cluster_info),
+            (namesrv.GET_ROUTEINFO_BY_TOPIC, self._route),
+            (namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, self._all_topics),
+            (namesrv.PUT_KV_CONFIG, self._put_kv),
+            (namesrv.GET_KV_CONFIG, self._get_kv),
+            (namesrv.DELETE_KV_CONFIG, self._delete_kv),
+            (namesrv.DELETE_TOPIC_IN_NAMESRV, lambda req: req.cmd.response()),
+        ]
         return answer(handlers, cmd)
 
     def cluster_info(self) -> ClusterInfo:
