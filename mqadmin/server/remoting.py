@@ -1,8 +1,9 @@
 """An asyncio remoting server: frames in, dispatch by request code, responses out.
 
 It never dies on bad input: an undecodable or oversized frame closes that one connection; a
-request that fails the server's ``check`` (invalid Unicode, illegal names) is answered without
-reaching its handler; a handler that raises answers SYSTEM_ERROR with the exception text (as Java
+request that fails the server's ``check`` (text that is not valid Unicode) or its declaration
+(``serve``: a missing or malformed field, an illegal name) is answered without reaching its
+handler; a handler that raises answers SYSTEM_ERROR with the exception text (as Java
 does); an unknown code answers REQUEST_CODE_NOT_SUPPORTED; a response that cannot be encoded is
 replaced by a SYSTEM_ERROR answer, so a client never waits for its timeout. Oneway requests are
 never answered.
@@ -10,9 +11,10 @@ never answered.
 Connections are bounded (``ConnectionLimits``): one that is idle (nothing read or written, no
 request being handled) for ``idle_timeout`` seconds is closed, as Java's
 ``serverChannelMaxIdleTimeSeconds`` does; a frame must arrive whole within ``frame_timeout``
-seconds of its length field; and frames larger than 64 KiB (``transport.frames.SMALL_FRAME``) may hold at most
-``partial_frame_memory`` bytes, all connections together, while they arrive. A connection
-breaking a limit is closed; the log line for it is rate-limited.
+seconds of its length field; and frames larger than 64 KiB (``transport.frames.SMALL_FRAME``) may
+hold at most ``partial_frame_memory`` bytes, all connections together, while they arrive. A
+connection breaking a limit is closed; the log line for it is rate-limited. Frames are read and
+responses matched by ``mqadmin.transport.frames``, as on the client side.
 """
 
 from __future__ import annotations
