@@ -26,7 +26,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
 from mqadmin.wire.codes import ResponseCode
 
@@ -139,11 +138,20 @@ def group_problem(group: str) -> str | None:
 def name_refusal(kind: NameKind, name: str) -> Refusal | None:
     """The server's answer to an illegal name (Apache's checks in Apache's order), or None.
 
-    Names of a legal length are remembered (a bounded cache: the same few names come with every
-    send and pull); longer ones, always refused, are not."""
-    if len(name) > RETRY_OR_DLQ_TOPIC_MAX_LENGTH:
-        return _refusal(kind, name)
-    return _cached_refusal(kind, name)
+    Legal names are remembered (up to LEGAL_NAMES_REMEMBERED of each kind: the same few names come
+    with every send and pull), so checking one again costs a set lookup."""
+    legal = _REMEMBERED[kind]
+    if name in legal:
+        return None
+    refusal = _refusal(kind, name)
+    if refusal is None and len(legal) < LEGAL_NAMES_REMEMBERED:
+        legal.add(name)
+    return refusal
+
+
+LEGAL_NAMES_REMEMBERED = 4096
+_REMEMBERED: dict[NameKind, set[str]] = {NameKind.TOPIC: set(), NameKind.GROUP: set()}
+_LEGAL_TOPICS, _LEGAL_GROUPS = _REMEMBERED[NameKind.TOPIC], _REMEMBERED[NameKind.GROUP]
 
 
 def _refusal(kind: NameKind, name: str) -> Refusal | None:
@@ -158,15 +166,12 @@ def _refusal(kind: NameKind, name: str) -> Refusal | None:
     return Refusal(ResponseCode.INVALID_PARAMETER, remark)
 
 
-_cached_refusal = lru_cache(maxsize=4096)(_refusal)
-
-
 def topic_refusal(topic: str) -> Refusal | None:
-    return name_refusal(NameKind.TOPIC, topic)
+    return None if topic in _LEGAL_TOPICS else name_refusal(NameKind.TOPIC, topic)
 
 
 def group_refusal(group: str) -> Refusal | None:
-    return name_refusal(NameKind.GROUP, group)
+    return None if group in _LEGAL_GROUPS else name_refusal(NameKind.GROUP, group)
 
 
 def first_refusal(names: Iterable[tuple[NameKind, str]]) -> Refusal | None:

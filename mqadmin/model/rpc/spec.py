@@ -8,7 +8,8 @@ shared validator, so no handler can forget it). Field types are ``str``, ``int``
 those ``| None``; a field without a default is required, as Java's ``@CFNotNull``.
 
 ``Rpc`` ties a request code to its header and body types and the response's. Building one
-registers it in ``REGISTRY``, from which the request table in docs/protocol.md is generated.
+registers it in ``REGISTRY``, from which docs/protocol-requests.md is generated
+(``python -m mqadmin.cli.generate``).
 """
 
 from __future__ import annotations
@@ -148,14 +149,28 @@ def _compile(cls: type[Header]) -> tuple[Callable[[dict[str, str], bool], Any], 
         value = "v" if f.kind is str else "('true' if v else 'false')" if f.kind is bool else "str(v)"
         enc.append(f"    if v is not None: out[{f.wire!r}] = {value}")
     enc.append("    return out")
-    exec("\n".join(dec) + "\n\n" + "\n".join(enc), env)  # noqa: S102 - our own field names, validated above
+    exec("\n".join(dec) + "\n\n" + "\n".join(enc), env)  # our own identifiers; wire names are repr()-quoted
     cls._decode, cls._encode = env["decode"], env["encode"]  # type: ignore[attr-defined]
     return env["decode"], env["encode"]
 
 
 def _slot(cls: type, attr: str) -> Any:
-    """The slot descriptor of ``attr`` (declared on ``cls`` or a base)."""
-    return next(k.__dict__[attr] for k in cls.__mro__ if attr in k.__dict__)
+    """The slot descriptor of ``attr`` (declared on ``cls`` or a base); for a header declared without
+    ``slots=True``, something with the same ``__set__``."""
+    found = next((k.__dict__[attr] for k in cls.__mro__ if attr in k.__dict__), None)
+    if hasattr(found, "__set__"):
+        return found
+    return _Setter(attr)
+
+
+class _Setter:
+    __slots__ = ("attr",)
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        object.__setattr__(obj, self.attr, value)
 
 
 def _build_fields(cls: type) -> tuple[WireField, ...]:
@@ -284,7 +299,8 @@ class Rpc(Generic[H, B, RH, RB]):
         and remark to answer. With ``validate`` the declared rules run too (each field's check before
         the header is decoded, ``body_check`` after the body is); without, only the types, the
         required fields and ``raw_check`` (tests of the layers below switch it off)."""
-        header = self.header.from_ext(cmd.ext, validate=validate) if self.header is not None else None
+        h = self.header
+        header = (h.__dict__.get("_decode") or _compile(h)[0])(cmd.ext, validate) if h is not None else None
         if self.raw_check is not None and (refusal := self.raw_check(header, cmd.body)) is not None:  # type: ignore[arg-type]
             raise RequestRefused.of(refusal)
         body = None
