@@ -3,8 +3,6 @@ separated by ``;`` (``namesrvAddr``, ``-n``, ``NAMESRV_ADDR``)."""
 
 from __future__ import annotations
 
-import ipaddress
-
 
 def split_addr(addr: str) -> tuple[str, int]:
     """``host:port`` into its parts; ValueError says what is wrong with it."""
@@ -55,8 +53,7 @@ def ipv4_or_loopback(addr: str) -> tuple[str, int]:
     except ValueError:
         host, _, tail = addr.rpartition(":")
         port = int(tail) if tail.isascii() and tail.isdigit() else 0
-    try:
-        ipaddress.IPv4Address(host)
-    except ValueError:
+    parts = host.split(".")
+    if len(parts) != 4 or not all(p.isascii() and p.isdigit() and int(p) < 256 for p in parts):
         host = "127.0.0.1"
     return host, port
