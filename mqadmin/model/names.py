@@ -181,13 +181,6 @@ def group_refusal(group: str) -> Refusal | None:
     return None if group in _LEGAL_GROUPS else name_refusal(NameKind.GROUP, group)
 
 
-def held_group_refusal(group: str) -> Refusal | None:
-    """As ``group_refusal`` for a group that is only read or deleted (see ``group_problem``)."""
-    if GROUP_MAX_LENGTH < len(group) <= CLIENT_GROUP_MAX_LENGTH and _LEGAL.fullmatch(group):
-        return None
-    return group_refusal(group)
-
-
 def first_refusal(names: Iterable[tuple[NameKind, str]]) -> Refusal | None:
     """The refusal of the first illegal name among those read from a body, or None."""
     for kind, name in names:

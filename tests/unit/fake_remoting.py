@@ -65,6 +65,8 @@ class FakeBroker:
 
     def _answer(self, cmd: RemotingCommand) -> RemotingCommand:
         """The answer by declaration (subclasses answer more requests first)."""
+        if cmd.code == groups.DELETE_SUBSCRIPTIONGROUP.code:  # Apache checks no name on a delete
+            return self._delete_group(groups.DELETE_SUBSCRIPTIONGROUP.decode(cmd, validate=False))
         handlers = [
             (topics.GET_ALL_TOPIC_CONFIG, self._all_topic_config),
             (topics.UPDATE_AND_CREATE_TOPIC, self._create_topic),
@@ -73,7 +75,6 @@ class FakeBroker:
             (brokers.GET_BROKER_RUNTIME_INFO, self._runtime_info),
             (topics.QUERY_TOPIC_CONSUME_BY_WHO, self._consumed_by),
             (groups.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, self._all_groups),
-            (groups.DELETE_SUBSCRIPTIONGROUP, self._delete_group),
             (groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, lambda req: self._write_groups(req, [req.body])),
             *([(topics.GET_TOPIC_CONFIG, self._topic_config)] if self.version >= 413 else []),  # 5.0+
             *([(topics.UPDATE_AND_CREATE_TOPIC_LIST, self._create_topics)] if self.version >= 473 else []),  # 5.3.0+

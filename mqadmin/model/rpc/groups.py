@@ -8,7 +8,7 @@ from typing import Any
 
 from mqadmin.model.consume import ConsumeStatsBody
 from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
-from mqadmin.model.names import NameKind, first_refusal, group_refusal, held_group_refusal, topic_refusal
+from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C
@@ -17,7 +17,7 @@ from mqadmin.wire.codes import ResponseCode
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeleteGroupHeader(Header):
-    group_name: str = wire("groupName", check=held_group_refusal)
+    group_name: str = wire("groupName", check=group_refusal)
     clean_offset: bool | None = wire("cleanOffset", None)
 
 
@@ -57,6 +57,7 @@ GROUP_LIST = JsonBody(
 
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP = Rpc(
     C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP", body=GROUP_WRITE,
+    body_check=lambda write: group_refusal(write.config.group_name),
     summary="create or replace a subscription group (attributes: +k/-k operations on what the broker holds)",
 )  # fmt: skip
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST = Rpc(

@@ -13,9 +13,8 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from mqadmin.model.clients import ConsumerData, MQKey
+from mqadmin.model.clients import Connection, ConsumerConnection, ConsumerData, MQKey
 from mqadmin.model.rpc.clients import NOTIFY_CONSUMER_IDS_CHANGED, ConsumerGroupHeader
 from mqadmin.model.tags import SubscriptionData
 from mqadmin.server.remoting import ClientChannel
@@ -37,14 +36,9 @@ class ClientConn:
     version: int
     last_update: float = field(default_factory=time.monotonic)
 
-    def to_json(self) -> dict[str, Any]:
-        """A ``Connection`` (ConsumerConnection / ProducerConnection bodies)."""
-        return {
-            "clientAddr": self.channel.remote_addr,
-            "clientId": self.client_id,
-            "language": self.language,
-            "version": self.version,
-        }
+    def connection(self) -> Connection:
+        """This client as a ``Connection`` (ConsumerConnection / ProducerConnection bodies)."""
+        return Connection(self.client_id, self.channel.remote_addr, self.language, self.version)
 
 
 @dataclass(slots=True)
@@ -76,15 +70,15 @@ class ConsumerGroupInfo:
             changed = True
         return changed
 
-    def to_connection_json(self) -> dict[str, Any]:
+    def connection_body(self) -> ConsumerConnection:
         """The ConsumerConnection body of GET_CONSUMER_CONNECTION_LIST."""
-        return {
-            "connectionSet": [c.to_json() for c in self.conns.values()],
-            "consumeFromWhere": self.consume_from_where,
-            "consumeType": self.consume_type,
-            "messageModel": self.message_model,
-            "subscriptionTable": {t: s.to_json() for t, s in sorted(self.subscriptions.items())},
-        }
+        return ConsumerConnection(
+            [c.connection() for c in self.conns.values()],
+            dict(sorted(self.subscriptions.items())),
+            self.consume_type,
+            self.message_model,
+            self.consume_from_where,
+        )
 
 
 class ClientRegistry:

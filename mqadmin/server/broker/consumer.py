@@ -65,7 +65,7 @@ class ConsumerProcessor(Processor):
         info = self.clients.consumers.get(group)
         if info is None:
             return req.cmd.response(ResponseCode.CONSUMER_NOT_ONLINE, f"the consumer group[{group}] not online")
-        return rpc.GET_CONSUMER_CONNECTION_LIST.answer(req.cmd, body=info.to_connection_json())
+        return rpc.GET_CONSUMER_CONNECTION_LIST.answer(req.cmd, body=info.connection_body())
 
     async def producer_connections(
         self, req: Decoded[rpc.ProducerGroupHeader, None], ch: ClientChannel
@@ -74,7 +74,7 @@ class ConsumerProcessor(Processor):
         members = self.clients.producers.get(group)
         if not members:
             return req.cmd.response(ResponseCode.SYSTEM_ERROR, f"the producer group[{group}] not exist")
-        body = {"connectionSet": [c.to_json() for c in members.values()]}
+        body = [c.connection() for c in members.values()]
         return rpc.GET_PRODUCER_CONNECTION_LIST.answer(req.cmd, body=body)
 
     async def call_consumer(
