@@ -113,25 +113,13 @@ class HeartbeatData:
         return out
 
 
-MQKey = tuple[str, str, int]
-"""A message queue as (topic, brokerName, queueId)."""
-
-
-def mq_key(mq: dict[str, Any]) -> MQKey:
-    return (str(mq.get("topic", "")), str(mq.get("brokerName", "")), int(mq.get("queueId", 0)))
-
-
-def mq_json(key: MQKey) -> dict[str, Any]:
-    return {"brokerName": key[1], "queueId": key[2], "topic": key[0]}
-
-
 @dataclass(frozen=True, slots=True)
 class LockBatchBody:
     """(Un)LockBatchRequestBody: the queues a client of a group locks or unlocks."""
 
     group: str
     client_id: str
-    queues: tuple[MQKey, ...] = ()
+    queues: tuple[MessageQueue, ...] = ()
 
     @classmethod
     def from_json(cls, obj: Any) -> LockBatchBody:
@@ -140,11 +128,11 @@ class LockBatchBody:
         return cls(
             group=str(obj.get("consumerGroup") or ""),
             client_id=str(obj.get("clientId") or ""),
-            queues=tuple(mq_key(mq) for mq in mqs if isinstance(mq, dict)),
+            queues=tuple(MessageQueue.from_json(mq) for mq in mqs if isinstance(mq, dict)),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"clientId": self.client_id, "consumerGroup": self.group, "mqSet": [mq_json(k) for k in self.queues]}
+        return {"clientId": self.client_id, "consumerGroup": self.group, "mqSet": [k.to_json() for k in self.queues]}
 
     def names(self) -> Names:
         """The group (even empty: a lock needs one) and each queue's topic."""
@@ -155,15 +143,15 @@ class LockBatchBody:
 class LockedQueues:
     """LockBatchResponseBody: the queues the client holds after the request."""
 
-    queues: tuple[MQKey, ...] = ()
+    queues: tuple[MessageQueue, ...] = ()
 
     @classmethod
     def from_json(cls, obj: Any) -> LockedQueues:
         mqs = _object(obj, "LockBatchResponseBody").get("lockOKMQSet") or []
-        return cls(tuple(mq_key(mq) for mq in mqs if isinstance(mq, dict)))
+        return cls(tuple(MessageQueue.from_json(mq) for mq in mqs if isinstance(mq, dict)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"lockOKMQSet": [mq_json(k) for k in self.queues]}
+        return {"lockOKMQSet": [k.to_json() for k in self.queues]}
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mqadmin.model.clients import Connection, ConsumerConnection, ConsumerData, MQKey
+from mqadmin.model.clients import Connection, ConsumerConnection, ConsumerData
+from mqadmin.model.queue import MessageQueue
 from mqadmin.model.rpc.clients import NOTIFY_CONSUMER_IDS_CHANGED, ConsumerGroupHeader
 from mqadmin.model.tags import SubscriptionData
 from mqadmin.server.remoting import ClientChannel
@@ -168,9 +169,11 @@ class RebalanceLocks:
 
     def __init__(self, max_live: float = LOCK_MAX_LIVE) -> None:
         self.max_live = max_live
-        self._table: dict[str, dict[MQKey, tuple[str, float]]] = {}
+        self._table: dict[str, dict[MessageQueue, tuple[str, float]]] = {}
 
-    def try_lock(self, group: str, mqs: list[MQKey], client_id: str, now: float | None = None) -> list[MQKey]:
+    def try_lock(
+        self, group: str, mqs: list[MessageQueue], client_id: str, now: float | None = None
+    ) -> list[MessageQueue]:
         """Lock what is free, expired or already this client's; return what this client holds."""
         now = time.monotonic() if now is None else now
         locks = self._table.setdefault(group, {})
@@ -182,7 +185,7 @@ class RebalanceLocks:
                 granted.append(mq)
         return granted
 
-    def unlock(self, group: str, mqs: list[MQKey], client_id: str) -> None:
+    def unlock(self, group: str, mqs: list[MessageQueue], client_id: str) -> None:
         locks = self._table.get(group, {})
         for mq in mqs:
             if locks.get(mq, ("",))[0] == client_id:
