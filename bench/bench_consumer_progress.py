@@ -74,8 +74,8 @@ async def populate(namesrv: str, groups: int, topics: int, messages: int) -> Non
     from mqadmin.admin.consumers import bounded
     from mqadmin.admin.errors import ResponseError
     from mqadmin.admin.messaging import send_message
+    from mqadmin.model.rpc import clients as off
     from mqadmin.model.rpc import groups as group_rpc
-    from mqadmin.model.rpc import offsets as off
     from mqadmin.model.rpc import topics as topic_rpc
     from mqadmin.model.topic import TopicConfig
     from mqadmin.wire.codes import ResponseCode
@@ -122,7 +122,7 @@ async def populate(namesrv: str, groups: int, topics: int, messages: int) -> Non
 
         async def commit(args: tuple[str, str, str, int]) -> None:
             addr, g, topic, q = args
-            header = off.UpdateConsumerOffsetHeader(consumer_group=g, topic=topic, queue_id=q, commit_offset=0)
+            header = off.UpdateOffsetHeader(consumer_group=g, topic=topic, queue_id=q, commit_offset=0)
             await patient(lambda: admin.request(addr, off.UPDATE_CONSUMER_OFFSET, header))
 
         work = [

@@ -52,6 +52,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from mqadmin.admin import AdminClient  # noqa: E402
+from mqadmin.model.rpc.topics import CreateTopicHeader  # noqa: E402
 from mqadmin.model.topic import TopicConfig  # noqa: E402
 from mqadmin.transport.tcp import TcpTransport  # noqa: E402
 from mqadmin.wire import fastjson  # noqa: E402
@@ -642,7 +643,9 @@ async def create_topics(
         async with sem:
             if deadline is not None and time.monotonic() > deadline:
                 return
-            cmd = RemotingCommand(int(RequestCode.UPDATE_AND_CREATE_TOPIC), ext=TopicConfig(name).to_ext())
+            cmd = RemotingCommand(
+                int(RequestCode.UPDATE_AND_CREATE_TOPIC), ext=CreateTopicHeader.of(TopicConfig(name)).to_ext()
+            )
             try:
                 resp = await transport.request(addr, cmd)
             except Exception:

@@ -15,17 +15,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC, CreateTopicHeader
 from mqadmin.model.topic import TopicConfig
+from mqadmin.transport.frames import FrameReader
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import RequestCode, ResponseCode
-from mqadmin.wire.frame import RemotingCommand, decode_frame, encode_frame
+from mqadmin.wire.frame import RemotingCommand, encode_frame
 from mqadmin.wire.message import encode_properties, new_uniq_key
 
 TOPIC = "BenchSend"
@@ -40,7 +41,7 @@ async def serve(data_dir: str, flush: str) -> None:
     namesrv = NameServer(NamesrvConfig(listen_host="127.0.0.1", listen_port=0, data_dir=Path(data_dir) / "ns"))
     await namesrv.start()
     cfg = BrokerConfig(listen_port=0, namesrv_addrs=[namesrv.addr], data_dir=Path(data_dir) / "broker-a")
-    cfg.flush_disk_type = flush  # type: ignore[attr-defined]
+    cfg.flush_disk_type = flush
     broker = Broker(cfg)
     await broker.start()
     print(json.dumps({"broker": cfg.addr}), flush=True)
@@ -52,6 +53,7 @@ async def producer(addr: str, deadline: float, body: bytes) -> int:
     costs as little as possible and the broker is what is measured."""
     host, port = addr.rsplit(":", 1)
     reader, writer = await asyncio.open_connection(host, int(port))
+    frames = FrameReader(reader)
     sent = 0
     try:
         while time.perf_counter() < deadline:
@@ -61,8 +63,7 @@ async def producer(addr: str, deadline: float, body: bytes) -> int:
                 "i": encode_properties({"UNIQ_KEY": new_uniq_key(), "WAIT": "true"}),
             }  # fmt: skip
             writer.write(encode_frame(RemotingCommand(RequestCode.SEND_MESSAGE_V2, opaque=sent, ext=ext, body=body)))
-            (length,) = struct.unpack(">i", await reader.readexactly(4))
-            resp = decode_frame(await reader.readexactly(length))
+            resp = await frames.read()
             if resp.code != ResponseCode.SUCCESS:
                 raise RuntimeError(f"send failed: {resp.code} {resp.remark}")
             sent += 1
@@ -74,7 +75,7 @@ async def producer(addr: str, deadline: float, body: bytes) -> int:
 async def run(addr: str, producers: int, seconds: float) -> float:
     transport = TcpTransport(timeout=30)
     cfg = TopicConfig(TOPIC, 8, 8)
-    await transport.request(addr, RemotingCommand(RequestCode.UPDATE_AND_CREATE_TOPIC, ext=cfg.to_ext()))
+    await transport.request(addr, UPDATE_AND_CREATE_TOPIC.request(CreateTopicHeader.of(cfg)))
     await transport.aclose()
     body = bytes(1024)
     await asyncio.gather(*(producer(addr, time.perf_counter() + 1.0, body) for _ in range(producers)))  # warm up

@@ -19,10 +19,10 @@ import tempfile
 import time
 
 from mqadmin.admin import AdminClient
+from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC, CreateTopicHeader
 from mqadmin.model.topic import TopicConfig
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire.codes import RequestCode, ResponseCode
-from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.codes import ResponseCode
 
 
 def cpu_seconds(pid: int) -> float:
@@ -50,9 +50,7 @@ async def create_all(info: dict, topics: int, concurrency: int) -> tuple[float, 
         nonlocal failures
         cfg = TopicConfig(f"BenchTopic{i:06d}")
         async with sem:
-            resp = await transport.request(
-                addr, RemotingCommand(int(RequestCode.UPDATE_AND_CREATE_TOPIC), ext=cfg.to_ext())
-            )
+            resp = await transport.request(addr, UPDATE_AND_CREATE_TOPIC.request(CreateTopicHeader.of(cfg)))
         if resp.code != ResponseCode.SUCCESS:
             failures += 1
 

@@ -23,6 +23,7 @@ from mqadmin.model.consume import ConsumeStats, QueueProgress
 from mqadmin.model.names import DLQ_PREFIX, RETRY_PREFIX
 from mqadmin.model.queue import MessageQueue
 from mqadmin.model.route import BrokerData, TopicRouteData
+from mqadmin.model.rpc import clients as client_rpc
 from mqadmin.model.rpc import consumers as rpc
 from mqadmin.model.rpc.consumers import ConsumerStatus, OffsetTable, RequestMode
 from mqadmin.transport.errors import TransportError
@@ -308,8 +309,8 @@ class ConsumerOps(TopicOps, GroupOps):
     async def consumer_connection_on(self, addr: str, group: str) -> ConsumerConnection:
         """GET_CONSUMER_CONNECTION_LIST (203) on one broker; GroupOffline when it has nobody of the group."""
         try:
-            header = rpc.ConsumerGroupHeader(consumer_group=group)
-            reply = await self.request(addr, rpc.GET_CONSUMER_CONNECTION_LIST, header)
+            header = client_rpc.ConsumerGroupHeader(consumer_group=group)
+            reply = await self.request(addr, client_rpc.GET_CONSUMER_CONNECTION_LIST, header)
         except ResponseError as e:
             if e.code == ResponseCode.CONSUMER_NOT_ONLINE:
                 raise GroupOffline(group) from None
@@ -333,11 +334,11 @@ class ConsumerOps(TopicOps, GroupOps):
         """GET_PRODUCER_CONNECTION_LIST (204) on every broker of the topic's route, merged by client id."""
         targets = route_targets(await self.topic_route(topic))
 
-        header = rpc.ProducerGroupHeader(producer_group=group)
+        header = client_rpc.ProducerGroupHeader(producer_group=group)
 
         async def one(t: Target) -> TargetResult:
             try:
-                reply = await self.request(t.addr, rpc.GET_PRODUCER_CONNECTION_LIST, header)
+                reply = await self.request(t.addr, client_rpc.GET_PRODUCER_CONNECTION_LIST, header)
             except ResponseError as e:
                 if e.code == ResponseCode.SYSTEM_ERROR and "not exist" in e.remark:
                     return TargetResult(t.name, t.addr, Status.NOT_FOUND)
@@ -364,12 +365,12 @@ class ConsumerOps(TopicOps, GroupOps):
     ) -> ConsumerRunningInfo:
         """GET_CONSUMER_RUNNING_INFO (307), relayed by ``broker_addr`` or by the first broker of the group's
         route the client is connected to."""
-        header = rpc.RunningInfoHeader(consumer_group=group, client_id=client_id, jstack_enable=jstack)
+        header = client_rpc.RunningInfoHeader(consumer_group=group, client_id=client_id, jstack_enable=jstack)
         addrs = [broker_addr] if broker_addr else [t.addr for t in await self.group_targets(group) if t.addr]
         error: Exception | None = None
         for addr in addrs:
             try:
-                reply = await self.request(addr, rpc.GET_CONSUMER_RUNNING_INFO, header)
+                reply = await self.request(addr, client_rpc.GET_CONSUMER_RUNNING_INFO, header)
             except ResponseError as e:
                 error = e
                 if e.code == ResponseCode.SYSTEM_ERROR and "not online" in e.remark:

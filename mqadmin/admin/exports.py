@@ -19,11 +19,11 @@ from mqadmin.model import broker_stats as items
 from mqadmin.model.broker_stats import BrokerStatsData
 from mqadmin.model.exports import broker_config_subset, is_user_group, is_user_topic
 from mqadmin.model.rpc import brokers as broker_rpc
+from mqadmin.model.rpc import clients as client_rpc
 from mqadmin.model.rpc import groups as group_rpc
 from mqadmin.model.rpc import stats as rpc
 from mqadmin.model.rpc import topics as topic_rpc
 from mqadmin.model.topic import TopicConfig
-from mqadmin.model.version import version_desc
 from mqadmin.wire import fastjson
 
 TRANS_HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
@@ -116,13 +116,13 @@ class ExportOps(StatsOps):
         """``LANGUAGE%Vx_y_z`` of the consumers of ``groups`` connected to this broker (groups offline skipped)."""
         found: set[str] = set()
         for group in groups:
-            header = rpc.ConsumerGroupHeader(consumer_group=group)
+            header = client_rpc.ConsumerGroupHeader(consumer_group=group)
             try:
-                body = (await self.request(addr, rpc.GET_CONSUMER_CONNECTION_LIST, header)).body or {}
+                body = (await self.request(addr, client_rpc.GET_CONSUMER_CONNECTION_LIST, header)).body
             except ResponseError:
                 continue  # not online here (CONSUMER_NOT_ONLINE): skipped, as Java does
-            for conn in body.get("connectionSet") or []:
-                found.add(f"{conn.get('language')}%{version_desc(int(conn.get('version') or 0))}")
+            for conn in body.connections if body is not None else []:
+                found.add(f"{conn.language}%{conn.version_desc}")
         return sorted(found)
 
     # --- one cluster ---------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ Java's ``topicRouteData2TopicPublishInfo``: from ``orderTopicConf`` (``brokerA:4
 the route has one, else from the writable queues of the brokers, sorted by broker name. A topic
 the name server does not know is sent through the route of the default topic TBW102 (at most 4
 queues, Java's ``defaultTopicQueueNums``), which lets a broker with autoCreateTopicEnable create it
-(seeds 000 and 003).
+(docs/protocol.md, "Clients" and "Broker").
 """
 
 from __future__ import annotations

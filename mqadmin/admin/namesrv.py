@@ -1,10 +1,10 @@
 """Finding the name servers and talking to one of them at a time.
 
-Addresses come from ``-n 'a:9876;b:9876'``, else the ``NAMESRV_ADDR`` environment variable
-(rocketmq-protocol.md §10). As RocketMQ 5.x does, an ``http://…/host:port`` value uses the part
-after the last ``/``; any other ``http(s)://`` URL is an address server that lists the name servers
-(``mqadmin.admin.addrserver``). Like the Java client (seed 002), a ``NameServerSet`` starts at a random
-name server and, when one cannot be reached or does not answer, moves on to the next in turn.
+Addresses come from ``-n 'a:9876;b:9876'``, else the ``NAMESRV_ADDR`` environment variable.
+As RocketMQ 5.x does, an ``http://…/host:port`` value uses the part after the last ``/``; any
+other ``http(s)://`` URL is an address server that lists the name servers (``mqadmin.admin.addrserver``).
+Like the Java client, a ``NameServerSet`` starts at a random name server and, when one cannot be reached
+or does not answer, moves on to the next in turn (docs/protocol.md, "Clients").
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TypeVar
 from mqadmin.admin.addrserver import is_url
 from mqadmin.admin.errors import BadNameServerAddress, MalformedResponse, NameServerUnreachable, NoNameServer
 from mqadmin.transport.errors import TransportError
-from mqadmin.transport.tcp import split_addr
+from mqadmin.wire.address import BadAddress, split_addr_list
 
 ENV_VAR = "NAMESRV_ADDR"
 
@@ -42,17 +42,10 @@ def parse_namesrv_addrs(value: str) -> list[str]:
     text = value.strip()
     if is_url(text):
         text = text.rsplit("/", 1)[1]
-    addrs: list[str] = []
-    for part in (p.strip() for p in text.split(";")):
-        if not part:
-            continue
-        try:
-            split_addr(part)
-        except ValueError as e:
-            raise BadNameServerAddress(part, str(e)) from None
-        if part not in addrs:
-            addrs.append(part)
-    return addrs
+    try:
+        return split_addr_list(text)
+    except BadAddress as e:
+        raise BadNameServerAddress(e.addr, e.problem) from None
 
 
 def resolve_namesrv_addrs(

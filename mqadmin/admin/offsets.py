@@ -28,9 +28,10 @@ from mqadmin.admin.errors import AdminError, ResponseError, reason_of
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.queue import MessageQueue, queue_json
+from mqadmin.model.rpc import clients as client_rpc
 from mqadmin.model.rpc import consumers as rpc
 from mqadmin.model.rpc import groups as group_rpc
-from mqadmin.model.rpc import offsets as off
+from mqadmin.model.rpc import messages as off
 from mqadmin.model.version import V5_1_0
 from mqadmin.transport.errors import TransportError
 from mqadmin.wire.codes import ResponseCode
@@ -189,11 +190,11 @@ class OffsetOps(ConsumerOps):
             if not m.moved:
                 done.append(replace(m, done=True))
                 continue
-            header = off.UpdateConsumerOffsetHeader(
+            header = client_rpc.UpdateOffsetHeader(
                 consumer_group=group, topic=m.mq.topic, queue_id=m.mq.queue_id, commit_offset=m.new
             )
             try:
-                reply = await self.request(t.addr, off.UPDATE_CONSUMER_OFFSET, header)
+                reply = await self.request(t.addr, client_rpc.UPDATE_CONSUMER_OFFSET, header)
             except (AdminError, TransportError) as e:
                 rest = list(moves[i:])
                 moved = ", ".join(str(q.mq.queue_id) for q in done if q.moved) or "none"

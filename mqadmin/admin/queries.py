@@ -99,7 +99,7 @@ class MessageOps(AdminCore):
         A broker that fails is skipped unless every broker fails, as Java skips it."""
         header = rpc.QueryMessageHeader(
             topic=topic, key=key, max_num=UNIQUE_KEY_MAX_NUM if unique else max_num, begin_timestamp=begin,
-            end_timestamp=end, unique_key_query=True if unique else None,
+            end_timestamp=end, unique_key=True if unique else None,
         )  # fmt: skip
         addrs = {
             bd.broker_name: addr

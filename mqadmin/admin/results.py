@@ -49,7 +49,14 @@ class TargetResult:
 
 def outcome(results: Sequence[TargetResult]) -> str:
     """``ok`` when every target succeeded, ``failed`` when none did (or there was none), else ``partial``."""
-    failed = sum(1 for r in results if not r.ok)
-    if results and failed == 0:
+    return overall_status(["ok" if r.ok else "failed" for r in results])
+
+
+def overall_status(statuses: Sequence[str]) -> str:
+    """``ok`` when everything is ok, ``failed`` when nothing is (or there is nothing), else ``partial``:
+    the one rule for command outcomes and export manifests."""
+    if statuses and all(s == "ok" for s in statuses):
         return "ok"
-    return "failed" if failed == len(results) else "partial"
+    if not statuses or all(s == "failed" for s in statuses):
+        return "failed"
+    return "partial"

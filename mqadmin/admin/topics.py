@@ -172,7 +172,7 @@ class TopicOps(AdminCore):
 
     async def topic_stats(self, addr: str, topic: str) -> list[QueueOffsets]:
         reply = await self.request(addr, rpc.GET_TOPIC_STATS_INFO, rpc.TopicHeader(topic=topic))
-        return reply.body or []
+        return reply.body.queues if reply.body else []
 
     # --- brokers: changing -------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -137,15 +138,21 @@ def median_text(m: float) -> str:
     return str(int(m)) if m == int(m) else f"{int(m)}.5"
 
 
+_ENTRY = r"^(.*):([0-9]+)$"
+"""An orderTopicConf entry: ``mqadmin.model.order.ORDER_CONF_ENTRY`` (copied: this file imports nothing
+from mqadmin; tests/unit/test_properties_hypothesis.py checks the two agree). Used by both engines."""
+
+
 def order_conf_entries(conf: str) -> list[str]:
     """The entries of ``b:n;b:n``, trimmed of spaces, blanks dropped."""
     return [e for e in (e.strip(" ") for e in conf.split(";")) if e]
 
 
 def conf_entry_broker(entry: str) -> str:
-    """The broker an order-conf entry names, or "" when it is not ``name:digits`` (so it never matches)."""
-    name, sep, num = entry.rpartition(":")
-    return name if sep and num.isdigit() and num.isascii() else ""
+    """The broker an order-conf entry names, or "" when it is not ``name:digits`` (so it never matches):
+    what ``regexp_extract(entry, _ENTRY, 1)`` gives in Spark."""
+    m = re.match(_ENTRY, entry)
+    return m.group(1) if m else ""
 
 
 def evidence_json(obj: dict[str, Any]) -> str:
@@ -563,7 +570,6 @@ def spark_findings(spark: Any, inputs: list[str], params: Params, manifests: lis
 
 
 _KEY = ["source", "cluster"]
-_ENTRY = r"^(.*):([0-9]+)$"
 
 
 def _cluster_meta(brokers: Any) -> Any:

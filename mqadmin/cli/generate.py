@@ -1,4 +1,5 @@
-"""Regenerate the shell completions, the man page, docs/parity.md and the topology JSON Schema.
+"""Regenerate the shell completions, the man page, docs/parity.md, docs/protocol-requests.md and the topology
+JSON Schema.
 
     python -m mqadmin.cli.generate            # writes completions/ and man/ under the current directory
     python -m mqadmin.cli.generate --check    # exit 1 listing the files that are out of date
@@ -33,11 +34,13 @@ def generated_files() -> dict[str, str]:
     from mqadmin.cli.main import app
     from mqadmin.cli.manpage import render_manpage
     from mqadmin.cli.parity import render_parity
+    from mqadmin.cli.request_table import render_request_table
     from mqadmin.topology.schema import schema_text
 
     files = {f"completions/mqadmin.{shell}": completion_script(shell) for shell in SHELLS}
     files["man/mqadmin.1"] = render_manpage(app)
     files["docs/parity.md"] = render_parity()
+    files["docs/protocol-requests.md"] = render_request_table()
     files["mqadmin/topology/schema.json"] = schema_text()
     return files
 

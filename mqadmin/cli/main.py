@@ -20,7 +20,6 @@ from mqadmin.cli.options import (
     FormatOpt,
     TimeoutOpt,
     debug_enabled,
-    reset_globals,
     set_globals,
 )
 
@@ -54,7 +53,7 @@ def load_command(entry: registry.Entry) -> Any:
         from mqadmin.cli.command import APPS
 
         module = importlib.import_module(f"mqadmin.cli.commands.{entry.module}")
-        sub_app = APPS.get(entry.name) or getattr(module, "app", None)
+        sub_app = APPS.get(entry.name)
         if sub_app is None:
             raise RuntimeError(f"{module.__name__} does not register the command {entry.name}")
         cmd = typer.main.get_command(sub_app)
@@ -132,6 +131,8 @@ app.callback()(root)
 
 def main(argv: list[str] | None = None) -> int:
     """Run the app and return the exit code, turning every failure into a one-line error."""
+    from mqadmin.cli.settings import reset_globals
+
     reset_globals()
     try:
         result = app(args=argv, prog_name="mqadmin", standalone_mode=False)

@@ -29,8 +29,8 @@ class OutputFormat(StrEnum):
 
 @dataclass
 class GlobalOptions:
-    """What the command line gave (None: not given). ``format`` and ``timeout`` are resolved on first use:
-    flag > environment > profile > default (mqadmin.cli.settings)."""
+    """What the command line gave (None: not given). The format and timeout in effect are resolved on first
+    use: flag > environment > profile > default (``mqadmin.cli.settings.output_format``/``request_timeout``)."""
 
     format_flag: OutputFormat | None = None
     timeout_flag: float | None = None
@@ -48,28 +48,8 @@ class GlobalOptions:
     tls_insecure: bool | None = None
     broker_addr_map: list[str] = field(default_factory=list)
 
-    @property
-    def format(self) -> OutputFormat:
-        from mqadmin.cli.settings import output_format
-
-        return output_format()
-
-    @property
-    def timeout(self) -> float:
-        from mqadmin.cli.settings import request_timeout
-
-        return request_timeout()
-
 
 GLOBAL = GlobalOptions()
-
-
-def reset_globals() -> None:
-    """Back to the defaults (each run starts from them, also when run in-process by tests)."""
-    from mqadmin.cli.settings import forget
-
-    GLOBAL.__init__()  # type: ignore[misc]
-    forget()
 
 
 def debug_enabled() -> bool:

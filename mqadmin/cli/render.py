@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.cli.options import GLOBAL, OutputFormat
+from mqadmin.cli.options import OutputFormat
+from mqadmin.cli.safe_text import escape
+from mqadmin.cli.safe_text import note as note  # re-exported: commands write diagnostics through render
+from mqadmin.cli.safe_text import warn as warn
 
 STATUS_STYLES = {
     "created": "green",
@@ -36,24 +38,6 @@ STATUS_STYLES = {
     "master": "bold",
 }
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def escape(text: str) -> str:
-    """``text`` with every control character (C0, DEL, C1) and bidirectional override shown as an escape
-    (``\\n``, ``\\x1b``, ``\\u202e``), so data from the cluster cannot move the cursor, recolour the
-    terminal or reorder what is displayed."""
-    return _UNSAFE.sub(_escaped, text)
-
-
-def _escaped(m: re.Match[str]) -> str:
-    ch = m.group()
-    if ch in _NAMED:
-        return _NAMED[ch]
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -63,7 +47,9 @@ class Column:
 
 
 def json_output() -> bool:
-    return GLOBAL.format == OutputFormat.json
+    from mqadmin.cli.settings import output_format
+
+    return output_format() == OutputFormat.json
 
 
 def styled_output() -> bool:
@@ -160,12 +146,3 @@ def _rich_table(columns: Sequence[Column], rows: list[list[str]], title: str | N
 def print_lines(lines: Iterable[str]) -> None:
     """Plain data lines (escaped), e.g. one topic per line."""
     sys.stdout.writelines(f"{escape(line)}\n" for line in lines)
-
-
-def note(message: str) -> None:
-    """A diagnostic for people, on stderr (never mixed into the data on stdout)."""
-    sys.stderr.write(f"{escape(message)}\n")
-
-
-def warn(message: str) -> None:
-    note(f"mqadmin: warning: {message}")

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
-from mqadmin.cli.options import GLOBAL, debug_enabled
+from mqadmin.cli.options import debug_enabled
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
@@ -80,14 +80,16 @@ def _fetch_from_address_server(url: str) -> list[str]:
     tls = settings.tls().value
     verify: ssl.SSLContext | bool = True if tls is None else tls.context()  # https checked as the servers are
     trace(f"name servers from the address server {url}")
-    return fetch_namesrv_list(url, timeout=GLOBAL.timeout, verify=verify, warn=warn, parse=parse_namesrv_addrs)
+    return fetch_namesrv_list(
+        url, timeout=settings.request_timeout(), verify=verify, warn=warn, parse=parse_namesrv_addrs
+    )
 
 
 def check_broker_addr(addr: str | None, option: str = "-b") -> None:
     """A ``-b`` value must be host:port (usage error otherwise)."""
     if addr is None:
         return
-    from mqadmin.transport.tcp import split_addr
+    from mqadmin.wire.address import split_addr
 
     try:
         split_addr(addr)
@@ -108,7 +110,7 @@ def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) ->
     async def main() -> T:
         transport = connection_transport(addrs)
         try:
-            async with AdminClient(addrs, transport=transport, timeout=GLOBAL.timeout) as admin:
+            async with AdminClient(addrs, transport=transport, timeout=settings.request_timeout()) as admin:
                 return await fn(admin)
         finally:
             if transport_factory is None:
@@ -161,7 +163,7 @@ def _tcp_transport() -> Transport:
     if tls.value is not None:
         trace(f"TLS from {tls.origin}: {tls.value}")
     tracer = (lambda line: note(f"mqadmin: {line}")) if debug_enabled() else None
-    return TcpTransport(timeout=GLOBAL.timeout, trace=tracer, tls=tls.value, credentials=credentials)
+    return TcpTransport(timeout=settings.request_timeout(), trace=tracer, tls=tls.value, credentials=credentials)
 
 
 def as_cli_error(e: Exception, namesrvs: Sequence[str] = ()) -> Exception:

@@ -37,7 +37,7 @@ def read_secret_file(path: str, what: str = "secret key") -> str:
     if not secret:
         raise usage_error(f"the {what} file {path} is empty", "put the secret on its first line")
     if mode & (stat.S_IRWXG | stat.S_IRWXO) and p.is_file():
-        from mqadmin.cli.render import warn
+        from mqadmin.cli.safe_text import warn
 
         warn(f"{path} is readable by other users (mode {mode:04o}); chmod 600 {shlex.quote(str(path))}")
     return secret

@@ -85,6 +85,13 @@ def forget() -> None:
     _cache.clear()
 
 
+def reset_globals() -> None:
+    """Back to the default options, resolved again (each run starts from them, also when run in-process by
+    tests)."""
+    GLOBAL.__init__()  # type: ignore[misc]
+    forget()
+
+
 def _cached(fn: Callable[[], T]) -> Callable[[], T]:
     def wrapper() -> T:
         if fn.__name__ not in _cache:
@@ -338,6 +345,6 @@ def credentials() -> Any:
 def _warn_inline_secret_readable(src: CredentialSource) -> None:
     cfg = config()
     if src.secret_from == "secret_key" and cfg.readable_by_others():
-        from mqadmin.cli.render import warn
+        from mqadmin.cli.safe_text import warn
 
         warn(f"{cfg.path} holds a secret and is readable by other users; chmod 600 {cfg.path}")

@@ -18,8 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 from mqadmin.admin.client import AdminClient
 from mqadmin.admin.errors import AdminError, reason_of
+from mqadmin.admin.results import overall_status
 from mqadmin.fleet.fleetfile import Source
-from mqadmin.fleet.manifest import overall_status
 from mqadmin.fleet.writer import ExportWriter
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import MASTER_ID, BrokerData

@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mqadmin.files import atomic_write
 from mqadmin.fleet.schema import KIND, SCHEMA_VERSION, TABLES
-from mqadmin.server.persist import atomic_write
 
 MANIFEST = "manifest.json"
 
@@ -46,15 +46,6 @@ def new_manifest(producer: dict[str, Any]) -> dict[str, Any]:
         "tables": {},
         "sources": [],
     }
-
-
-def overall_status(statuses: list[str]) -> str:
-    """``ok`` when everything is ok, ``failed`` when nothing is (or there is nothing), else ``partial``."""
-    if statuses and all(s == "ok" for s in statuses):
-        return "ok"
-    if not statuses or all(s == "failed" for s in statuses):
-        return "failed"
-    return "partial"
 
 
 def write_manifest(root: Path, manifest: dict[str, Any]) -> None:

@@ -41,10 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin import __version__
+from mqadmin.admin.results import overall_status
+from mqadmin.files import atomic_write
 from mqadmin.fleet import manifest as mf
 from mqadmin.fleet.schema import TABLES
 from mqadmin.fleet.writer import TableWriter
-from mqadmin.server.persist import atomic_write
 
 GROUND_TRUTH = "ground_truth.jsonl"
 LAG_THRESHOLD = 100_000
@@ -150,7 +151,7 @@ def generate(out: Path, spec: FleetSpec, workers: int = 1, compresslevel: int = 
                 "clusters": clusters,
             }
         )
-    manifest["status"] = mf.overall_status([s["status"] for s in manifest["sources"]])
+    manifest["status"] = overall_status([s["status"] for s in manifest["sources"]])
     truth.sort(key=lambda f: tuple(f[k] or "" for k in ("source", "cluster", "rule", "topic", "broker", "group")))
     atomic_write(out / GROUND_TRUTH, "".join(json.dumps(f, sort_keys=True) + "\n" for f in truth).encode())
     mf.write_manifest(out, manifest)

@@ -89,9 +89,6 @@ class ExportWriter:
     def write(self, table: str, row: dict[str, Any]) -> None:
         self.tables[table].write(row)
 
-    def rows(self, table: str) -> int:
-        return self.tables[table].rows
-
     def finish(self, manifest: dict[str, Any]) -> dict[str, Any]:
         """Close every table, record files and row counts in ``manifest`` and write it; returns it."""
         manifest["tables"] = {}

@@ -1,16 +1,174 @@
-"""What brokers report about connected clients: ConsumerConnection (GET_CONSUMER_CONNECTION_LIST, 203),
-ProducerConnection (204), ProducerTableInfo (GET_ALL_PRODUCER_INFO, 328) and ConsumerRunningInfo (the
-answer a consumer gives to GET_CONSUMER_RUNNING_INFO, 307, relayed by the broker)."""
+"""Producer and consumer clients as a broker sees them: HeartbeatData (HEART_BEAT, 34), the queue-lock
+bodies of orderly consumers (LOCK_BATCH_MQ, 41; UNLOCK_BATCH_MQ, 42), and what brokers report about them:
+ConsumerConnection (GET_CONSUMER_CONNECTION_LIST, 203), ProducerConnection (204), ProducerTableInfo
+(GET_ALL_PRODUCER_INFO, 328) and ConsumerRunningInfo (the answer a consumer gives to
+GET_CONSUMER_RUNNING_INFO, 307, relayed by the broker).
+
+Clients write enums by name (Java, JavaScript, Go) or by ordinal (C++), and the C++ client sends
+numbers as strings; reading accepts all of them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.names import NameKind
 from mqadmin.model.queue import MessageQueue, read_mq_map
 from mqadmin.model.tags import SubscriptionData
 from mqadmin.model.version import version_desc
 from mqadmin.wire import fastjson
+
+CONSUME_TYPES = ("CONSUME_ACTIVELY", "CONSUME_PASSIVELY", "CONSUME_POP")
+MESSAGE_MODELS = ("BROADCASTING", "CLUSTERING")
+CONSUME_FROM_WHERE = (
+    "CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST", "CONSUME_FROM_MIN_OFFSET",
+    "CONSUME_FROM_MAX_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP",
+)  # fmt: skip
+
+Names = list[tuple[NameKind, str]]
+"""Topic and group names found in a body, for the server's name checks."""
+
+
+def enum_name(value: Any, names: tuple[str, ...], default: str) -> str:
+    """An enum sent by name (Java, JS, Go) or by ordinal (C++)."""
+    if isinstance(value, str) and value in names:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+        return names[value]
+    if isinstance(value, str) and value.isdigit() and int(value) < len(names):
+        return names[int(value)]
+    return default
+
+
+def _object(obj: Any, what: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise ValueError(f"the {what} body is not a JSON object")
+    return obj
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerData:
+    """One consumer group of a heartbeat, enums as names."""
+
+    group: str
+    consume_type: str = "CONSUME_PASSIVELY"
+    message_model: str = "CLUSTERING"
+    consume_from_where: str = "CONSUME_FROM_LAST_OFFSET"
+    subscriptions: tuple[SubscriptionData, ...] = ()
+
+    @classmethod
+    def from_json(cls, c: dict[str, Any]) -> ConsumerData:
+        subs = c.get("subscriptionDataSet") or []
+        return cls(
+            group=str(c.get("groupName") or ""),
+            consume_type=enum_name(c.get("consumeType"), CONSUME_TYPES, "CONSUME_PASSIVELY"),
+            message_model=enum_name(c.get("messageModel"), MESSAGE_MODELS, "CLUSTERING"),
+            consume_from_where=enum_name(c.get("consumeFromWhere"), CONSUME_FROM_WHERE, "CONSUME_FROM_LAST_OFFSET"),
+            subscriptions=tuple(SubscriptionData.from_json(s) for s in subs if isinstance(s, dict)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "consumeFromWhere": self.consume_from_where,
+            "consumeType": self.consume_type,
+            "groupName": self.group,
+            "messageModel": self.message_model,
+            "subscriptionDataSet": [s.to_json() for s in self.subscriptions],
+            "unitMode": False,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HeartbeatData:
+    client_id: str
+    consumers: tuple[ConsumerData, ...] = ()
+    producers: tuple[str, ...] = ()
+    """The producer groups (empty names dropped)."""
+
+    @classmethod
+    def from_json(cls, obj: Any) -> HeartbeatData:
+        obj = _object(obj, "HeartbeatData")
+        consumers = obj.get("consumerDataSet") or []
+        producers = obj.get("producerDataSet") or []
+        return cls(
+            client_id=str(obj.get("clientID") or ""),
+            consumers=tuple(ConsumerData.from_json(c) for c in consumers if isinstance(c, dict)),
+            producers=tuple(g for p in producers if isinstance(p, dict) and (g := str(p.get("groupName") or ""))),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "clientID": self.client_id,
+            "consumerDataSet": [c.to_json() for c in self.consumers],
+            "producerDataSet": [{"groupName": g} for g in self.producers],
+        }
+
+    def names(self) -> Names:
+        """Producer groups, consumer groups and subscribed topics (empty group names are not names)."""
+        out: Names = [(NameKind.GROUP, g) for g in self.producers]
+        for c in self.consumers:
+            out += [(NameKind.GROUP, c.group)] if c.group else []
+            out += [(NameKind.TOPIC, s.topic) for s in c.subscriptions]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class LockBatchBody:
+    """(Un)LockBatchRequestBody: the queues a client of a group locks or unlocks."""
+
+    group: str
+    client_id: str
+    queues: tuple[MessageQueue, ...] = ()
+
+    @classmethod
+    def from_json(cls, obj: Any) -> LockBatchBody:
+        obj = _object(obj, "LockBatchRequestBody")
+        mqs = obj.get("mqSet") or []
+        return cls(
+            group=str(obj.get("consumerGroup") or ""),
+            client_id=str(obj.get("clientId") or ""),
+            queues=tuple(MessageQueue.from_json(mq) for mq in mqs if isinstance(mq, dict)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"clientId": self.client_id, "consumerGroup": self.group, "mqSet": [k.to_json() for k in self.queues]}
+
+    def names(self) -> Names:
+        """The group (even empty: a lock needs one) and each queue's topic."""
+        return [(NameKind.GROUP, self.group), *((NameKind.TOPIC, mq[0]) for mq in self.queues)]
+
+
+@dataclass(frozen=True, slots=True)
+class LockedQueues:
+    """LockBatchResponseBody: the queues the client holds after the request."""
+
+    queues: tuple[MessageQueue, ...] = ()
+
+    @classmethod
+    def from_json(cls, obj: Any) -> LockedQueues:
+        mqs = _object(obj, "LockBatchResponseBody").get("lockOKMQSet") or []
+        return cls(tuple(MessageQueue.from_json(mq) for mq in mqs if isinstance(mq, dict)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lockOKMQSet": [k.to_json() for k in self.queues]}
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerIds:
+    """GetConsumerListByGroupResponseBody."""
+
+    ids: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, obj: Any) -> ConsumerIds:
+        return cls(
+            tuple(str(i) for i in _object(obj, "GetConsumerListByGroupResponseBody").get("consumerIdList") or [])
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"consumerIdList": list(self.ids)}
+
 
 CONSUME_PASSIVELY = "CONSUME_PASSIVELY"
 """Push consumers (Java prints PUSH); CONSUME_ACTIVELY is pull, CONSUME_POP pop."""
@@ -187,9 +345,9 @@ class ConsumerRunningInfo:
         return cls(
             {str(k): str(v) for k, v in sorted(props.items())},
             sorted((SubscriptionData.from_json(s) for s in subs if isinstance(s, dict)), key=lambda s: s.topic),
-            read_mq_map(obj.get("mqTable"), _object),
-            read_mq_map(obj.get("mqPopTable"), _object),
-            {str(t): _object(v) for t, v in sorted(status.items())},
+            read_mq_map(obj.get("mqTable"), _entry),
+            read_mq_map(obj.get("mqPopTable"), _entry),
+            {str(t): _entry(v) for t, v in sorted(status.items())},
             {str(k): str(v) for k, v in sorted(user.items())},
             str(obj["jstack"]) if obj.get("jstack") is not None else None,
         )
@@ -221,7 +379,7 @@ class ConsumerRunningInfo:
         return _int(self.properties.get("PROP_CONSUMER_START_TIMESTAMP"))
 
 
-def _object(value: Any) -> dict[str, Any]:
+def _entry(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"expected an object, not {type(value).__name__}")
     return value

@@ -58,6 +58,7 @@ class ConsumeStatsBody:
     """ConsumeStats, written with MessageQueue objects as keys as a Java broker writes it."""
 
     name = "ConsumeStats"
+    json = True
 
     def encode(self, value: ConsumeStats) -> bytes:
         table = [

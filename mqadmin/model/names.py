@@ -23,9 +23,9 @@ component (never ``.`` or ``..``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
 from mqadmin.wire.codes import ResponseCode
 
@@ -71,8 +71,8 @@ class NameKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class NameRefusal:
-    """What a server answers for an illegal name: a response code and Apache's remark."""
+class Refusal:
+    """Why a server refuses a request (an illegal name, a malformed field): Apache's response code and remark."""
 
     code: int
     remark: str
@@ -142,17 +142,26 @@ def group_problem(group: str, *, creating: bool = True) -> str | None:
     return name_problem(NameKind.GROUP, group)
 
 
-def name_refusal(kind: NameKind, name: str) -> NameRefusal | None:
+def name_refusal(kind: NameKind, name: str) -> Refusal | None:
     """The server's answer to an illegal name (Apache's checks in Apache's order), or None.
 
-    Names of a legal length are remembered (a bounded cache: the same few names come with every
-    send and pull); longer ones, always refused, are not."""
-    if len(name) > RETRY_OR_DLQ_TOPIC_MAX_LENGTH:
-        return _refusal(kind, name)
-    return _cached_refusal(kind, name)
+    Legal names are remembered (up to LEGAL_NAMES_REMEMBERED of each kind: the same few names come
+    with every send and pull), so checking one again costs a set lookup."""
+    legal = _REMEMBERED[kind]
+    if name in legal:
+        return None
+    refusal = _refusal(kind, name)
+    if refusal is None and len(legal) < LEGAL_NAMES_REMEMBERED:
+        legal.add(name)
+    return refusal
 
 
-def _refusal(kind: NameKind, name: str) -> NameRefusal | None:
+LEGAL_NAMES_REMEMBERED = 4096
+_REMEMBERED: dict[NameKind, set[str]] = {NameKind.TOPIC: set(), NameKind.GROUP: set()}
+_LEGAL_TOPICS, _LEGAL_GROUPS = _REMEMBERED[NameKind.TOPIC], _REMEMBERED[NameKind.GROUP]
+
+
+def _refusal(kind: NameKind, name: str) -> Refusal | None:
     if not name.strip():
         remark = f"The specified {kind} is blank."
     elif not _legal_chars(kind, name):
@@ -161,15 +170,21 @@ def _refusal(kind: NameKind, name: str) -> NameRefusal | None:
         remark = f"The specified {kind} is longer than {kind} max length."
     else:
         return None
-    return NameRefusal(ResponseCode.INVALID_PARAMETER, remark)
+    return Refusal(ResponseCode.INVALID_PARAMETER, remark)
 
 
-_cached_refusal = lru_cache(maxsize=4096)(_refusal)
+def topic_refusal(topic: str) -> Refusal | None:
+    return None if topic in _LEGAL_TOPICS else name_refusal(NameKind.TOPIC, topic)
 
 
-def topic_refusal(topic: str) -> NameRefusal | None:
-    return name_refusal(NameKind.TOPIC, topic)
+def group_refusal(group: str) -> Refusal | None:
+    return None if group in _LEGAL_GROUPS else name_refusal(NameKind.GROUP, group)
 
 
-def group_refusal(group: str) -> NameRefusal | None:
-    return name_refusal(NameKind.GROUP, group)
+def first_refusal(names: Iterable[tuple[NameKind, str]]) -> Refusal | None:
+    """The refusal of the first illegal name among those read from a body, or None."""
+    for kind, name in names:
+        refusal = name_refusal(kind, name)
+        if refusal is not None:
+            return refusal
+    return None

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqadmin.model.static_topic import TopicQueueMappingInfo
-from mqadmin.wire import fastjson
 
 MASTER_ID = 0
 
@@ -75,10 +74,6 @@ class TopicRouteData:
     """Static topics (5.x): broker name → its logic-queue mapping (``topicQueueMappingByBroker``)."""
 
     @classmethod
-    def from_body(cls, body: bytes) -> TopicRouteData:
-        return cls.from_json(fastjson.loads(body))
-
-    @classmethod
     def from_json(cls, obj: dict[str, Any]) -> TopicRouteData:
         return cls(
             broker_datas=[BrokerData.from_json(b) for b in obj.get("brokerDatas") or []],
@@ -108,10 +103,6 @@ class TopicRouteData:
 class ClusterInfo:
     brokers: dict[str, BrokerData] = field(default_factory=dict)
     clusters: dict[str, list[str]] = field(default_factory=dict)
-
-    @classmethod
-    def from_body(cls, body: bytes) -> ClusterInfo:
-        return cls.from_json(fastjson.loads(body))
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> ClusterInfo:

@@ -134,36 +134,6 @@ class TopicConfig:
             attributes={str(k): str(v) for k, v in (obj.get("attributes") or {}).items()},
         )
 
-    def to_ext(self) -> dict[str, str]:
-        """UPDATE_AND_CREATE_TOPIC (17) header fields."""
-        return {
-            "topic": self.topic_name,
-            "defaultTopic": DEFAULT_TOPIC,
-            "readQueueNums": str(self.read_queue_nums),
-            "writeQueueNums": str(self.write_queue_nums),
-            "perm": str(self.perm),
-            "topicFilterType": self.topic_filter_type,
-            "topicSysFlag": str(self.topic_sys_flag),
-            "order": "true" if self.order else "false",
-            "attributes": attributes_to_wire(self.attributes),
-            "force": "false",
-        }
-
-    @classmethod
-    def from_ext(cls, ext: dict[str, str]) -> TopicConfig:
-        """Read a code-17 header; raises ValueError naming the bad field."""
-        attrs = ext.get("attributes") or ""
-        return cls(
-            topic_name=ext.get("topic", ""),
-            read_queue_nums=_int_ext(ext, "readQueueNums", 16),
-            write_queue_nums=_int_ext(ext, "writeQueueNums", 16),
-            perm=_int_ext(ext, "perm", 6),
-            topic_filter_type=ext.get("topicFilterType") or "SINGLE_TAG",
-            topic_sys_flag=_int_ext(ext, "topicSysFlag", 0),
-            order=ext.get("order", "false").lower() == "true",
-            attributes=parse_attributes(attrs) if attrs else {},
-        )
-
     def with_(self, **changes: Any) -> TopicConfig:
         return replace(self, **changes)
 
@@ -176,13 +146,3 @@ class TopicConfig:
             f"topicFilterType={self.topic_filter_type}, topicSysFlag={self.topic_sys_flag}, "
             f"order={'true' if self.order else 'false'}, attributes={{{attrs}}}]"
         )
-
-
-def _int_ext(ext: dict[str, str], key: str, default: int) -> int:
-    value = ext.get(key)
-    if value is None or value == "":
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"header field {key}={value!r} is not an integer") from None

@@ -7,7 +7,7 @@ returns only once its change is on disk (a change is never acknowledged unsaved)
 Two modes:
 
 * snapshot only (``journal=False``): each flush rewrites the whole file atomically
-  (``persist.atomic_write``: temporary file, fsync, previous version kept as ``.bak``, rename).
+  (``mqadmin.files.atomic_write``: temporary file, fsync, previous version kept as ``.bak``, rename).
 * journal (``journal=True``): each flush appends the batch's records, one JSON line each, to
   ``<file>.log`` and fsyncs once. When the journal holds half as many records as the snapshot has
   entries (at least ``compact_min``), and at ``close``, the whole snapshot is written and the
@@ -34,8 +34,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from mqadmin.files import atomic_write, fsync_dir
 from mqadmin.server.batcher import Batcher
-from mqadmin.server.persist import atomic_write, fsync_dir, read_metadata
+from mqadmin.server.persist import read_metadata
 from mqadmin.server.validation import json_text_problem
 
 log = logging.getLogger(__name__)

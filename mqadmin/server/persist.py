@@ -1,9 +1,5 @@
-"""Atomic JSON files with a ``.bak`` copy, and reading them back without ever starting empty silently.
-
-Writing: the new content goes to ``f.tmp`` and is fsynced; the current ``f`` is kept as
-``f.bak``; ``f.tmp`` is renamed over ``f``; the directory is fsynced. A crash at any point leaves
-either the old or the new file whole. With ``backup=True`` (metadata files) the very first write
-also leaves a ``.bak`` copy, so a backup exists from the first snapshot on.
+"""Metadata JSON files: written atomically with a ``.bak`` copy (``mqadmin.files.atomic_write``), and
+read back without ever starting empty silently.
 
 Reading (``read_metadata``): the file is decoded and checked by the caller's ``parse``. A file
 that is missing, empty, not JSON or whose content ``parse`` refuses falls back to ``f.bak`` with a
@@ -15,7 +11,6 @@ file that was never written (neither ``f`` nor ``f.bak`` exists) starts empty wi
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -24,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mqadmin.files import atomic_write, backup_of
 from mqadmin.server.validation import json_text_problem
 from mqadmin.wire import fastjson
 
@@ -36,43 +32,9 @@ class MetadataError(Exception):
     """A metadata file that cannot be used, with no usable backup (the message names both)."""
 
 
-def atomic_write(path: Path, data: bytes, *, backup: bool = False) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    bak = path.with_name(path.name + ".bak")
-    first = not path.exists()
-    _write_synced(path.with_name(path.name + ".tmp"), data)
-    if not first:
-        with contextlib.suppress(FileNotFoundError):
-            os.replace(path, bak)
-    os.replace(path.with_name(path.name + ".tmp"), path)
-    if first and backup:
-        _write_synced(bak.with_name(bak.name + ".tmp"), data)
-        os.replace(bak.with_name(bak.name + ".tmp"), bak)
-    fsync_dir(path.parent)
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_json(path: Path, obj: Any) -> None:
     """Pretty, key-sorted JSON (readable by Java's fastjson and by people), with a backup."""
     atomic_write(path, json.dumps(obj, indent="\t", sort_keys=True, ensure_ascii=False).encode(), backup=True)
-
-
-def backup_of(path: Path) -> Path:
-    return path.with_name(path.name + ".bak")
 
 
 def read_metadata(path: Path, parse: Callable[[Any], T], *, reset: bool = False) -> T | None:

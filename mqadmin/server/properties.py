@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin.model.names import shown
+from mqadmin.model.rpc.spec import RequestRefused
+from mqadmin.wire.address import split_addr_list
+from mqadmin.wire.codes import ResponseCode
 
 JAVA_INT_MAX = 2**31 - 1
 TEXT_MAX_LENGTH = 1024
@@ -34,10 +37,22 @@ def properties_of(obj: Any, specs: dict[str, Prop]) -> dict[str, str]:
     return {java: _format(getattr(obj, p.attr), p.kind) for java, p in specs.items()}
 
 
-def apply_properties(obj: Any, specs: dict[str, Prop], props: dict[str, str]) -> list[str]:
-    """Apply an update request to ``obj``: every key must be a setting that changes at runtime and
-    every value valid and in range. All are checked before any is applied; raises ValueError naming
-    the first bad key, so a refused update changes nothing. Returns the Java names applied."""
+def apply_properties(
+    obj: Any, specs: dict[str, Prop], props: dict[str, str], blacklist: frozenset[str] = frozenset()
+) -> list[str]:
+    """Apply an update request to ``obj``: no key may be in ``blacklist`` (RequestRefused NO_PERMISSION,
+    Java's answer), every key must be a setting that changes at runtime and every value valid and in
+    range. All are checked before any is applied; RequestRefused (SYSTEM_ERROR) names the first bad key,
+    so a refused update changes nothing. Returns the Java names applied."""
+    if blacklist & props.keys():
+        raise RequestRefused("Can not update config in black list.", ResponseCode.NO_PERMISSION)
+    try:
+        return _apply(obj, specs, props)
+    except ValueError as e:
+        raise RequestRefused(str(e)) from None
+
+
+def _apply(obj: Any, specs: dict[str, Prop], props: dict[str, str]) -> list[str]:
     for java in props:
         spec = specs.get(java)
         if spec is None:
@@ -78,7 +93,7 @@ def _parse(java: str, raw: str, spec: Prop) -> Any:
     if not raw.isprintable() or len(raw) > TEXT_MAX_LENGTH:
         raise ValueError(f"{java}={shown(raw)} must be printable text of at most {TEXT_MAX_LENGTH} characters")
     if kind == "addrs":
-        return [a.strip() for a in raw.split(";") if a.strip()]
+        return split_addr_list(raw)
     if kind == "path":
         return Path(raw)
     return raw

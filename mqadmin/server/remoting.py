@@ -1,8 +1,9 @@
 """An asyncio remoting server: frames in, dispatch by request code, responses out.
 
 It never dies on bad input: an undecodable or oversized frame closes that one connection; a
-request that fails the server's ``check`` (invalid Unicode, illegal names) is answered without
-reaching its handler; a handler that raises answers SYSTEM_ERROR with the exception text (as Java
+request that fails the server's ``check`` (text that is not valid Unicode) or its declaration
+(``serve``: a missing or malformed field, an illegal name) is answered without reaching its
+handler; a handler that raises answers SYSTEM_ERROR with the exception text (as Java
 does); an unknown code answers REQUEST_CODE_NOT_SUPPORTED; a response that cannot be encoded is
 replaced by a SYSTEM_ERROR answer, so a client never waits for its timeout. Oneway requests are
 never answered.
@@ -10,9 +11,10 @@ never answered.
 Connections are bounded (``ConnectionLimits``): one that is idle (nothing read or written, no
 request being handled) for ``idle_timeout`` seconds is closed, as Java's
 ``serverChannelMaxIdleTimeSeconds`` does; a frame must arrive whole within ``frame_timeout``
-seconds of its length field; and frames larger than ``SMALL_FRAME`` may hold at most
-``partial_frame_memory`` bytes, all connections together, while they arrive. A connection
-breaking a limit is closed; the log line for it is rate-limited.
+seconds of its length field; and frames larger than 64 KiB (``transport.frames.SMALL_FRAME``) may
+hold at most ``partial_frame_memory`` bytes, all connections together, while they arrive. A
+connection breaking a limit is closed; the log line for it is rate-limited. Frames are read and
+responses matched by ``mqadmin.transport.frames``, as on the client side.
 """
 
 from __future__ import annotations
@@ -21,23 +23,16 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import struct
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.rpc import Decoded, RequestRefused, Rpc
+from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
 from mqadmin.server.ratelog import RateLimitedLog
+from mqadmin.transport.frames import FrameBudget, FrameReader, PendingRequests, read_frames
 from mqadmin.wire.codes import ResponseCode
-from mqadmin.wire.frame import (
-    RESPONSE_FLAG,
-    FrameError,
-    RemotingCommand,
-    check_length,
-    decode_frame,
-    encode_frame,
-)
+from mqadmin.wire.frame import RESPONSE_FLAG, FrameError, RemotingCommand, encode_frame
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +45,6 @@ _DRAIN_ABOVE = 1 << 20
 """Bytes buffered on a connection above which ``send`` waits for the kernel to take them."""
 READ_BUFFER = 1 << 20
 """The stream reader's buffer limit: a connection buffers at most about twice this ahead."""
-SMALL_FRAME = 64 * 1024
-"""Frames up to this size do not count against ``partial_frame_memory``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +54,7 @@ class ConnectionLimits:
     frame_timeout: float = 30.0
     """Seconds a frame may take to arrive whole once its length field has been read."""
     partial_frame_memory: int = 256 * 1024 * 1024
-    """Bytes that frames larger than SMALL_FRAME may hold, all connections together, while they arrive."""
+    """Bytes that frames larger than 64 KiB may hold, all connections together, while they arrive."""
 
     def watch_interval(self) -> float:
         """How often the connections are checked against the timeouts."""
@@ -73,19 +66,24 @@ class ClientChannel:
 
     _opaques = itertools.count(1 << 30)
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._reader = reader
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, budget: FrameBudget | None = None
+    ) -> None:
+        self.frames = FrameReader(reader, text_errors="surrogateescape", budget=budget)
         self._writer = writer
         peer = writer.get_extra_info("peername") or ("?", 0)
         self.remote_addr = f"{peer[0]}:{peer[1]}"
         self.closed = False
         self.attrs: dict[str, Any] = {}
-        self._pending: dict[int, asyncio.Future[RemotingCommand]] = {}
+        self.pending = PendingRequests()
         self._out: list[bytes] = []
         self.in_flight = 0  # requests being handled; while others are, responses are coalesced
-        self.last_active = time.monotonic()
-        self.frame_started = 0.0
-        """When the length field of the frame being received was read; 0 between frames."""
+        self._last_write = time.monotonic()
+
+    @property
+    def last_active(self) -> float:
+        """When a frame last came in or went out."""
+        return max(self.frames.last_active, self._last_write)
 
     async def send(self, cmd: RemotingCommand) -> None:
         """Queue a frame; frames queued in one turn of the event loop go out in one write.
@@ -113,7 +111,7 @@ class ClientChannel:
             return
         data = b"".join(self._out)
         self._out.clear()
-        self.last_active = time.monotonic()
+        self._last_write = time.monotonic()
         try:
             self._writer.write(data)
         except (ConnectionError, OSError, RuntimeError):
@@ -122,22 +120,14 @@ class ClientChannel:
     async def request(self, cmd: RemotingCommand, timeout: float) -> RemotingCommand:
         """Call the client (e.g. GET_CONSUMER_RUNNING_INFO) and wait for its answer."""
         cmd.opaque = next(self._opaques)
-        fut: asyncio.Future[RemotingCommand] = asyncio.get_running_loop().create_future()
-        self._pending[cmd.opaque] = fut
-        try:
-            await self.send(cmd)
-            return await asyncio.wait_for(fut, timeout)
-        finally:
-            self._pending.pop(cmd.opaque, None)
+        return await self.pending.call(cmd.opaque, lambda: self.send(cmd), timeout)
 
     def close(self) -> None:
         if not self.closed:
             self._flush()
             self.closed = True
             self._writer.close()
-            for fut in self._pending.values():
-                if not fut.done():
-                    fut.set_exception(ConnectionError("client connection closed"))
+            self.pending.fail(ConnectionError("client connection closed"))
 
     def abort(self) -> None:
         """Close at once, dropping unsent data (a peer that stalls may never read it)."""
@@ -176,33 +166,38 @@ class RemotingServer:
         self.name = name
         self.limits = limits or ConnectionLimits()
         self._check = check
-        self._handlers: dict[int, Handler] = {}
+        self.validate = True
+        """Whether requests are checked against their declarations' rules (names); tests of the layers
+        below switch it off."""
+        self._handlers: dict[int, tuple[Rpc[Any, Any, Any, Any] | None, Any]] = {}
         self._close_listeners: list[CloseListener] = []
         self._server: asyncio.Server | None = None
         self._channels: set[ClientChannel] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._watchdog: asyncio.Task[None] | None = None
-        self.partial_bytes = 0
-        """Bytes reserved by large frames being received (see ConnectionLimits.partial_frame_memory)."""
+        self._budget = FrameBudget(self.limits.partial_frame_memory)
         self._bad_input = RateLimitedLog(log)
         self.port = 0
 
     def register(self, code: int, handler: Handler) -> None:
-        self._handlers[int(code)] = handler
+        """Handle ``code`` with ``handler``, which gets the request as it came (tests; requests with no
+        declaration). Servers use ``serve``."""
+        self._handlers[int(code)] = (None, handler)
 
     def serve(self, rpc: Rpc[Any, Any, Any, Any], handler: DecodedHandler) -> None:
         """Handle ``rpc``'s code with ``handler``, which gets the request decoded and validated by its
         declaration; a request that fails (a missing or malformed field, a refused name) is answered with
         the declaration's refusal before the handler runs, so it changes nothing."""
+        self._handlers[rpc.code] = (rpc, handler)
 
-        async def decode_then_handle(cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand | None:
-            try:
-                req = rpc.decode(cmd)
-            except RequestRefused as e:
-                return cmd.response(e.code, e.remark)
-            return await handler(req, ch)
+    def served(self) -> dict[int, Rpc[Any, Any, Any, Any] | None]:
+        """Every request code this server handles, with its declaration (None: registered raw)."""
+        return {code: rpc for code, (rpc, _) in self._handlers.items()}
 
-        self.register(rpc.code, decode_then_handle)
+    @property
+    def partial_bytes(self) -> int:
+        """Bytes held by large frames being received (see ConnectionLimits.partial_frame_memory)."""
+        return self._budget.held
 
     def on_close(self, listener: CloseListener) -> None:
         self._close_listeners.append(listener)
@@ -233,20 +228,17 @@ class RemotingServer:
     # --- reading ---------------------------------------------------------------------------
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        ch = ClientChannel(reader, writer)
+        ch = ClientChannel(reader, writer, self._budget)
         self._channels.add(ch)
+
+        def on_request(cmd: RemotingCommand) -> None:
+            ch.in_flight += 1
+            task = asyncio.get_running_loop().create_task(self._dispatch(cmd, ch))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
         try:
-            while True:
-                cmd = await self._read_frame(reader, ch)
-                if cmd.is_response:
-                    fut = ch._pending.get(cmd.opaque)
-                    if fut is not None and not fut.done():
-                        fut.set_result(cmd)
-                    continue
-                ch.in_flight += 1
-                task = asyncio.get_running_loop().create_task(self._dispatch(cmd, ch))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+            await read_frames(ch.frames, ch.pending, on_request)
         except (asyncio.IncompleteReadError, ConnectionError, OSError, asyncio.CancelledError):
             pass
         except FrameError as e:
@@ -262,27 +254,6 @@ class RemotingServer:
                 except Exception:  # a listener bug must not take the server down
                     log.exception("%s: close listener failed", self.name)
 
-    async def _read_frame(self, reader: asyncio.StreamReader, ch: ClientChannel) -> RemotingCommand:
-        (length,) = struct.unpack(">i", await reader.readexactly(4))
-        check_length(length)
-        ch.last_active = ch.frame_started = time.monotonic()
-        reserved = 0
-        if length > SMALL_FRAME:
-            if self.partial_bytes + length > self.limits.partial_frame_memory:
-                raise FrameError(
-                    f"a frame of {length} bytes would take the memory held by incoming frames past "
-                    f"{self.limits.partial_frame_memory} bytes"
-                )
-            reserved = length
-            self.partial_bytes += reserved
-        try:
-            frame = await reader.readexactly(length)
-        finally:
-            self.partial_bytes -= reserved
-            ch.frame_started = 0.0
-        ch.last_active = time.monotonic()
-        return decode_frame(frame, "surrogateescape")
-
     async def _watch(self) -> None:
         """Close connections that stay idle, or take too long over a frame."""
         limits = self.limits
@@ -290,9 +261,10 @@ class RemotingServer:
             await asyncio.sleep(limits.watch_interval())
             now = time.monotonic()
             for ch in list(self._channels):
-                if ch.frame_started and now - ch.frame_started > limits.frame_timeout:
+                started = ch.frames.frame_started
+                if started and now - started > limits.frame_timeout:
                     reason = f"a frame did not arrive whole within {limits.frame_timeout:g} s"
-                elif not ch.frame_started and not ch.in_flight and now - ch.last_active > limits.idle_timeout:
+                elif not started and not ch.in_flight and now - ch.last_active > limits.idle_timeout:
                     reason = f"idle for {limits.idle_timeout:g} s"
                 else:
                     continue
@@ -302,14 +274,21 @@ class RemotingServer:
     # --- dispatching -----------------------------------------------------------------------
 
     async def _dispatch(self, cmd: RemotingCommand, ch: ClientChannel) -> None:
-        handler = self._handlers.get(cmd.code)
+        rpc, handler = self._handlers.get(cmd.code, (None, None))
         try:
             if handler is None:
                 resp = cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
             elif self._check is not None and (refused := self._check(cmd)) is not None:
                 resp = refused
-            else:
+            elif rpc is None:
                 resp = await handler(cmd, ch)
+            else:
+                try:
+                    req = rpc.decode(cmd, self.validate)
+                except RequestRefused as e:
+                    resp = cmd.response(e.code, e.remark)
+                else:
+                    resp = await handler(req, ch)
         except asyncio.CancelledError:
             raise
         except Exception as e:  # answer like Java: SYSTEM_ERROR with the exception text

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from mqadmin.transport.tcp import Transport, split_addr
+from mqadmin.transport.tcp import Transport
+from mqadmin.wire.address import split_addr
 from mqadmin.wire.frame import RemotingCommand
 
 

@@ -13,13 +13,12 @@ import contextlib
 import itertools
 import socket
 import ssl as ssl_mod
-import struct
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from mqadmin.transport import acl
+from mqadmin.transport.acl import signed_ext
 from mqadmin.transport.errors import (
     ConnectionClosed,
     ConnectionRefused,
@@ -29,17 +28,12 @@ from mqadmin.transport.errors import (
     TlsHandshakeFailed,
     TransportError,
 )
+from mqadmin.transport.frames import FrameReader, PendingRequests, read_frames
 from mqadmin.transport.tls import TlsSettings
 from mqadmin.transport.trace import describe_request, describe_response
+from mqadmin.wire.address import split_addr
 from mqadmin.wire.codes import ResponseCode
-from mqadmin.wire.frame import (
-    ONEWAY_FLAG,
-    FrameError,
-    RemotingCommand,
-    check_length,
-    decode_frame,
-    encode_frame,
-)
+from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, encode_frame
 
 ServerRequestHandler = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
 
@@ -61,22 +55,6 @@ class Credentials:
     security_token: str | None = field(default=None, repr=False)
 
 
-def split_addr(addr: str) -> tuple[str, int]:
-    """``host:port`` (``[v6]:port`` too) into its parts; ValueError says what is wrong with it."""
-    host, sep, port = addr.rpartition(":")
-    if "," in addr:
-        raise ValueError("a list of addresses is separated by ';', not ','")
-    if not sep or not host:
-        raise ValueError("expected host:port (no port given)")
-    if not port.isascii() or not port.isdigit():
-        raise ValueError(f"the port {port!r} is not a number")
-    if not 0 < int(port) < 65536:
-        raise ValueError(f"the port {port} is outside 1..65535")
-    if any(c.isspace() for c in host):
-        raise ValueError("the host contains spaces")
-    return host.strip("[]"), int(port)
-
-
 class Connection:
     def __init__(
         self,
@@ -89,7 +67,7 @@ class Connection:
         self._reader = reader
         self._writer = writer
         self._handler = handler
-        self._pending: dict[int, asyncio.Future[RemotingCommand]] = {}
+        self._pending = PendingRequests()
         self._closed: TransportError | None = None
         self._write_lock = asyncio.Lock()
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
@@ -135,15 +113,10 @@ class Connection:
     async def request(self, cmd: RemotingCommand, timeout: float) -> RemotingCommand:
         if self._closed:
             raise self._closed
-        fut: asyncio.Future[RemotingCommand] = asyncio.get_running_loop().create_future()
-        self._pending[cmd.opaque] = fut
         try:
-            await self._send(cmd)
-            return await asyncio.wait_for(fut, timeout)
+            return await self._pending.call(cmd.opaque, lambda: self._send(cmd), timeout)
         except TimeoutError:
             raise RequestTimeout(self.addr, cmd.code, timeout) from None
-        finally:
-            self._pending.pop(cmd.opaque, None)
 
     async def oneway(self, cmd: RemotingCommand) -> None:
         if self._closed:
@@ -163,17 +136,7 @@ class Connection:
 
     async def _read_loop(self) -> None:
         try:
-            while True:
-                head = await self._reader.readexactly(4)
-                (length,) = struct.unpack(">i", head)
-                check_length(length)
-                cmd = decode_frame(await self._reader.readexactly(length))
-                if cmd.is_response:
-                    fut = self._pending.get(cmd.opaque)
-                    if fut is not None and not fut.done():
-                        fut.set_result(cmd)
-                else:
-                    asyncio.get_running_loop().create_task(self._serve(cmd))
+            await read_frames(FrameReader(self._reader), self._pending, self._on_request)
         except asyncio.IncompleteReadError:
             self._fail(ConnectionClosed(self.addr, "by the server"))
         except FrameError as e:
@@ -183,6 +146,9 @@ class Connection:
         except asyncio.CancelledError:
             self._fail(ConnectionClosed(self.addr, "by us"))
             raise
+
+    def _on_request(self, req: RemotingCommand) -> None:
+        asyncio.get_running_loop().create_task(self._serve(req))
 
     async def _serve(self, req: RemotingCommand) -> None:
         resp = await self._handler(req) if self._handler else None
@@ -196,9 +162,7 @@ class Connection:
     def _fail(self, err: TransportError) -> None:
         if self._closed is None:
             self._closed = err
-        for fut in self._pending.values():
-            if not fut.done():
-                fut.set_exception(err)
+        self._pending.fail(err)
         self._writer.close()
 
     async def close(self) -> None:
@@ -268,7 +232,7 @@ class TcpTransport:
         cmd.opaque = next(self._opaque)
         if self._credentials:
             c = self._credentials
-            cmd.ext = acl.signed_ext(cmd.ext, cmd.body, c.access_key, c.secret_key, c.security_token)
+            cmd.ext = signed_ext(cmd.ext, cmd.body, c.access_key, c.secret_key, c.security_token)
         return cmd
 
     async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand:

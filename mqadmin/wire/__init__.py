@@ -5,7 +5,6 @@ Nothing here does I/O; the transport and the servers build on it.
 
 from mqadmin.wire.frame import (
     MAX_FRAME_LENGTH,
-    FrameDecoder,
     FrameError,
     RemotingCommand,
     SerializeType,
@@ -15,7 +14,6 @@ from mqadmin.wire.frame import (
 
 __all__ = [
     "MAX_FRAME_LENGTH",
-    "FrameDecoder",
     "FrameError",
     "RemotingCommand",
     "SerializeType",

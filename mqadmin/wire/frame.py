@@ -1,7 +1,7 @@
 """RocketMQ remoting frames: ``| int32 length | int32 type<<24|H | header | body |``.
 
 Both header encodings are supported: JSON (type 0) and the binary ROCKETMQ form (type 1).
-Decoding is tolerant of what real peers send (see shared/docs/peer-compat.md): a header JSON
+Decoding is tolerant of what real peers send (tests/data/captures; docs/protocol.md): a header JSON
 that ends in a newline, ext values that are numbers or booleans, ``language`` as a name or an
 ordinal, a missing ``opaque``.
 """
@@ -112,30 +112,10 @@ def decode_frame(frame: bytes | memoryview, text_errors: str = "strict") -> Remo
     return cmd
 
 
-class FrameDecoder:
-    """Incremental decoder: feed bytes as they arrive, get whole commands back."""
-
-    def __init__(self, max_length: int = MAX_FRAME_LENGTH) -> None:
-        self._buf = bytearray()
-        self._max = max_length
-
-    def feed(self, data: bytes) -> list[RemotingCommand]:
-        self._buf += data
-        out: list[RemotingCommand] = []
-        while len(self._buf) >= 4:
-            (length,) = struct.unpack_from(">i", self._buf, 0)
-            check_length(length, self._max)
-            if len(self._buf) < 4 + length:
-                break
-            frame = bytes(self._buf[4 : 4 + length])
-            del self._buf[: 4 + length]
-            out.append(decode_frame(frame))
-        return out
-
-
-def check_length(length: int, max_length: int = MAX_FRAME_LENGTH) -> None:
-    if length < 4 or length > max_length:
-        raise FrameError(f"frame length {length} outside 4..{max_length}")
+def check_length(length: int) -> None:
+    """A frame's length field, checked before its bytes are read (mqadmin.transport.frames reads frames)."""
+    if length < 4 or length > MAX_FRAME_LENGTH:
+        raise FrameError(f"frame length {length} outside 4..{MAX_FRAME_LENGTH}")
 
 
 # --- JSON header -------------------------------------------------------------------------------

@@ -212,50 +212,129 @@ def decode_messages(data: bytes, *, decompress: bool = True) -> list[MessageExt]
     return out
 
 
-def decode_message(data: bytes, pos: int = 0, *, decompress: bool = True) -> tuple[MessageExt, int]:
-    try:
-        return _decode_message(data, pos, decompress)
-    except (struct.error, UnicodeDecodeError, IndexError, zlib.error) as e:
-        raise MessageDecodeError(f"bad stored message at offset {pos}: {e}") from None
+@dataclass(slots=True)
+class StoredLayout:
+    """One stored message read down to where its variable-length parts lie: the fixed fields, the
+    topic, and the absolute positions of the hosts, body and properties in the buffer. Both the
+    decoder below and the broker's store (which validates and indexes records) read records with it."""
+
+    size: int
+    magic: int
+    body_crc: int
+    queue_id: int
+    flag: int
+    queue_offset: int
+    phys_offset: int
+    sys_flag: int
+    born_timestamp: int
+    born_host_at: int
+    store_timestamp: int
+    store_host_at: int
+    reconsume_times: int
+    prepared_transaction_offset: int
+    body_at: int
+    body_len: int
+    topic: str
+    props_at: int
+    props_len: int
 
 
-def _decode_message(data: bytes, pos: int, decompress: bool) -> tuple[MessageExt, int]:
-    size, magic, _crc, queue_id, flag, qoff, phys, sysflag, born = _HEAD.unpack_from(data, pos)
+STORE_TIMESTAMP_BYTES = _HEAD.size + 20 + 8
+"""Leading bytes of a record enough to read its STORETIMESTAMP (``store_timestamp``), whatever its hosts."""
+PHYS_OFFSET_POS = 28
+"""Byte position of PHYSICALOFFSET inside a record (the store patches it once the record's place is known)."""
+MIN_STORED_SIZE = _HEAD.size + 8 + 8 + 8 + 4 + 8 + 4 + 1 + 2
+"""The smallest possible record: IPv4 hosts, empty body, topic and properties."""
+_SIZE_MAGIC = struct.Struct(">ii")
+
+
+def stored_size(data: bytes | memoryview, pos: int = 0, max_size: int = 1 << 31) -> int:
+    """TOTALSIZE of the record at ``pos`` after checking its magic and size; MessageDecodeError otherwise."""
+    if pos + 8 > len(data):
+        raise MessageDecodeError("truncated record header")
+    size, magic = _SIZE_MAGIC.unpack_from(data, pos)
     if magic not in (MAGIC_V1, MAGIC_V2):
-        raise MessageDecodeError(f"bad magic {magic & 0xFFFFFFFF:#x} at offset {pos}")
-    if size <= 0 or pos + size > len(data):
-        raise MessageDecodeError(f"message size {size} at offset {pos} runs past the buffer")
-    p = pos + _HEAD.size
-    born_host, p = _read_host(data, p, bool(sysflag & SYSFLAG_BORNHOST_V6))
-    (store_ts,) = struct.unpack_from(">q", data, p)
-    store_host, p = _read_host(data, p + 8, bool(sysflag & SYSFLAG_STOREHOST_V6))
-    reconsume, prepared, body_len = struct.unpack_from(">iqi", data, p)
-    p += 16
-    body = bytes(data[p : p + body_len])
-    p += body_len
-    if decompress and sysflag & SYSFLAG_COMPRESSED:
-        body = zlib.decompress(body)
-    if magic == MAGIC_V2:
-        (tlen,) = struct.unpack_from(">H", data, p)
-        p += 2
-    else:
-        tlen = data[p]
-        p += 1
-    topic = bytes(data[p : p + tlen]).decode()
-    p += tlen
-    (plen,) = struct.unpack_from(">h", data, p)
-    props = bytes(data[p + 2 : p + 2 + plen]).decode() if plen > 0 else ""
-    msg = MessageExt(
-        topic=topic, body=body, queue_id=queue_id, flag=flag, queue_offset=qoff, commit_log_offset=phys,
-        sys_flag=sysflag, born_timestamp=born, born_host=born_host, store_timestamp=store_ts,
-        store_host=store_host, reconsume_times=reconsume, prepared_transaction_offset=prepared,
-        properties=decode_properties(props),
+        raise MessageDecodeError(f"bad magic {magic & 0xFFFFFFFF:#x}")
+    if size < MIN_STORED_SIZE or size > max_size:
+        raise MessageDecodeError(f"bad record size {size}")
+    return size
+
+
+def store_timestamp(header: bytes | memoryview) -> int:
+    """STORETIMESTAMP from the first STORE_TIMESTAMP_BYTES of a record."""
+    (sysflag,) = struct.unpack_from(">i", header, 36)
+    (ts,) = struct.unpack_from(">q", header, _HEAD.size + (16 if sysflag & SYSFLAG_BORNHOST_V6 else 4) + 4)
+    return int(ts)
+
+
+def read_layout(data: bytes | memoryview, pos: int = 0) -> StoredLayout:
+    """The layout of the record at ``pos``; MessageDecodeError when its magic, size or field lengths
+    do not fit in the buffer (the store also checks the properties end the record exactly)."""
+    try:
+        size, magic, crc, queue_id, flag, qoff, phys, sysflag, born = _HEAD.unpack_from(data, pos)
+        if magic not in (MAGIC_V1, MAGIC_V2):
+            raise MessageDecodeError(f"bad magic {magic & 0xFFFFFFFF:#x} at offset {pos}")
+        if size <= 0 or pos + size > len(data):
+            raise MessageDecodeError(f"message size {size} at offset {pos} runs past the buffer")
+        born_at = pos + _HEAD.size
+        p = born_at + (16 if sysflag & SYSFLAG_BORNHOST_V6 else 4) + 4
+        (store_ts,) = struct.unpack_from(">q", data, p)
+        store_at = p + 8
+        p = store_at + (16 if sysflag & SYSFLAG_STOREHOST_V6 else 4) + 4
+        reconsume, prepared, body_len = struct.unpack_from(">iqi", data, p)
+        body_at = p + 16
+        if body_len < 0 or body_at + body_len > pos + size:
+            raise MessageDecodeError(f"body length {body_len} at offset {pos} runs past the record")
+        p = body_at + body_len
+        if magic == MAGIC_V2:
+            (tlen,) = struct.unpack_from(">H", data, p)
+            p += 2
+        else:
+            tlen = data[p]
+            p += 1
+        topic = bytes(data[p : p + tlen]).decode()
+        p += tlen
+        (plen,) = struct.unpack_from(">h", data, p)
+    except (struct.error, UnicodeDecodeError, IndexError) as e:
+        raise MessageDecodeError(f"bad stored message at offset {pos}: {e}") from None
+    return StoredLayout(
+        size, magic, crc, queue_id, flag, qoff, phys, sysflag, born, born_at, store_ts, store_at, reconsume,
+        prepared, body_at, body_len, topic, p + 2, max(plen, 0),
     )  # fmt: skip
-    return msg, size
 
 
-def _read_host(data: bytes, p: int, v6: bool) -> tuple[tuple[str, int], int]:
+def stored_properties(data: bytes | memoryview, layout: StoredLayout) -> dict[str, str]:
+    """The properties of the record ``layout`` describes (MessageDecodeError when not UTF-8)."""
+    if not layout.props_len:
+        return {}
+    try:
+        return decode_properties(bytes(data[layout.props_at : layout.props_at + layout.props_len]).decode())
+    except UnicodeDecodeError as e:
+        raise MessageDecodeError(f"properties are not UTF-8: {e}") from None
+
+
+def decode_message(data: bytes, pos: int = 0, *, decompress: bool = True) -> tuple[MessageExt, int]:
+    """The message at ``pos`` and its size; MessageDecodeError for one that cannot be read."""
+    m = read_layout(data, pos)
+    body = bytes(data[m.body_at : m.body_at + m.body_len])
+    try:
+        if decompress and m.sys_flag & SYSFLAG_COMPRESSED:
+            body = zlib.decompress(body)
+        born_host = _read_host(data, m.born_host_at, bool(m.sys_flag & SYSFLAG_BORNHOST_V6))
+        store_host = _read_host(data, m.store_host_at, bool(m.sys_flag & SYSFLAG_STOREHOST_V6))
+    except (struct.error, ValueError, zlib.error) as e:
+        raise MessageDecodeError(f"bad stored message at offset {pos}: {e}") from None
+    msg = MessageExt(
+        topic=m.topic, body=body, queue_id=m.queue_id, flag=m.flag, queue_offset=m.queue_offset,
+        commit_log_offset=m.phys_offset, sys_flag=m.sys_flag, born_timestamp=m.born_timestamp, born_host=born_host,
+        store_timestamp=m.store_timestamp, store_host=store_host, reconsume_times=m.reconsume_times,
+        prepared_transaction_offset=m.prepared_transaction_offset, properties=stored_properties(data, m),
+    )  # fmt: skip
+    return msg, m.size
+
+
+def _read_host(data: bytes, p: int, v6: bool) -> tuple[str, int]:
     n = 16 if v6 else 4
     ip = socket.inet_ntop(socket.AF_INET6 if v6 else socket.AF_INET, bytes(data[p : p + n]))
     (port,) = struct.unpack_from(">i", data, p + n)
-    return (ip, port), p + n + 4
+    return ip, port

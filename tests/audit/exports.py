@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mqadmin.fleet.manifest import new_manifest, overall_status
+from mqadmin.admin.results import overall_status
+from mqadmin.fleet.manifest import new_manifest
 from mqadmin.fleet.writer import ExportWriter
 
 Key = tuple[str, str, str | None, str | None, str | None, str]  # source, cluster, topic, broker, group, rule

@@ -1,5 +1,5 @@
-"""End to end on the embedded cluster (``mqadmin dev up``, two brokers): the auto-create trap of seeds
-001 (§2.1.3) and 003, found by the audit and fixed by its plan.
+"""End to end on the embedded cluster (``mqadmin dev up``, two brokers): the auto-create trap
+(docs/protocol.md, "Broker"), found by the audit and fixed by its plan.
 
 A real send to a topic that does not exist creates it through TBW102 on the one broker the send
 reached; exportMetadata + audit report it as on 1 of 2 writable masters; the plan's updateTopic

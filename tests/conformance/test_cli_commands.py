@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mqadmin.admin import AdminClient
-from mqadmin.model.route import TopicRouteData
+from mqadmin.model.rpc.namesrv import ROUTE
 from tests.conformance.backends import Backend
 from tests.conftest import free_port, wait_until
 
@@ -154,7 +154,7 @@ def test_topic_route_shows_both_brokers_and_java_mqadmin_sees_our_queues(backend
 
     assert backend.java_mqadmin is not None
     out = backend.java_mqadmin(["topicRoute", "-t", topic])
-    java_route = TopicRouteData.from_body(out[out.index("{") : out.rindex("}") + 1].encode())
+    java_route = ROUTE.decode(out[out.index("{") : out.rindex("}") + 1].encode())
     assert sorted((q.broker_name, q.read_queue_nums, q.write_queue_nums, q.perm) for q in java_route.queue_datas) == [
         ("broker-a", 3, 3, 6),
         ("broker-b", 3, 3, 6),

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mqadmin.admin import AdminClient
-from mqadmin.model.route import TopicRouteData
+from mqadmin.model.rpc.namesrv import ROUTE
 from mqadmin.wire.codes import RequestCode
 from mqadmin.wire.frame import RemotingCommand
 from tests.cli.test_json_contract import documented_shapes, mismatch
@@ -105,7 +105,7 @@ def test_kv_entries_agree_with_java_both_ways(backend: Backend) -> None:
 
 def java_perms(b: Backend, topic: str) -> dict[str, int]:
     out = java(b, "topicRoute", "-t", topic)
-    route = TopicRouteData.from_body(out[out.index("{") : out.rindex("}") + 1].encode())
+    route = ROUTE.decode(out[out.index("{") : out.rindex("}") + 1].encode())
     return {q.broker_name: q.perm for q in route.queue_datas}
 
 

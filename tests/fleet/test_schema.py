@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mqadmin.admin.results import overall_status
 from mqadmin.audit import job
 from mqadmin.fleet import manifest as mf
 from mqadmin.fleet.schema import SCHEMA_VERSION, TABLES, column_names
@@ -60,7 +61,7 @@ def test_the_job_file_is_self_contained():
     modules = {a.name.split(".")[0] for n in top_level if isinstance(n, ast.Import) for a in n.names}
     modules |= {(n.module or "").split(".")[0] for n in top_level if isinstance(n, ast.ImportFrom)}
     assert modules <= {"__future__", "argparse", "contextlib", "json", "os", "shutil", "sys", "tempfile", "time",
-                       "collections", "dataclasses", "typing"}, modules  # fmt: skip
+                       "collections", "dataclasses", "re", "typing"}, modules  # fmt: skip
     every = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     every |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not any(m and m.startswith("mqadmin") for m in every)
@@ -132,11 +133,11 @@ def test_load_manifest_refuses_what_it_cannot_read(tmp_path, content, fragment):
 
 
 def test_overall_status():
-    assert mf.overall_status(["ok", "ok"]) == "ok"
-    assert mf.overall_status(["ok", "failed"]) == "partial"
-    assert mf.overall_status(["partial"]) == "partial"
-    assert mf.overall_status(["failed", "failed"]) == "failed"
-    assert mf.overall_status([]) == "failed"
+    assert overall_status(["ok", "ok"]) == "ok"
+    assert overall_status(["ok", "failed"]) == "partial"
+    assert overall_status(["partial"]) == "partial"
+    assert overall_status(["failed", "failed"]) == "failed"
+    assert overall_status([]) == "failed"
 
 
 def test_column_names():

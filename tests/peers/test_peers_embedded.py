@@ -3,7 +3,7 @@
 Each peer (Java rocketmq-client 4.9.8 producer + push consumer, PyPI rocketmq 0.4.4 / C++ producer
 + pull consumer, npm ali-ons producer + consumer) produces and consumes on a pre-created topic
 and on a topic our broker auto-creates through TBW102; the three read each other's messages; the
-seeds' scenario (an auto-created topic lives only on the broker the first send reached;
+auto-create trap (docs/protocol.md, "Broker": an auto-created topic lives only on the broker the first send reached;
 --no-auto-create refuses it); and Java mqadmin reads our consume/topic stats and queries messages.
 """
 

@@ -631,7 +631,7 @@ def _reserve_block(offsets: Iterable[int]) -> _PortBlock:
 
 
 # --------------------------------------------------------------------------
-# Minimal remoting client (readiness probe): rocketmq-protocol.md section 1
+# Minimal remoting client (readiness probe): the frame of docs/protocol.md, "Frames"
 # --------------------------------------------------------------------------
 
 _opaque = iter(range(1, 1 << 31))

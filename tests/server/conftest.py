@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from mqadmin.admin.client import AdminClient
+from mqadmin.model.rpc.topics import CreateTopicHeader
+from mqadmin.model.topic import TopicConfig
 from mqadmin.server.dev import DevCluster, start_cluster
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.frame import RemotingCommand
@@ -58,6 +60,11 @@ async def request(
     transport: TcpTransport, addr: str, code: int, ext: dict[str, str] | None = None, body: bytes = b"", **kw: Any
 ) -> RemotingCommand:
     return await transport.request(addr, RemotingCommand(code=code, ext=dict(ext or {}), body=body, **kw))
+
+
+def topic_ext(cfg: TopicConfig) -> dict[str, str]:
+    """UPDATE_AND_CREATE_TOPIC (17) header fields creating ``cfg``, as its declaration encodes them."""
+    return CreateTopicHeader.of(cfg).to_ext()
 
 
 def send_ext(topic: str, *, queue_id: int = 0, keys: str = "", tags: str = "", default_queues: int = 4, **extra: str):

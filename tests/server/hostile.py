@@ -17,10 +17,11 @@ from typing import Any
 
 from mqadmin.model.names import NameKind, group_problem, topic_problem
 from mqadmin.model.topic import TopicConfig
+from mqadmin.transport.frames import FrameReader
 from mqadmin.wire.codes import RequestCode as RC
-from mqadmin.wire.frame import FrameDecoder, RemotingCommand
+from mqadmin.wire.frame import RemotingCommand
 
-from .conftest import pull_ext, send_ext
+from .conftest import pull_ext, send_ext, topic_ext
 
 RESPONSE_TIMEOUT = 10.0
 
@@ -94,14 +95,14 @@ async def raw_request(addr: str, code: int, ext: dict[str, str], body: bytes = b
     try:
         writer.write(raw_frame(code, ext, body))
         await writer.drain()
-        decoder = FrameDecoder()
+        frames = FrameReader(reader)
         while True:
-            data = await asyncio.wait_for(reader.read(1 << 16), RESPONSE_TIMEOUT)
-            if not data:
+            try:
+                cmd = await asyncio.wait_for(frames.read(), RESPONSE_TIMEOUT)
+            except asyncio.IncompleteReadError:
                 return None
-            for cmd in decoder.feed(data):
-                if cmd.is_response and cmd.opaque == 7:
-                    return cmd
+            if cmd.is_response and cmd.opaque == 7:
+                return cmd
     finally:
         writer.close()
 
@@ -194,7 +195,7 @@ NAME_CASES: list[NameCase] = [
     NameCase("broker", RC.LOCK_BATCH_MQ, "topic", T, _body(lambda n: _lock(topic=n))),
     NameCase("broker", RC.UNLOCK_BATCH_MQ, "group", G, _body(lambda n: _lock(group=n))),
     NameCase("broker", RC.UNLOCK_BATCH_MQ, "topic", T, _body(lambda n: _lock(topic=n))),
-    NameCase("broker", RC.UPDATE_AND_CREATE_TOPIC, "topic", T, _ext(lambda n: TopicConfig(n).to_ext())),
+    NameCase("broker", RC.UPDATE_AND_CREATE_TOPIC, "topic", T, _ext(lambda n: topic_ext(TopicConfig(n)))),
     NameCase("broker", RC.UPDATE_AND_CREATE_TOPIC_LIST, "topicName", T,
              _body(lambda n: {"topicConfigList": [TopicConfig("T_OK").to_json(), TopicConfig(n).to_json()]})),
     NameCase("broker", RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, "groupName", G, _body(lambda n: {"groupName": n})),

@@ -12,7 +12,7 @@ from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 
-from .conftest import request
+from .conftest import request, topic_ext
 
 
 def addr_of(cluster, i: int = 0) -> str:
@@ -20,7 +20,7 @@ def addr_of(cluster, i: int = 0) -> str:
 
 
 async def create(transport, addr: str, cfg: TopicConfig):
-    return await request(transport, addr, RC.UPDATE_AND_CREATE_TOPIC, cfg.to_ext())
+    return await request(transport, addr, RC.UPDATE_AND_CREATE_TOPIC, topic_ext(cfg))
 
 
 async def test_create_topic_answers_success_without_remark_and_the_route_is_there_at_once(cluster, transport, admin):
@@ -58,10 +58,10 @@ async def test_create_refuses_illegal_and_system_topics_with_code_29(cluster, tr
 
 
 async def test_create_with_bad_header_values(cluster, transport):
-    ext = TopicConfig("Typo").to_ext() | {"readQueueNums": "eight"}
+    ext = topic_ext(TopicConfig("Typo")) | {"readQueueNums": "eight"}
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, ext)
     assert resp.code == R.SYSTEM_ERROR and "readQueueNums" in resp.remark
-    missing = {k: v for k, v in TopicConfig("NoPerm").to_ext().items() if k != "perm"}
+    missing = {k: v for k, v in topic_ext(TopicConfig("NoPerm")).items() if k != "perm"}
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, missing)
     assert resp.code == R.SYSTEM_ERROR and "perm" in resp.remark
 
@@ -237,7 +237,10 @@ async def test_bad_subscription_group_bodies_are_refused(cluster, transport, bod
 
 
 async def test_query_topic_consume_by_who(cluster, transport):
-    cluster.brokers[0].consumer_groups_of.append(lambda t: {"CG1", "CG2"} if t == "T" else set())
+    offsets = cluster.brokers[0].store.offsets
+    offsets.commit("CG1", "T", 0, 1)
+    offsets.commit("CG2", "T", 1, 5)
+    offsets.commit("CG3", "Other", 0, 1)
     resp = await request(transport, addr_of(cluster), RC.QUERY_TOPIC_CONSUME_BY_WHO, {"topic": "T"})
     assert json.loads(resp.body)["groupList"] == ["CG1", "CG2"]
 
@@ -248,7 +251,7 @@ async def test_unknown_code_answers_3(cluster, transport):
 
 
 async def test_acl_fields_are_ignored(cluster, transport):
-    ext = TopicConfig("Signed").to_ext() | {"AccessKey": "rocketmq2", "Signature": "xyz="}
+    ext = topic_ext(TopicConfig("Signed")) | {"AccessKey": "rocketmq2", "Signature": "xyz="}
     assert (await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, ext)).code == R.SUCCESS
 
 
@@ -261,7 +264,7 @@ async def test_a_slave_refuses_topic_and_group_changes(tmp_path, transport):
     try:
         addr = slave.config.addr
         requests = [
-            (RC.UPDATE_AND_CREATE_TOPIC, TopicConfig("OnSlave").to_ext(), b""),
+            (RC.UPDATE_AND_CREATE_TOPIC, topic_ext(TopicConfig("OnSlave")), b""),
             (RC.DELETE_TOPIC_IN_BROKER, {"topic": "OnSlave"}, b""),
             (RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, fastjson.dumps_bytes({"groupName": "G"})),
             (RC.DELETE_SUBSCRIPTIONGROUP, {"groupName": "G"}, b""),

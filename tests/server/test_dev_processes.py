@@ -20,6 +20,8 @@ from mqadmin.wire.frame import RemotingCommand
 from tests.conftest import wait_until
 from tests.devprocs import MQADMIN, Proc, start_dev
 
+from .conftest import topic_ext
+
 
 @pytest.fixture
 def procs() -> Iterator[list[Proc]]:
@@ -48,7 +50,7 @@ async def cluster_brokers(namesrv: str) -> dict[str, dict[int, str]]:
 
 async def create_topics(addr: str, names: list[str]) -> None:
     async with TcpTransport(timeout=30) as t:
-        cmds = [RemotingCommand(int(RequestCode.UPDATE_AND_CREATE_TOPIC), ext=TopicConfig(n).to_ext()) for n in names]
+        cmds = [RemotingCommand(int(RequestCode.UPDATE_AND_CREATE_TOPIC), ext=topic_ext(TopicConfig(n))) for n in names]
         resps = await asyncio.gather(*(t.request(addr, c) for c in cmds))
     assert all(r.code == ResponseCode.SUCCESS for r in resps)
 

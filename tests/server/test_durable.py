@@ -6,8 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
+from mqadmin.files import atomic_write
 from mqadmin.server.durable import DurableJson, dumps_table
-from mqadmin.server.persist import atomic_write
 
 
 class Table:

@@ -26,6 +26,7 @@ from mqadmin.wire.codes import RequestCode
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand, SerializeType, encode_frame
 
+from .conftest import topic_ext
 from .hostile import (
     NAME_CASES,
     assert_no_illegal_name_is_held,
@@ -88,7 +89,6 @@ OURS = {
     RequestCode.GET_BROKER_RUNTIME_INFO,
 }  # fmt: skip
 
-
 BROKER_FIELDS = {"brokerName": "broker-z", "brokerAddr": "127.0.0.1:1", "clusterName": "C", "brokerId": "0"}
 MQ_FIELDS = {"consumerGroup": "G", "topic": "T", "queueId": "0"}
 
@@ -109,7 +109,7 @@ TEMPLATES: dict[int, dict[str, str]] = {
     RequestCode.GET_KVLIST_BY_NAMESPACE: {"namespace": "N"},
     RequestCode.WIPE_WRITE_PERM_OF_BROKER: {"brokerName": "broker-a"},
     RequestCode.ADD_WRITE_PERM_OF_BROKER: {"brokerName": "broker-a"},
-    RequestCode.UPDATE_AND_CREATE_TOPIC: TopicConfig("FuzzTopic").to_ext(),
+    RequestCode.UPDATE_AND_CREATE_TOPIC: topic_ext(TopicConfig("FuzzTopic")),
     RequestCode.DELETE_TOPIC_IN_BROKER: {"topic": "FuzzTopic"},
     RequestCode.GET_TOPIC_CONFIG: {"topic": "FuzzTopic", "lo": "true"},
     RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: {"topic": "FuzzTopic"},
@@ -187,7 +187,7 @@ async def still_serving(cluster, name: str) -> None:
     async with TcpTransport(timeout=10) as t:
         cfg = TopicConfig(f"AfterFuzz{name}")
         broker = cluster.brokers[0].config.addr
-        created = await t.request(broker, RemotingCommand(int(RequestCode.UPDATE_AND_CREATE_TOPIC), ext=cfg.to_ext()))
+        created = await t.request(broker, RemotingCommand(int(RequestCode.UPDATE_AND_CREATE_TOPIC), ext=topic_ext(cfg)))
         assert created.code == R.SUCCESS
         route = await t.request(
             cluster.namesrv_addr,

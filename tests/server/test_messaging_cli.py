@@ -60,7 +60,8 @@ def test_send_to_a_new_topic_creates_it_through_tbw102(dev):
     assert row.split()[0] in ("broker-a", "broker-b") and row.split()[-1] == "SEND_OK"
     assert "sent through TBW102" in r.stderr
     route = route_of("CliNew", dev["namesrvAddr"])
-    assert len(route["brokers"]) == 1  # the seeds' trap: the topic lives on the broker the send reached
+    # the auto-create trap (docs/protocol.md, "Broker"): the topic lives on the broker the send reached
+    assert len(route["brokers"]) == 1
 
 
 def test_send_json_then_consume_json(dev):

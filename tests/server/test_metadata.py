@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from mqadmin.files import atomic_write
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.broker import Broker
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
-from mqadmin.server.persist import MetadataError, atomic_write
+from mqadmin.server.persist import MetadataError
 from tests.conftest import wait_until
 from tests.devprocs import Proc
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from mqadmin.model.data_version import DataVersion
+from mqadmin.model.register_body import RegisterBody
 from mqadmin.model.topic import TopicConfig
-from mqadmin.server.broker.data_version import DataVersion
-from mqadmin.server.namesrv.register_body import RegisterBody
 from mqadmin.server.namesrv.routes import RouteInfoManager
 
 A, B = "127.0.0.1:10911", "127.0.0.1:10921"

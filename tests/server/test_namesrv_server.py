@@ -9,16 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from mqadmin.model.data_version import DataVersion
+from mqadmin.model.register_body import RegisterBody, encode_compressed, encode_json
 from mqadmin.model.topic import TopicConfig
-from mqadmin.server.broker.data_version import DataVersion
 from mqadmin.server.namesrv.config import NamesrvConfig
-from mqadmin.server.namesrv.register_body import crc32, encode_compressed, encode_json
 from mqadmin.server.namesrv.server import NameServer
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand, SerializeType
+from mqadmin.wire.message import body_crc
 
 from .conftest import request, until
 
@@ -49,17 +50,14 @@ async def ns(tmp_path: Path, clock: Clock):
 def register_ext(body: bytes, *, name: str = "broker-a", addr: str = BROKER, broker_id: int = 0, **extra: str):
     ext = {
         "brokerName": name, "brokerAddr": addr, "clusterName": "DefaultCluster", "haServerAddr": "127.0.0.1:10912",
-        "brokerId": str(broker_id), "compressed": "false", "bodyCrc32": str(crc32(body)),
+        "brokerId": str(broker_id), "compressed": "false", "bodyCrc32": str(body_crc(body)),
     }  # fmt: skip
     ext.update(extra)
     return ext
 
 
-def wrapper(*topics: TopicConfig, counter: int = 1) -> dict:
-    return {
-        "dataVersion": DataVersion(counter, 0, 1700000000000).to_json(),
-        "topicConfigTable": {t.topic_name: t.to_json() for t in topics},
-    }
+def wrapper(*topics: TopicConfig, counter: int = 1) -> RegisterBody:
+    return RegisterBody(DataVersion(counter, 0, 1700000000000).to_json(), {t.topic_name: t for t in topics})
 
 
 TOPICS = (TopicConfig("TopicA", 4, 4, 6), TopicConfig("TBW102", 8, 8, 7))
@@ -114,7 +112,7 @@ async def test_deflated_body_flagged_uncompressed_is_still_read(ns, transport):
 
 async def test_crc_mismatch_is_refused(ns, transport):
     body = encode_json(wrapper(*TOPICS))
-    ext = register_ext(body, bodyCrc32=str(crc32(body) ^ 1))
+    ext = register_ext(body, bodyCrc32=str(body_crc(body) ^ 1))
     resp = await request(transport, ns.addr, RC.REGISTER_BROKER, ext, body)
     assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "crc32 not match")
     assert (await route(transport, ns, "TopicA")).code == R.TOPIC_NOT_EXIST

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from mqadmin.model.route import TopicRouteData
+from mqadmin.model.rpc.namesrv import ROUTE
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
@@ -98,7 +98,7 @@ async def test_the_body_form_follows_the_request(routed, version, ext, standard)
     async with TcpTransport(timeout=10) as t:
         resp = await request(t, ns.addr, RC.GET_ROUTEINFO_BY_TOPIC, {"topic": "TopicTest", **ext}, version=version)
     assert resp.body == (standard_body if standard else legacy_body)
-    route = TopicRouteData.from_body(resp.body)  # both forms read back the same
+    route = ROUTE.decode(resp.body)  # both forms read back the same
     assert route.broker_datas[0].broker_addrs == {0: "127.0.0.1:10911"}
 
 

@@ -18,7 +18,7 @@ from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 
-from .conftest import request
+from .conftest import request, topic_ext
 
 
 def test_operations_keep_their_signs():
@@ -88,7 +88,7 @@ def test_alter_refuses_what_apache_refuses(create, current, ops, error):
 
 
 async def update(transport, cluster, topic: str, attributes: str | None, **fields):
-    ext = TopicConfig(topic, 4, 4).to_ext() | {k: str(v) for k, v in fields.items()}
+    ext = topic_ext(TopicConfig(topic, 4, 4)) | {k: str(v) for k, v in fields.items()}
     if attributes is None:
         del ext["attributes"]
     else:

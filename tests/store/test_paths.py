@@ -13,7 +13,7 @@ import pytest
 
 from mqadmin.server.paths import UnsafePath, child
 from mqadmin.server.store import PutStatus
-from mqadmin.server.store import store as store_module
+from mqadmin.server.store import state as store_state
 
 from .conftest import crash, message
 
@@ -74,7 +74,7 @@ async def test_recovery_leaves_records_of_unsafe_topics_unindexed(open_store, tm
     """A commit log written before validation existed may hold such a record: it is skipped, not followed."""
     store = await open_store()
     await store.put(message(topic="Good", body=b"kept"))
-    monkeypatch.setattr(store_module, "child", lambda d, n: d / n)  # the old, unchecked path building
+    monkeypatch.setattr(store_state, "child", lambda d, n: d / n)  # the old, unchecked path building
     assert (await store.put(message(topic="../../canary/evil"))).status == PutStatus.PUT_OK
     monkeypatch.undo()
     await crash(store)

@@ -1,4 +1,4 @@
-"""Readers for the recorded traffic in tests/data/captures (copied from shared/captures; see its README).
+"""Readers for the recorded traffic in tests/data/captures (see its README for who spoke and how).
 
 Each reader rebuilds the exact frame bytes that crossed the wire, so the tests can decode them with
 our decoder and compare with what the log says the peer sent.

@@ -10,9 +10,10 @@ from typing import Any
 from mqadmin.model.clients import ConsumerRunningInfo
 from mqadmin.model.consume import ConsumeStats, ConsumeStatsBody, QueueProgress
 from mqadmin.model.queue import MessageQueue
+from mqadmin.model.rpc import clients as client_rpc
 from mqadmin.model.rpc import consumers as rpc
 from mqadmin.model.rpc.consumers import ConsumerStatus
-from mqadmin.model.stats import QueueOffsets, TopicStatsBody
+from mqadmin.model.stats import QueueOffsets, TopicStats, TopicStatsBody
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode as R
@@ -98,7 +99,7 @@ class ConsumerSide:
         if topic not in self.depth:
             return cmd.response(R.TOPIC_NOT_EXIST, "topic not exist")
         rows = [QueueOffsets(topic, self.broker.name, q, 0, d, T0) for q, d in enumerate(self.depth[topic])]
-        return cmd.response(body=TopicStatsBody().encode(rows))
+        return cmd.response(body=TopicStatsBody().encode(TopicStats(rows)))
 
     def _on_29(self, cmd: RemotingCommand) -> RemotingCommand:  # SEARCH_OFFSET_BY_TIMESTAMP
         depth = self.depth[cmd.ext["topic"]][int(cmd.ext["queueId"])]
@@ -194,7 +195,7 @@ class ConsumerSide:
         info = dict(client.info)
         if cmd.ext.get("jstackEnable") == "true" and client.language == "JAVA":
             info["jstack"] = '"main" #1 prio=5\n\tat Foo.bar(Foo.java:1)'
-        return cmd.response(body=rpc.RUNNING_INFO.encode(ConsumerRunningInfo.from_json(info)))
+        return cmd.response(body=client_rpc.RUNNING_INFO.encode(ConsumerRunningInfo.from_json(info)))
 
     def _on_223(self, cmd: RemotingCommand) -> RemotingCommand:  # INVOKE_BROKER_TO_GET_CONSUMER_STATUS
         clients = [c for c in self.online.get(cmd.ext["group"], []) if cmd.ext.get("clientAddr") in (None, c.client_id)]

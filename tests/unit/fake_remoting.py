@@ -4,22 +4,38 @@ Python objects that answer remoting commands the way Apache RocketMQ does (the p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
-from mqadmin.model.group import SubscriptionGroupConfig
-from mqadmin.model.route import BrokerData, ClusterInfo
-from mqadmin.model.rpc import groups as group_rpc
-from mqadmin.model.rpc.topics import UPDATE_AND_CREATE_TOPIC, UPDATE_AND_CREATE_TOPIC_LIST
+from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
+from mqadmin.model.order import ORDER_TOPIC_CONFIG
+from mqadmin.model.route import BrokerData, ClusterInfo, QueueData, TopicRouteData
+from mqadmin.model.rpc import brokers, groups, namesrv, topics
+from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
+from mqadmin.model.stats import QueueOffsets, TopicStats
 from mqadmin.model.topic import TopicConfig, alter_attributes
 from mqadmin.model.topic_batch import ops_from_map
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
 Hook = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
+Answer = Callable[[Decoded[Any, Any]], RemotingCommand]
+
+
+def answer(handlers: Iterable[tuple[Rpc[Any, Any, Any, Any], Answer]], cmd: RemotingCommand) -> RemotingCommand:
+    """Decode ``cmd`` by its declaration and let its handler answer (a refused request gets the
+    declaration's refusal, an unknown code REQUEST_CODE_NOT_SUPPORTED), as a server does."""
+    rpc, handle = next(((r, h) for r, h in handlers if r.code == cmd.code), (None, None))
+    if rpc is None or handle is None:
+        return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+    try:
+        req = rpc.decode(cmd)
+    except RequestRefused as e:
+        return cmd.response(e.code, e.remark)
+    return handle(req)
 
 
 @dataclass
@@ -48,71 +64,79 @@ class FakeBroker:
         return resp
 
     def _answer(self, cmd: RemotingCommand) -> RemotingCommand:
-        if cmd.code == RC.GET_TOPIC_CONFIG:
-            if self.version < 413:
-                return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
-            cfg = self.topics.get(cmd.ext["topic"])
-            if cfg is None:
-                return cmd.response(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
-            return cmd.response(body=fastjson.dumps_bytes(cfg.to_json()))
-        if cmd.code == RC.GET_ALL_TOPIC_CONFIG:
-            table = {n: self._stored(c).to_json() for n, c in self.topics.items()}
-            return cmd.response(body=fastjson.dumps_bytes({"topicConfigTable": table}))
-        if cmd.code == RC.UPDATE_AND_CREATE_TOPIC:
-            if self.broker_id != 0 and self.version < 413:
-                return cmd.response(ResponseCode.SYSTEM_ERROR, "slave can not create topic")
-            self.topics[cmd.ext["topic"]] = self._stored(self._merged(cmd))
-            return cmd.response(remark="not set any response code")
-        if cmd.code == RC.UPDATE_AND_CREATE_TOPIC_LIST and self.version >= 473:  # 5.3.0+
-            for cfg in UPDATE_AND_CREATE_TOPIC_LIST.decode(cmd).body:
-                old = self.topics.get(cfg.topic_name)
-                attrs = alter_attributes(old.attributes if old else {}, ops_from_map(cfg.attributes))
-                self.topics[cfg.topic_name] = self._stored(cfg.with_(attributes=attrs))
-            return cmd.response()
-        if cmd.code == RC.QUERY_TOPIC_CONSUME_BY_WHO:
-            return cmd.response(body=fastjson.dumps_bytes({"groupList": self.consumers.get(cmd.ext["topic"], [])}))
-        if cmd.code == RC.DELETE_TOPIC_IN_BROKER:
-            self.topics.pop(cmd.ext["topic"], None)
-            return cmd.response()
-        if cmd.code == RC.GET_BROKER_RUNTIME_INFO:
-            return cmd.response(body=fastjson.dumps_bytes({"table": self.runtime}))
-        if cmd.code == RC.GET_TOPIC_STATS_INFO:
-            if cmd.ext["topic"] not in self.topics:
-                return cmd.response(ResponseCode.TOPIC_NOT_EXIST, "topic not exist")
-            cfg = self.topics[cmd.ext["topic"]]
-            rows = ",".join(
-                f'{{"brokerName":"{self.name}","queueId":{q},"topic":"{cfg.topic_name}"}}:'
-                f'{{"lastUpdateTimestamp":{1700000000000 if q == 0 else 0},"maxOffset":{3 if q == 0 else 0},'
-                f'"minOffset":0}}'
-                for q in range(cfg.write_queue_nums)
-            )
-            return cmd.response(body=('{"offsetTable":{' + rows + "}}").encode())
-        if cmd.code in _GROUP_CODES:
-            return self._group_answer(cmd)
-        return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+        """The answer by declaration (subclasses answer more requests first)."""
+        if cmd.code == groups.DELETE_SUBSCRIPTIONGROUP.code:  # Apache checks no name on a delete
+            return self._delete_group(groups.DELETE_SUBSCRIPTIONGROUP.decode(cmd, validate=False))
+        handlers = [
+            (topics.GET_ALL_TOPIC_CONFIG, self._all_topic_config),
+            (topics.UPDATE_AND_CREATE_TOPIC, self._create_topic),
+            (topics.DELETE_TOPIC_IN_BROKER, self._delete_topic),
+            (topics.GET_TOPIC_STATS_INFO, self._topic_stats),
+            (brokers.GET_BROKER_RUNTIME_INFO, self._runtime_info),
+            (topics.QUERY_TOPIC_CONSUME_BY_WHO, self._consumed_by),
+            (groups.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, self._all_groups),
+            (groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, lambda req: self._write_groups(req, [req.body])),
+            *([(topics.GET_TOPIC_CONFIG, self._topic_config)] if self.version >= 413 else []),  # 5.0+
+            *([(topics.UPDATE_AND_CREATE_TOPIC_LIST, self._create_topics)] if self.version >= 473 else []),  # 5.3.0+
+            *(
+                [(groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, lambda req: self._write_groups(req, req.body))]
+                if self.version >= 475  # 5.3.1+
+                else []
+            ),
+        ]
+        return answer(handlers, cmd)
 
-    def _group_answer(self, cmd: RemotingCommand) -> RemotingCommand:
-        """Subscription groups as a broker of ``version`` keeps them (4.9: no 5.x settings; before 5.1.3 no
-        attributes; before 5.3.1 no list request). Attribute operations are applied to what it holds."""
-        if cmd.code == RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
-            table = {n: self._stored_group(c) for n, c in self.groups.items()}
-            return cmd.response(body=fastjson.dumps_bytes({"subscriptionGroupTable": table}))
-        if cmd.code == RC.DELETE_SUBSCRIPTIONGROUP:
-            self.groups.pop(cmd.ext["groupName"], None)
-            return cmd.response()
-        if cmd.code == RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST and self.version < 475:
-            return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
-        if cmd.code == RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP:
-            writes = [group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP.decode(cmd).body]
-        else:
-            writes = group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST.decode(cmd).body
+    def _runtime_info(self, req: Decoded[None, None]) -> RemotingCommand:
+        return brokers.GET_BROKER_RUNTIME_INFO.answer(req.cmd, body=self.runtime)
+
+    def _topic_config(self, req: Decoded[topics.GetTopicConfigHeader, None]) -> RemotingCommand:
+        cfg = self.topics.get(req.header.topic)
+        if cfg is None:
+            return req.cmd.response(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
+        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=cfg)
+
+    def _all_topic_config(self, req: Decoded[None, None]) -> RemotingCommand:
+        table = {n: self._stored(c) for n, c in self.topics.items()}
+        return topics.GET_ALL_TOPIC_CONFIG.answer(req.cmd, body=table)
+
+    def _create_topic(self, req: Decoded[topics.CreateTopicHeader, None]) -> RemotingCommand:
+        if self.broker_id != 0 and self.version < 413:
+            return req.cmd.response(ResponseCode.SYSTEM_ERROR, "slave can not create topic")
+        h = req.header
+        old = self.topics.get(h.topic)
+        # a 5.x broker applies the request's attribute operations (+k=v, -k) to the attributes it holds
+        self.topics[h.topic] = self._stored(h.config(old.attributes if old else None))
+        return req.cmd.response(remark="not set any response code")
+
+    def _create_topics(self, req: Decoded[None, list[TopicConfig]]) -> RemotingCommand:
+        for cfg in req.body:
+            old = self.topics.get(cfg.topic_name)
+            attrs = alter_attributes(old.attributes if old else {}, ops_from_map(cfg.attributes))
+            self.topics[cfg.topic_name] = self._stored(cfg.with_(attributes=attrs))
+        return req.cmd.response()
+
+    def _consumed_by(self, req: Decoded[topics.TopicHeader, None]) -> RemotingCommand:
+        return topics.QUERY_TOPIC_CONSUME_BY_WHO.answer(req.cmd, body=self.consumers.get(req.header.topic, []))
+
+    # Subscription groups as a broker of ``version`` keeps them (4.9: no 5.x settings; before 5.1.3 no
+    # attributes; before 5.3.1 no list request). Attribute operations are applied to what it holds.
+
+    def _all_groups(self, req: Decoded[None, None]) -> RemotingCommand:
+        table = {n: self._stored_group(c) for n, c in self.groups.items()}  # what the version writes, as is
+        return req.cmd.response(body=fastjson.dumps_bytes({"subscriptionGroupTable": table}))
+
+    def _delete_group(self, req: Decoded[groups.DeleteGroupHeader, None]) -> RemotingCommand:
+        self.groups.pop(req.header.group_name, None)
+        return req.cmd.response()
+
+    def _write_groups(self, req: Decoded[None, Any], writes: list[GroupWrite]) -> RemotingCommand:
         for w in writes:
             old = self.groups.get(w.config.group_name)
             attrs = alter_attributes(old.attributes if old else {}, w.attribute_ops)
             self.groups[w.config.group_name] = w.config.with_(attributes=attrs)
-        return cmd.response()
+        return req.cmd.response()
 
-    def _stored_group(self, cfg: SubscriptionGroupConfig) -> dict:
+    def _stored_group(self, cfg: SubscriptionGroupConfig) -> dict[str, Any]:
         doc = cfg.to_json()
         if self.version < 439:
             del doc["attributes"]
@@ -121,26 +145,25 @@ class FakeBroker:
                 del doc[key]
         return doc
 
-    def _merged(self, cmd: RemotingCommand) -> TopicConfig:
-        """The config after a code-17 request: a 5.x broker applies the request's attribute operations
-        (``+k=v``, ``-k``) to the attributes it holds."""
-        h = UPDATE_AND_CREATE_TOPIC.decode(cmd).header
-        old = self.topics.get(h.topic)
-        return h.config(old.attributes if old else None)
+    def _delete_topic(self, req: Decoded[topics.TopicHeader, None]) -> RemotingCommand:
+        self.topics.pop(req.header.topic, None)
+        return req.cmd.response()
+
+    def _topic_stats(self, req: Decoded[topics.TopicHeader, None]) -> RemotingCommand:
+        cfg = self.topics.get(req.header.topic)
+        if cfg is None:
+            return req.cmd.response(ResponseCode.TOPIC_NOT_EXIST, "topic not exist")
+        queues = [
+            QueueOffsets(cfg.topic_name, self.name, q, 0, 3 if q == 0 else 0, 1700000000000 if q == 0 else 0)
+            for q in range(cfg.write_queue_nums)
+        ]
+        return topics.GET_TOPIC_STATS_INFO.answer(req.cmd, body=TopicStats(queues))
 
     def _stored(self, cfg: TopicConfig) -> TopicConfig:
         """What this broker version keeps: 4.9 drops attributes and the order flag of a create."""
         if self.version < 413:
             return cfg.with_(attributes={}, order=False)
         return cfg
-
-
-_GROUP_CODES = frozenset(
-    {
-        RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
-        RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, RC.DELETE_SUBSCRIPTIONGROUP,
-    }
-)  # fmt: skip
 
 
 @dataclass
@@ -154,27 +177,16 @@ class FakeNamesrv:
 
     async def handle(self, cmd: RemotingCommand) -> RemotingCommand:
         self.requests.append(cmd)
-        if cmd.code == RC.GET_BROKER_CLUSTER_INFO:
-            return cmd.response(body=self._cluster_info_body())
-        if cmd.code == RC.GET_ROUTEINFO_BY_TOPIC:
-            return self._route(cmd)
-        if cmd.code == RC.GET_ALL_TOPIC_LIST_FROM_NAMESERVER:
-            topics = sorted({t for b in self.brokers for t in b.topics})
-            return cmd.response(body=fastjson.dumps_bytes({"topicList": topics}))
-        if cmd.code == RC.PUT_KV_CONFIG:
-            self.kv[(cmd.ext["namespace"], cmd.ext["key"])] = cmd.ext["value"]
-            return cmd.response()
-        if cmd.code == RC.GET_KV_CONFIG:
-            value = self.kv.get((cmd.ext["namespace"], cmd.ext["key"]))
-            if value is None:
-                return cmd.response(ResponseCode.QUERY_NOT_FOUND, "No config item")
-            return cmd.response(ext={"value": value})
-        if cmd.code == RC.DELETE_KV_CONFIG:
-            self.kv.pop((cmd.ext["namespace"], cmd.ext["key"]), None)
-            return cmd.response()
-        if cmd.code == RC.DELETE_TOPIC_IN_NAMESRV:
-            return cmd.response()
-        return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+        handlers = [
+            (namesrv.GET_BROKER_CLUSTER_INFO, self._cluster_info),
+            (namesrv.GET_ROUTEINFO_BY_TOPIC, self._route),
+            (namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, self._all_topics),
+            (namesrv.PUT_KV_CONFIG, self._put_kv),
+            (namesrv.GET_KV_CONFIG, self._get_kv),
+            (namesrv.DELETE_KV_CONFIG, self._delete_kv),
+            (namesrv.DELETE_TOPIC_IN_NAMESRV, lambda req: req.cmd.response()),
+        ]
+        return answer(handlers, cmd)
 
     def cluster_info(self) -> ClusterInfo:
         info = ClusterInfo()
@@ -186,39 +198,50 @@ class FakeNamesrv:
                 names.append(b.name)
         return info
 
-    def _cluster_info_body(self) -> bytes:
+    def _cluster_info(self, req: Decoded[None, None]) -> RemotingCommand:
         """Legacy fastjson form, with unquoted integer keys, as a real name server sends it."""
-        text = fastjson.dumps(self.cluster_info().to_json())
+        resp = namesrv.GET_BROKER_CLUSTER_INFO.answer(req.cmd, body=self.cluster_info())
+        text = resp.body.decode()
         for bid in range(4):
             text = text.replace(f'"{bid}":"', f'{bid}:"')
-        return text.encode()
+        resp.body = text.encode()
+        return resp
 
-    def _route(self, cmd: RemotingCommand) -> RemotingCommand:
-        topic = cmd.ext["topic"]
+    def _all_topics(self, req: Decoded[None, None]) -> RemotingCommand:
+        topic_names = sorted({t for b in self.brokers for t in b.topics})
+        return namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER.answer(req.cmd, body=topic_names)
+
+    def _put_kv(self, req: Decoded[namesrv.PutKvHeader, None]) -> RemotingCommand:
+        h = req.header
+        self.kv[(h.namespace, h.key)] = h.value
+        return req.cmd.response()
+
+    def _get_kv(self, req: Decoded[namesrv.KvHeader, None]) -> RemotingCommand:
+        value = self.kv.get((req.header.namespace, req.header.key))
+        if value is None:
+            return req.cmd.response(ResponseCode.QUERY_NOT_FOUND, "No config item")
+        return namesrv.GET_KV_CONFIG.answer(req.cmd, namesrv.KvValueHeader(value=value))
+
+    def _delete_kv(self, req: Decoded[namesrv.KvHeader, None]) -> RemotingCommand:
+        self.kv.pop((req.header.namespace, req.header.key), None)
+        return req.cmd.response()
+
+    def _route(self, req: Decoded[namesrv.RouteHeader, None]) -> RemotingCommand:
+        topic = req.header.topic
         holders = [b for b in self.brokers if topic in b.topics and b.broker_id == 0]
         if not holders:
-            return cmd.response(
+            return req.cmd.response(
                 ResponseCode.TOPIC_NOT_EXIST, f"No topic route info in name server for the topic: {topic}"
             )
         info = self.cluster_info()
-        route = {
-            "brokerDatas": [info.brokers[b.name].to_json() for b in holders],
-            "filterServerTable": {},
-            "queueDatas": [
-                {
-                    "brokerName": b.name,
-                    "perm": b.topics[topic].perm,
-                    "readQueueNums": b.topics[topic].read_queue_nums,
-                    "topicSysFlag": b.topics[topic].topic_sys_flag,
-                    "writeQueueNums": b.topics[topic].write_queue_nums,
-                }
-                for b in holders
-            ],
-        }
-        order = self.kv.get(("ORDER_TOPIC_CONFIG", topic))
-        if order and self.order_message_enable:
-            route["orderTopicConf"] = order
-        return cmd.response(body=fastjson.dumps_bytes(route))
+        queue_datas = [
+            QueueData(b.name, b.topics[topic].read_queue_nums, b.topics[topic].write_queue_nums,
+                      b.topics[topic].perm, b.topics[topic].topic_sys_flag)
+            for b in holders
+        ]  # fmt: skip
+        order = self.kv.get((ORDER_TOPIC_CONFIG, topic)) if self.order_message_enable else None
+        route = TopicRouteData([info.brokers[b.name] for b in holders], queue_datas, order or None)
+        return namesrv.GET_ROUTEINFO_BY_TOPIC.answer(req.cmd, body=route)
 
 
 class FakeTransport:

@@ -6,6 +6,7 @@ import pytest
 
 from mqadmin.model.clients import ConsumerConnection, ConsumerRunningInfo
 from mqadmin.model.queue import MessageQueue, loads_mq_keyed
+from mqadmin.model.rpc import clients as client_rpc
 from mqadmin.model.rpc import consumers as rpc
 from mqadmin.model.rpc.consumers import ConsumerStatus, ResetOffsetBody
 from mqadmin.model.version import HIGHER_VERSION, version_desc, version_ordinal
@@ -52,13 +53,14 @@ def test_connection_bodies_as_a_java_broker_writes_them() -> None:
         b'"messageModel":"CLUSTERING","subscriptionTable":{"T":{"classFilterMode":false,"codeSet":[],'
         b'"expressionType":"TAG","subString":"*","subVersion":1700000000000,"tagsSet":[],"topic":"T"}}}'
     )
-    cc = rpc.CONSUMER_CONNECTION.decode(body)
+    cc = client_rpc.CONSUMER_CONNECTION.decode(body)
     assert [c.client_id for c in cc.connections] == ["a@2", "b@1"] and cc.min_version() == 409
     assert cc.subscriptions["T"].sub_version == 1_700_000_000_000
     other = ConsumerConnection.from_json({"connectionSet": [{"clientId": "c@3", "version": 513}]})
     cc.merge(other)
     assert [c.version_desc for c in cc.connections] == ["V5_3_3", "V4_9_8", "V5_5_0"]
-    assert rpc.CONSUMER_CONNECTION.decode(rpc.CONSUMER_CONNECTION.encode(cc)).connections == cc.connections
+    body = client_rpc.CONSUMER_CONNECTION
+    assert body.decode(body.encode(cc)).connections == cc.connections
 
 
 def test_running_info_from_a_java_client() -> None:
@@ -69,7 +71,7 @@ def test_running_info_from_a_java_client() -> None:
         b'"consumeThreadMax":20},"statusTable":{"T":{"pullRT":1.5}},"subscriptionSet":[{"topic":"T",'
         b'"subString":"*"}]}'
     )
-    info = rpc.RUNNING_INFO.decode(body)
+    info = client_rpc.RUNNING_INFO.decode(body)
     assert info.mq_table == {MQ_A0: {"cachedMsgCount": 2, "commitOffset": 10, "locked": False}}
     assert info.consume_type == "CONSUME_PASSIVELY" and info.orderly and info.start_timestamp == 1_700_000_000_000
     assert info.properties["consumeThreadMax"] == "20" and info.jstack == '"main"'
@@ -94,8 +96,8 @@ def test_queue_keyed_bodies_read_as_fastjson_reads_them(body: bytes) -> None:
 
 def test_malformed_bodies_are_value_errors() -> None:
     with pytest.raises(ValueError):
-        rpc.CONSUMER_CONNECTION.decode(b'{"connectionSet":"x"}')
+        client_rpc.CONSUMER_CONNECTION.decode(b'{"connectionSet":"x"}')
     with pytest.raises(ValueError):
-        rpc.RUNNING_INFO.decode(b'{"properties":["x"]}')
+        client_rpc.RUNNING_INFO.decode(b'{"properties":["x"]}')
     with pytest.raises(ValueError):
         ResetOffsetBody().decode(b'{"offsetTable":{"not a queue":1}}')

@@ -37,6 +37,7 @@ def test_generate_script_writes_and_checks(tmp_path: Path) -> None:
         "mqadmin.fish",
         "mqadmin.zsh",
         "parity.md",
+        "protocol-requests.md",
         "schema.json",
     ]
 

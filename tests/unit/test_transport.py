@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from mqadmin.transport import ConnectionClosed, ConnectionRefused, RequestTimeout, TcpTransport
-from mqadmin.wire.frame import RemotingCommand, decode_frame, encode_frame
+from mqadmin.transport.frames import FrameReader
+from mqadmin.wire.frame import RemotingCommand, encode_frame
 
 Script = Callable[["Peer"], Awaitable[None]]
 
@@ -21,11 +22,11 @@ class Peer:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
+        self.frames = FrameReader(reader)
         self.writer = writer
 
     async def read(self) -> RemotingCommand:
-        (length,) = struct.unpack(">i", await self.reader.readexactly(4))
-        return decode_frame(await self.reader.readexactly(length))
+        return await self.frames.read()
 
     async def write(self, cmd: RemotingCommand) -> None:
         self.writer.write(encode_frame(cmd))

@@ -289,10 +289,11 @@ def demo() -> None:
         from mqadmin.admin import AdminClient
         from mqadmin.admin.messaging import send_message
         from mqadmin.admin.topics import TopicChange
+        from mqadmin.cli.settings import request_timeout
 
         cluster = await start_cluster(namesrv_port=0, broker_port=0)
         try:
-            async with AdminClient([cluster.namesrv_addr], timeout=GLOBAL.timeout) as admin:
+            async with AdminClient([cluster.namesrv_addr], timeout=request_timeout()) as admin:
                 report: dict[str, Any] = {"namesrvAddr": cluster.namesrv_addr, "cluster": cluster.cluster}
                 targets = await admin.targets(None, cluster.cluster)
                 await admin.update_topic_on(targets, TopicChange("DemoPrecreated"))
@@ -368,7 +369,9 @@ def _print_demo(report: dict[str, Any]) -> None:
 
 
 def _json() -> bool:
-    return GLOBAL.format == OutputFormat.json
+    from mqadmin.cli.settings import output_format
+
+    return output_format() == OutputFormat.json
 
 
 def _print_lines(lines: list[str]) -> None:

@@ -77,7 +77,7 @@ def export_metadata(
     """
     import asyncio
 
-    from mqadmin.cli.options import GLOBAL
+    from mqadmin.cli.settings import request_timeout
 
     if cluster or broker_addr or file_path is not None or topics_only or groups_only or special_topic:
         from mqadmin.cli.commands.cluster._metadata_export import export_cluster_metadata
@@ -89,7 +89,7 @@ def export_metadata(
         raise usage_error("--out DIR is required", "or use Java's single-cluster form: -c CLUSTER [-f DIR]")
     sources = _sources(namesrv, fleet)
     _check_out_dir(out)
-    manifest = asyncio.run(_export(sources, out, concurrency, GLOBAL.timeout))
+    manifest = asyncio.run(_export(sources, out, concurrency, request_timeout()))
     _print_export(manifest, out)
     status = manifest["status"]
     if status == "failed":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from mqadmin.wire import fastjson
 from mqadmin.wire.properties import format_properties, parse_properties
@@ -20,6 +20,7 @@ class JsonBody(Generic[T]):
     name: str
     from_json: Callable[[Any], T]
     to_json: Callable[[T], Any]
+    json: ClassVar[bool] = True
 
     def encode(self, value: T) -> bytes:
         return fastjson.dumps_bytes(self.to_json(value))
@@ -28,7 +29,7 @@ class JsonBody(Generic[T]):
         obj = fastjson.loads(data)
         try:
             return self.from_json(obj)
-        except (AttributeError, KeyError, TypeError) as e:  # a well-formed document of the wrong shape
+        except (AttributeError, KeyError, TypeError, OverflowError) as e:  # a well-formed document of the wrong shape
             raise ValueError(f"{self.name}: {type(e).__name__}: {e}") from None
 
 
@@ -67,6 +68,7 @@ class PropertiesBody:
     """Java ``Properties`` text (broker and name-server config)."""
 
     name = "properties"
+    json = False
 
     def encode(self, value: dict[str, str]) -> bytes:
         return format_properties(value).encode()
@@ -82,6 +84,7 @@ class RawBody:
     """Bytes as they are (message payloads, stored messages)."""
 
     name = "bytes"
+    json = False
 
     def encode(self, value: bytes) -> bytes:
         return value

@@ -1,16 +1,15 @@
-"""Requests about connected clients and consumer offsets: who is connected (203, 204, 328), a consumer's
-running info (307), resetting a group's offsets (222, and 220 from the broker to each consumer), the
-offsets consumers hold (223, and 221 from the broker to each consumer), and a group's message request
-mode (401, 402, 400)."""
+"""Requests about consumers and their offsets: every producer (328), resetting a group's offsets (222,
+and 220 from the broker to each consumer), the offsets consumers hold (223, and 221 from the broker to
+each consumer), and a group's message request mode (401, 402). Who is connected (203, 204) and a
+consumer's running info (307) are in ``clients``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.clients import ConsumerConnection, ConsumerRunningInfo, producer_connections
 from mqadmin.model.clients import producer_table as read_producer_table
-from mqadmin.model.names import group_refusal, topic_refusal
+from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.queue import MessageQueue, loads_mq_keyed, mq_map_text, mq_rows, read_mq_map
 from mqadmin.model.rpc.bodies import JsonBody, json_object
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -18,23 +17,6 @@ from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as C
 
 OffsetTable = dict[MessageQueue, int]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ConsumerGroupHeader(Header):
-    consumer_group: str = wire("consumerGroup")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProducerGroupHeader(Header):
-    producer_group: str = wire("producerGroup")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunningInfoHeader(Header):
-    consumer_group: str = wire("consumerGroup")
-    client_id: str = wire("clientId")
-    jstack_enable: bool = wire("jstackEnable", False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,6 +47,7 @@ class ResetOffsetBody:
     a list of ``{"brokerName", "offset", "queueId", "topic"}`` (``for_c``)."""
 
     name = "ResetOffsetBody"
+    json = True
 
     def __init__(self, *, for_c: bool = False) -> None:
         self.for_c = for_c
@@ -93,6 +76,7 @@ class ConsumerStatus:
 
 class ConsumerStatusBody:
     name = "GetConsumerStatusBody"
+    json = True
 
     def encode(self, value: ConsumerStatus) -> bytes:
         clients = ",".join(f"{fastjson.dumps(cid)}:{mq_map_text(t, int)}" for cid, t in sorted(value.clients.items()))
@@ -126,6 +110,10 @@ class RequestMode:
             "topic": self.topic,
         }
 
+    def names(self) -> list[tuple[NameKind, str]]:
+        """The topic and group, when given (a request without them is answered by the broker)."""
+        return [(k, n) for k, n in ((NameKind.TOPIC, self.topic), (NameKind.GROUP, self.consumer_group)) if n]
+
     @classmethod
     def from_json(cls, obj: Any) -> RequestMode:
         return cls(
@@ -136,34 +124,16 @@ class RequestMode:
         )
 
 
-CONSUMER_CONNECTION = JsonBody("ConsumerConnection", ConsumerConnection.from_json, ConsumerConnection.wire_json)
-PRODUCER_CONNECTION = JsonBody(
-    "ProducerConnection", producer_connections, lambda conns: {"connectionSet": [c.wire_json() for c in conns]}
-)
 PRODUCER_TABLE = JsonBody(
     "ProducerTableInfo",
     read_producer_table,
     lambda table: {"data": {g: [p.wire_json() for p in ps] for g, ps in table.items()}},
 )
-RUNNING_INFO = JsonBody("ConsumerRunningInfo", ConsumerRunningInfo.from_json, ConsumerRunningInfo.wire_json)
 REQUEST_MODE = JsonBody("SetMessageRequestModeRequestBody", RequestMode.from_json, RequestMode.to_json)
 
-GET_CONSUMER_CONNECTION_LIST = Rpc(
-    C.GET_CONSUMER_CONNECTION_LIST, "GET_CONSUMER_CONNECTION_LIST", ConsumerGroupHeader,
-    response_body=CONSUMER_CONNECTION,
-    summary="a consumer group's clients, subscriptions and consume type (206 when none is online)",
-)  # fmt: skip
-GET_PRODUCER_CONNECTION_LIST = Rpc(
-    C.GET_PRODUCER_CONNECTION_LIST, "GET_PRODUCER_CONNECTION_LIST", ProducerGroupHeader,
-    response_body=PRODUCER_CONNECTION, summary="a producer group's clients",
-)  # fmt: skip
 GET_ALL_PRODUCER_INFO = Rpc(
     C.GET_ALL_PRODUCER_INFO, "GET_ALL_PRODUCER_INFO", response_body=PRODUCER_TABLE,
     summary="every producer connected to the broker, by group",
-)  # fmt: skip
-GET_CONSUMER_RUNNING_INFO = Rpc(
-    C.GET_CONSUMER_RUNNING_INFO, "GET_CONSUMER_RUNNING_INFO", RunningInfoHeader, response_body=RUNNING_INFO,
-    summary="a consumer's running info (and jstack), asked through the broker",
 )  # fmt: skip
 INVOKE_BROKER_TO_RESET_OFFSET = Rpc(
     C.INVOKE_BROKER_TO_RESET_OFFSET, "INVOKE_BROKER_TO_RESET_OFFSET", ResetOffsetHeader,
@@ -184,6 +154,7 @@ GET_CONSUMER_STATUS_FROM_CLIENT = Rpc(
 )  # fmt: skip
 SET_MESSAGE_REQUEST_MODE = Rpc(
     C.SET_MESSAGE_REQUEST_MODE, "SET_MESSAGE_REQUEST_MODE", body=REQUEST_MODE,
+    body_check=lambda m: first_refusal(m.names()),
     summary="how a group reads a topic: PULL or POP (5.x)",
 )  # fmt: skip
 GET_ALL_MESSAGE_REQUEST_MODE = Rpc(

@@ -8,6 +8,7 @@ from typing import Any
 
 from mqadmin.model.consume import ConsumeStatsBody
 from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
+from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C
@@ -16,7 +17,7 @@ from mqadmin.wire.codes import ResponseCode
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeleteGroupHeader(Header):
-    group_name: str = wire("groupName")
+    group_name: str = wire("groupName", check=group_refusal)
     clean_offset: bool | None = wire("cleanOffset", None)
 
 
@@ -27,8 +28,8 @@ class GetGroupConfigHeader(Header):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConsumeStatsHeader(Header):
-    consumer_group: str = wire("consumerGroup")
-    topic: str | None = wire("topic", None)
+    consumer_group: str = wire("consumerGroup", check=group_refusal)
+    topic: str | None = wire("topic", None, check=topic_refusal)
 
 
 def _group_table(obj: Any) -> dict[str, SubscriptionGroupConfig]:
@@ -56,10 +57,12 @@ GROUP_LIST = JsonBody(
 
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP = Rpc(
     C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP", body=GROUP_WRITE,
+    body_check=lambda write: group_refusal(write.config.group_name),
     summary="create or replace a subscription group (attributes: +k/-k operations on what the broker holds)",
 )  # fmt: skip
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST = Rpc(
     C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST", body=GROUP_LIST,
+    body_check=lambda writes: first_refusal([(NameKind.GROUP, w.config.group_name) for w in writes]),
     summary="create or replace many subscription groups in one request (5.3.1+)",
 )  # fmt: skip
 GET_ALL_SUBSCRIPTIONGROUP_CONFIG = Rpc(

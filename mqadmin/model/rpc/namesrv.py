@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mqadmin.model.names import topic_refusal
 from mqadmin.model.route import ClusterInfo, TopicRouteData
 from mqadmin.model.rpc.bodies import KV_TABLE, PROPERTIES, TOPIC_LIST, JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -14,7 +15,7 @@ from mqadmin.wire.codes import ResponseCode
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RouteHeader(Header):
-    topic: str = wire("topic")
+    topic: str = wire("topic", check=topic_refusal)
     accept_standard_json_only: bool | None = wire("acceptStandardJsonOnly", None)
 
 
@@ -25,7 +26,7 @@ class ClusterHeader(Header):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeleteTopicHeader(Header):
-    topic: str = wire("topic")
+    topic: str = wire("topic", check=topic_refusal)
     cluster_name: str | None = wire("clusterName", None)
 
 

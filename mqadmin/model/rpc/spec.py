@@ -8,7 +8,8 @@ shared validator, so no handler can forget it). Field types are ``str``, ``int``
 those ``| None``; a field without a default is required, as Java's ``@CFNotNull``.
 
 ``Rpc`` ties a request code to its header and body types and the response's. Building one
-registers it in ``REGISTRY``, from which the request table in docs/protocol.md is generated.
+registers it in ``REGISTRY``, from which docs/protocol-requests.md is generated
+(``python -m mqadmin.cli.generate``).
 """
 
 from __future__ import annotations
@@ -18,21 +19,14 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
+from mqadmin.model.names import Refusal
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
-Check = Callable[[str], "Refusal | None"]
+Check = Callable[[str], Refusal | None]
 """A field check: None when the value is acceptable, else the refusal a server answers with."""
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """Why a server refuses a request: Apache's response code and remark."""
-
-    code: int
-    remark: str
 
 
 class RequestRefused(ValueError):
@@ -48,82 +42,150 @@ class RequestRefused(ValueError):
         return cls(refusal.remark, refusal.code)
 
 
-def wire(name: str, default: Any = MISSING, *, check: Check | None = None) -> Any:
-    """A header field sent as ext field ``name``; ``check`` runs when a server decodes it."""
-    return dataclasses.field(default=default, metadata={"wire": name, "check": check})
+def wire(name: str, default: Any = MISSING, *, check: Check | None = None, blank_ok: bool = False) -> Any:
+    """A header field sent as ext field ``name``; ``check`` runs when a server decodes it, on any value
+    that is present, except an empty one when the field is optional or ``blank_ok`` (a required field
+    that may be empty, like a send's producer group)."""
+    return dataclasses.field(default=default, metadata={"wire": name, "check": check, "blank_ok": blank_ok})
 
 
 @dataclass(frozen=True, slots=True)
-class _Field:
+class WireField:
+    """One header field as declared: attribute, wire name, type, whether required, default, check."""
+
     attr: str
     wire: str
     kind: type
     required: bool
     default: Any
     check: Check | None
+    blank_ok: bool
 
 
 class Header:
-    """Base of typed request/response headers; subclasses are ``@dataclass(frozen=True, slots=True, kw_only=True)``."""
+    """Base of typed request/response headers; subclasses are ``@dataclass(frozen=True, slots=True, kw_only=True)``.
+
+    ``to_ext`` and ``from_ext`` are generated per class at first use (as ``dataclasses`` generates
+    ``__init__``): straight-line code with no loop over the fields, so decoding a send header costs
+    what a hand-written parser does.
+    """
 
     @classmethod
-    def wire_fields(cls) -> tuple[_Field, ...]:
-        found = cls.__dict__.get("_spec_fields")
+    def wire_fields(cls) -> tuple[WireField, ...]:
+        found = cls.__dict__.get("_wire_fields")
         if found is None:
             found = _build_fields(cls)
-            cls._spec_fields = found  # type: ignore[attr-defined]
+            cls._wire_fields = found  # type: ignore[attr-defined]
         return found
 
     def to_ext(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for f in self.wire_fields():
-            value = getattr(self, f.attr)
-            if value is None:
-                continue
-            out[f.wire] = ("true" if value else "false") if f.kind is bool else str(value)
-        return out
+        encode = type(self).__dict__.get("_encode") or _compile(type(self))[1]
+        return encode(self)  # type: ignore[no-any-return]
 
     @classmethod
     def from_ext(cls, ext: dict[str, str], *, validate: bool = True) -> Any:
         """Decode ext fields like Java's ``decodeCommandCustomHeader``; ``RequestRefused`` names a bad field.
 
-        With ``validate`` (servers) each field's check runs; clients reading responses skip them.
+        With ``validate`` (servers) each field's check runs first, on the fields present, then the
+        required fields and the types are checked; clients reading responses skip the checks.
         """
-        values: dict[str, Any] = {}
-        for f in cls.wire_fields():
-            raw = ext.get(f.wire)
-            if raw is None or (raw == "" and f.kind is not str):
-                if f.required:
-                    raise RequestRefused(f"the custom field <{f.wire}> is null")
-                values[f.attr] = f.default
-                continue
-            values[f.attr] = _convert(f, raw)
-            if validate and f.check is not None and (refusal := f.check(raw)) is not None:
-                raise RequestRefused.of(refusal)
-        return cls(**values)
+        decode = cls.__dict__.get("_decode") or _compile(cls)[0]
+        return decode(ext, validate)
 
 
-def _convert(f: _Field, raw: str) -> Any:
-    if f.kind is str:
-        return raw
-    if f.kind is bool:
-        return raw.strip().lower() == "true"  # Java's Boolean.parseBoolean
-    try:
-        return f.kind(raw)
-    except ValueError:
-        raise RequestRefused(f"the custom field <{f.wire}> is not a number: {raw!r}") from None
+def _null(name: str) -> RequestRefused:
+    return RequestRefused(f"the custom field <{name}> is null")
 
 
-def _build_fields(cls: type) -> tuple[_Field, ...]:
+def _not_a_number(name: str, raw: str) -> RequestRefused:
+    return RequestRefused(f"the custom field <{name}> is not a number: {raw!r}")
+
+
+def _compile(cls: type[Header]) -> tuple[Callable[[dict[str, str], bool], Any], Callable[[Any], dict[str, str]]]:
+    """Generate ``cls``'s decoder and encoder (see ``Header``) and keep them on the class."""
+    fields = cls.wire_fields()
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: a header has no __post_init__ (decoding does not call __init__)")
+    env: dict[str, Any] = {
+        "cls": cls, "new": object.__new__, "null": _null, "nan": _not_a_number, "refused": RequestRefused.of,
+    }  # fmt: skip
+    dec = ["def decode(ext, validate):", "    get = ext.get"]
+    dec += [f"    v{i} = get({f.wire!r})" for i, f in enumerate(fields)]
+    checks = [(i, f) for i, f in enumerate(fields) if f.check is not None]
+    if checks:
+        dec.append("    if validate:")
+        for i, f in checks:
+            env[f"c{i}"] = f.check
+            present = f"v{i}" if f.blank_ok or not f.required else f"v{i} is not None"
+            dec.append(f"        if {present} and (r := c{i}(v{i})) is not None: raise refused(r)")
+    for i, f in enumerate(fields):
+        env[f"d{i}"] = f.default
+        v = f"v{i}"
+        if f.kind is str:
+            dec.append(f"    if {v} is None: " + (f"raise null({f.wire!r})" if f.required else f"{v} = d{i}"))
+            continue
+        if f.required:  # an empty number or flag counts as missing
+            dec.append(f"    if not {v}: raise null({f.wire!r})")
+            pad = "    "
+        else:
+            dec += [f"    if not {v}: {v} = d{i}", "    else:"]
+            pad = "        "
+        if f.kind is bool:
+            dec.append(f"{pad}{v} = {v}.strip().lower() == 'true'")  # Java's Boolean.parseBoolean
+        else:
+            env[f"k{i}"] = f.kind
+            dec.append(f"{pad}try: {v} = k{i}({v})")
+            dec.append(f"{pad}except ValueError: raise nan({f.wire!r}, {v}) from None")
+    # A frozen dataclass's __init__ sets each field through object.__setattr__; setting the slots
+    # directly builds the same object in a third of the time (headers have no __post_init__).
+    dec.append("    o = new(cls)")
+    for i, f in enumerate(fields):
+        env[f"s{i}"] = _slot(cls, f.attr).__set__
+        dec.append(f"    s{i}(o, v{i})")
+    dec.append("    return o")
+    enc = ["def encode(self):", "    out = {}"]
+    for f in fields:
+        enc.append(f"    v = self.{f.attr}")
+        value = "v" if f.kind is str else "('true' if v else 'false')" if f.kind is bool else "str(v)"
+        enc.append(f"    if v is not None: out[{f.wire!r}] = {value}")
+    enc.append("    return out")
+    exec("\n".join(dec) + "\n\n" + "\n".join(enc), env)  # our own identifiers; wire names are repr()-quoted
+    cls._decode, cls._encode = env["decode"], env["encode"]  # type: ignore[attr-defined]
+    return env["decode"], env["encode"]
+
+
+def _slot(cls: type, attr: str) -> Any:
+    """The slot descriptor of ``attr`` (declared on ``cls`` or a base); for a header declared without
+    ``slots=True``, something with the same ``__set__``."""
+    found = next((k.__dict__[attr] for k in cls.__mro__ if attr in k.__dict__), None)
+    if hasattr(found, "__set__"):
+        return found
+    return _Setter(attr)
+
+
+class _Setter:
+    __slots__ = ("attr",)
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        object.__setattr__(obj, self.attr, value)
+
+
+def _build_fields(cls: type) -> tuple[WireField, ...]:
     hints = typing.get_type_hints(cls)
     out = []
     for dc_field in dataclasses.fields(cls):  # type: ignore[arg-type]
-        name = dc_field.metadata.get("wire")
+        meta = dc_field.metadata
+        name = meta.get("wire")
         if name is None:
             raise TypeError(f"{cls.__name__}.{dc_field.name} has no wire name (declare it with wire(...))")
         kind = _base_type(hints[dc_field.name], cls, dc_field.name)
         required = dc_field.default is MISSING and dc_field.default_factory is MISSING
-        out.append(_Field(dc_field.name, name, kind, required, dc_field.default, dc_field.metadata.get("check")))
+        out.append(
+            WireField(dc_field.name, name, kind, required, dc_field.default, meta.get("check"), meta["blank_ok"])
+        )
     return tuple(out)
 
 
@@ -139,13 +201,14 @@ def _base_type(hint: Any, cls: type, attr: str) -> type:
 # --- bodies --------------------------------------------------------------------------------------
 
 B = TypeVar("B")
-B_co = TypeVar("B_co", covariant=True)
 
 
 class BodyCodec(Protocol[B]):
-    """How a body travels: ``encode`` for the sender, ``decode`` (raising ValueError) for the reader."""
+    """How a body travels: ``encode`` for the sender, ``decode`` (raising ValueError) for the reader.
+    ``json``: the body is JSON text (servers check such bodies for invalid Unicode before decoding)."""
 
     name: str
+    json: bool
 
     def encode(self, value: B) -> bytes: ...
 
@@ -174,9 +237,8 @@ class Reply(Generic[RH, RB]):
     raw: RemotingCommand
 
 
-@dataclass(frozen=True, slots=True)
-class Decoded(Generic[H, B]):
-    """A request as a server sees it after decoding and validation."""
+class Decoded(NamedTuple, Generic[H, B]):
+    """A request as a server sees it after decoding and validation (a tuple: cheap to build per send)."""
 
     cmd: RemotingCommand
     header: H
@@ -188,7 +250,9 @@ class Rpc(Generic[H, B, RH, RB]):
     """One request: code, header and body types, and the response's.
 
     ``ok`` lists the response codes that are answers rather than errors for this request
-    (e.g. QUERY_NOT_FOUND for a KV read).
+    (e.g. QUERY_NOT_FOUND for a KV read). ``body_check`` runs on the decoded body when a server
+    validates (names inside bodies); ``raw_check`` runs on the header and the body's bytes before
+    the body is decoded (a checksum).
     """
 
     code: int
@@ -199,10 +263,12 @@ class Rpc(Generic[H, B, RH, RB]):
     response_body: BodyCodec[RB] | None = None
     ok: frozenset[int] = frozenset({ResponseCode.SUCCESS})
     summary: str = ""
+    body_check: Callable[[B], Refusal | None] | None = None
+    raw_check: Callable[[H, bytes], Refusal | None] | None = None
 
     def __post_init__(self) -> None:
         previous = REGISTRY.get(self.code)
-        if previous is not None and previous.name != self.name:
+        if previous is not None:  # one declaration per request, shared by every side
             raise ValueError(f"request code {self.code} declared twice ({previous.name}, {self.name})")
         REGISTRY[self.code] = self
         for h in (self.header, self.response_header):
@@ -228,15 +294,23 @@ class Rpc(Generic[H, B, RH, RB]):
 
     # --- server side ----------------------------------------------------------------------
 
-    def decode(self, cmd: RemotingCommand) -> Decoded[H, B]:
-        """Decode and validate a request; ``RequestRefused`` carries the code and remark to answer."""
-        header = self.header.from_ext(cmd.ext) if self.header is not None else None
+    def decode(self, cmd: RemotingCommand, validate: bool = True) -> Decoded[H, B]:
+        """Decode a request: header fields, ``raw_check``, the body; ``RequestRefused`` carries the code
+        and remark to answer. With ``validate`` the declared rules run too (each field's check before
+        the header is decoded, ``body_check`` after the body is); without, only the types, the
+        required fields and ``raw_check`` (tests of the layers below switch it off)."""
+        h = self.header
+        header = (h.__dict__.get("_decode") or _compile(h)[0])(cmd.ext, validate) if h is not None else None
+        if self.raw_check is not None and (refusal := self.raw_check(header, cmd.body)) is not None:  # type: ignore[arg-type]
+            raise RequestRefused.of(refusal)
         body = None
         if self.body is not None and cmd.body:
             try:
                 body = self.body.decode(cmd.body)
-            except (ValueError, UnicodeDecodeError, RecursionError) as e:
+            except (ValueError, UnicodeDecodeError, RecursionError, OverflowError) as e:
                 raise RequestRefused(f"bad {self.body.name} body: {e}") from None
+            if validate and self.body_check is not None and (refusal := self.body_check(body)) is not None:
+                raise RequestRefused.of(refusal)
         return Decoded(cmd, header, body)  # type: ignore[arg-type]
 
     def answer(
@@ -248,6 +322,7 @@ class Rpc(Generic[H, B, RH, RB]):
         code: int = ResponseCode.SUCCESS,
         remark: str | None = None,
     ) -> RemotingCommand:
+        """The response to ``req``: ``header`` and ``body`` encoded by the declaration."""
         ext = header.to_ext() if header is not None else None
         data = self.response_body.encode(body) if body is not None and self.response_body is not None else b""
         return req.response(code, remark, ext, data)

@@ -1,10 +1,11 @@
-"""Topic requests a broker answers: create or update, read, delete, queue statistics."""
+"""Topic requests a broker answers: create or update, read, delete, queue statistics, consumers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from mqadmin.model.names import NameKind, first_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.model.stats import TopicStatsBody
@@ -15,14 +16,15 @@ from mqadmin.wire.codes import ResponseCode
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CreateTopicHeader(Header):
-    """UPDATE_AND_CREATE_TOPIC (17); ``attributes`` and ``force`` are 5.x fields."""
+    """UPDATE_AND_CREATE_TOPIC (17); ``attributes`` and ``force`` are 5.x fields. Java requires
+    ``defaultTopic`` and ``topicFilterType``; the embedded broker takes their usual values when absent."""
 
-    topic: str = wire("topic")
-    default_topic: str = wire("defaultTopic")
+    topic: str = wire("topic", check=topic_refusal)
+    default_topic: str = wire("defaultTopic", DEFAULT_TOPIC)
     read_queue_nums: int = wire("readQueueNums")
     write_queue_nums: int = wire("writeQueueNums")
     perm: int = wire("perm")
-    topic_filter_type: str = wire("topicFilterType")
+    topic_filter_type: str = wire("topicFilterType", "SINGLE_TAG")
     topic_sys_flag: int | None = wire("topicSysFlag", None)
     order: bool = wire("order", False)
     attributes: str | None = wire("attributes", None)
@@ -62,12 +64,12 @@ class CreateTopicHeader(Header):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TopicHeader(Header):
-    topic: str = wire("topic")
+    topic: str = wire("topic", check=topic_refusal)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GetTopicConfigHeader(Header):
-    topic: str = wire("topic")
+    topic: str = wire("topic", check=topic_refusal)
     lo: bool | None = wire("lo", None)
 
 
@@ -93,12 +95,16 @@ TOPIC_CONFIG_LIST = JsonBody(
     "CreateTopicListRequestBody", _topic_config_list, lambda cfgs: {"topicConfigList": [c.to_json() for c in cfgs]}
 )
 TOPIC_STATS = TopicStatsBody()
+GROUP_LIST = JsonBody(
+    "GroupList", lambda obj: sorted(str(g) for g in obj.get("groupList") or []), lambda g: {"groupList": g}
+)
 
 UPDATE_AND_CREATE_TOPIC = Rpc(
     C.UPDATE_AND_CREATE_TOPIC, "UPDATE_AND_CREATE_TOPIC", CreateTopicHeader, summary="create or update one topic"
 )
 UPDATE_AND_CREATE_TOPIC_LIST = Rpc(
     C.UPDATE_AND_CREATE_TOPIC_LIST, "UPDATE_AND_CREATE_TOPIC_LIST", body=TOPIC_CONFIG_LIST,
+    body_check=lambda cfgs: first_refusal((NameKind.TOPIC, c.topic_name) for c in cfgs),
     summary="create or update many topics in one request (5.3.0+)",
 )  # fmt: skip
 GET_ALL_TOPIC_CONFIG = Rpc(
@@ -117,15 +123,7 @@ GET_TOPIC_STATS_INFO = Rpc(
     C.GET_TOPIC_STATS_INFO, "GET_TOPIC_STATS_INFO", TopicHeader, response_body=TOPIC_STATS,
     summary="min/max offset and last update time of each queue",
 )  # fmt: skip
-
-
-def _group_list(obj: Any) -> list[str]:
-    return [str(g) for g in obj.get("groupList") or []]
-
-
-GROUP_LIST = JsonBody("GroupList", _group_list, lambda groups: {"groupList": groups})
-
 QUERY_TOPIC_CONSUME_BY_WHO = Rpc(
     C.QUERY_TOPIC_CONSUME_BY_WHO, "QUERY_TOPIC_CONSUME_BY_WHO", TopicHeader, response_body=GROUP_LIST,
-    summary="the consumer groups that consume a topic on this broker (online or with offsets)",
+    summary="the groups consuming a topic on this broker (subscribed or with committed offsets)",
 )  # fmt: skip

@@ -1,4 +1,4 @@
-"""The embedded broker: topic and subscription-group config, admin requests, name-server registration.
-
-The message path (send, pull, offsets, store) is installed by ``messaging.install(broker)``.
+"""The embedded broker. ``broker.Broker`` builds its parts (config tables, message store, clients,
+registration), serves every request by its declaration in ``Broker._serve`` and runs their life cycle;
+each request processor works with ``brokerstore.BrokerParts``, never with the Broker.
 """

@@ -1,26 +1,24 @@
-"""Admin requests a broker answers: topics, subscription groups, broker config and runtime info."""
+"""Admin requests a broker answers: topics, broker config and runtime info (subscription groups are in
+``group_admin``)."""
 
 from __future__ import annotations
 
 import os
 import platform
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from mqadmin.model.names import shown, topic_refusal
+from mqadmin.model.names import shown
+from mqadmin.model.rpc import brokers, topics
+from mqadmin.model.rpc.spec import Decoded, RequestRefused
 from mqadmin.model.topic import TopicConfig
-from mqadmin.server.broker import system_topics
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
-from mqadmin.server.broker.config import CONFIG_BLACKLIST
-from mqadmin.server.headers import json_body, need
+from mqadmin.server.broker.brokerstore import BrokerParts, Processor
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode, ResponseCode
+from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import DEFAULT_VERSION, RemotingCommand
-from mqadmin.wire.properties import format_properties, parse_properties
-
-if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
 
 VERSION_DESC = "V5_3_3"
 MAX_QUEUE_NUMS = 65535
@@ -29,26 +27,26 @@ TOPIC_FILTER_TYPES = ("SINGLE_TAG", "MULTI_TAG")
 SLAVE_REFUSAL = "Can't modify topic or subscription group from slave broker, please execute it from master broker."
 
 
-class AdminProcessor:
-    def __init__(self, broker: Broker) -> None:
-        self.broker = broker
+class AdminProcessor(Processor):
+    def __init__(self, parts: BrokerParts, announce: Callable[[], Awaitable[object]]) -> None:
+        """``announce``: a full registration with every name server (after the broker's permission changed)."""
+        super().__init__(parts)
+        self.announce = announce
 
     def _slave_refusal(self, cmd: RemotingCommand) -> RemotingCommand | None:
         """A slave (broker id > 0) refuses topic and group changes, as a Java slave does."""
-        if self.broker.config.broker_id != 0:
+        if self.config.broker_id != 0:
             return cmd.response(ResponseCode.SYSTEM_ERROR, SLAVE_REFUSAL)
         return None
 
     def _refusal(self, cmd: RemotingCommand, cfg: TopicConfig) -> RemotingCommand | None:
         """The error answer for a topic config that must not be created or changed, or None.
 
-        Names, system topics and MIXED attributes get INVALID_PARAMETER (Apache 5.3.2+); the
-        other fields, which Apache's header decoding refuses, SYSTEM_ERROR."""
+        The name is legal (the declarations check it). System topics and MIXED attributes get
+        INVALID_PARAMETER (Apache 5.3.2+); the other fields, which Apache's header decoding refuses,
+        SYSTEM_ERROR."""
         name = cfg.topic_name
-        refusal = topic_refusal(name)
-        if refusal is not None:
-            return cmd.response(refusal.code, refusal.remark)
-        if self.broker.topics.is_system_topic(name):
+        if self.topics.is_system_topic(name):
             return cmd.response(ResponseCode.INVALID_PARAMETER, f"The topic[{name}] is conflict with system topic.")
         if cfg.attributes.get("+message.type") == "MIXED":
             return cmd.response(ResponseCode.INVALID_PARAMETER, "MIXED message type is not supported.")
@@ -65,36 +63,36 @@ class AdminProcessor:
     def _merged(self, requested: TopicConfig) -> TopicConfig:
         """The config to store: the request's, with its attribute operations applied to the
         topic's current attributes (Apache 5.x); raises AttributeRefused."""
-        current = self.broker.topics.get(requested.topic_name)
+        current = self.topics.get(requested.topic_name)
         attrs = alter(current is None, current.attributes if current else {}, requested.attributes)
         return requested.with_(attributes=attrs)
 
     # --- topics ----------------------------------------------------------------------------
 
-    async def update_and_create_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+    async def update_and_create_topic(
+        self, req: Decoded[topics.CreateTopicHeader, None], ch: ClientChannel
+    ) -> RemotingCommand:
+        cmd, h = req.cmd, req.header
         if refusal := self._slave_refusal(cmd):
             return refusal
-        for name in ("topic", "readQueueNums", "writeQueueNums", "perm"):
-            need(cmd, name)
+        cfg = TopicConfig(
+            h.topic, h.read_queue_nums, h.write_queue_nums, h.perm, h.topic_filter_type or "SINGLE_TAG",
+            h.topic_sys_flag or 0, h.order,
+        )  # fmt: skip
         try:
-            cfg = TopicConfig.from_ext(cmd.ext | {"attributes": ""})
-            cfg = cfg.with_(attributes=parse_operations(cmd.ext.get("attributes") or ""))
+            cfg = cfg.with_(attributes=parse_operations(h.attributes or ""))
         except ValueError as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
         return await self._apply(cmd, [cfg])
 
-    async def update_and_create_topic_list(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        if refusal := self._slave_refusal(cmd):
+    async def update_and_create_topic_list(
+        self, req: Decoded[None, list[TopicConfig]], ch: ClientChannel
+    ) -> RemotingCommand:
+        if refusal := self._slave_refusal(req.cmd):
             return refusal
-        try:
-            obj = json_body(cmd, "CreateTopicListRequestBody")
-            items = obj.get("topicConfigList") if isinstance(obj, dict) else None
-            if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-                raise ValueError("topicConfigList is not a list of objects")
-            cfgs = [TopicConfig.from_json(i) for i in items]
-        except (ValueError, TypeError, AttributeError, OverflowError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, f"bad CreateTopicListRequestBody: {e}")
-        return await self._apply(cmd, cfgs)
+        if req.body is None:
+            return req.cmd.response(ResponseCode.SYSTEM_ERROR, "bad CreateTopicListRequestBody: no body")
+        return await self._apply(req.cmd, req.body)
 
     async def _apply(self, cmd: RemotingCommand, cfgs: list[TopicConfig]) -> RemotingCommand:
         """Check every config, merge attributes, then store them all (nothing changes if one is refused)."""
@@ -106,85 +104,77 @@ class AdminProcessor:
             merged = [self._merged(cfg) for cfg in cfgs]
         except AttributeRefused as e:
             return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        await self.broker.topics.update_many(merged)
+        await self.topics.update_many(merged)
         return cmd.response(ResponseCode.SUCCESS)
 
-    async def delete_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+    async def delete_topic(self, req: Decoded[topics.TopicHeader, None], ch: ClientChannel) -> RemotingCommand:
+        cmd, topic = req.cmd, req.header.topic
         if refusal := self._slave_refusal(cmd):
             return refusal
-        topic = need(cmd, "topic")
-        if self.broker.topics.is_system_topic(topic):
+        if self.topics.is_system_topic(topic):
             return cmd.response(ResponseCode.INVALID_PARAMETER, f"The topic[{topic}] is conflict with system topic.")
-        await self.broker.topics.delete(topic)
-        hook = getattr(self.broker.store, "delete_topic", None)
-        if hook is not None:
-            await hook(topic)
+        await self.topics.delete(topic)
+        await self.store.delete_topic(topic)
         return cmd.response(ResponseCode.SUCCESS)
 
-    async def get_all_topic_config(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.broker.topics.wrapper_json()))
+    async def get_all_topic_config(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
+        return req.cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.topics.wrapper_json()))
 
-    async def get_topic_config(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        topic = need(cmd, "topic")
-        cfg = self.broker.topics.get(topic)
+    async def get_topic_config(
+        self, req: Decoded[topics.GetTopicConfigHeader, None], ch: ClientChannel
+    ) -> RemotingCommand:
+        topic = req.header.topic
+        cfg = self.topics.get(topic)
         if cfg is None:
-            return cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"No topic in this broker. topic: {topic}")
-        return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(cfg.to_json()))
+            return req.cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"No topic in this broker. topic: {topic}")
+        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=cfg)
 
-    async def query_topic_consume_by_who(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        topic = need(cmd, "topic")
-        groups: set[str] = set()
-        for provider in self.broker.consumer_groups_of:
-            groups.update(provider(topic))
-        return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes({"groupList": sorted(groups)}))
+    async def query_topic_consume_by_who(
+        self, req: Decoded[topics.TopicHeader, None], ch: ClientChannel
+    ) -> RemotingCommand:
+        groups_ = sorted(self.store.consumer_groups(req.header.topic))
+        return topics.QUERY_TOPIC_CONSUME_BY_WHO.answer(req.cmd, body=groups_)
 
     # --- broker config and runtime info ----------------------------------------------------
 
-    async def get_broker_config(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        body = format_properties(self.broker.config.to_properties()).encode()
-        ext = {"version": fastjson.dumps(self.broker.config_version.to_json())}
-        return cmd.response(ResponseCode.SUCCESS, ext=ext, body=body)
+    async def get_broker_config(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
+        header = brokers.ConfigVersionHeader(version=fastjson.dumps(self.parts.config_version.to_json()))
+        return brokers.GET_BROKER_CONFIG.answer(req.cmd, header, self.config.to_properties())
 
-    async def update_broker_config(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        if not cmd.body:
+    async def update_broker_config(self, req: Decoded[None, dict[str, str]], ch: ClientChannel) -> RemotingCommand:
+        cmd, props = req.cmd, req.body
+        if not props:
             return cmd.response(ResponseCode.SUCCESS)
-        try:
-            props = parse_properties(cmd.body.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, f"string2Properties error: {e}")
-        if CONFIG_BLACKLIST & props.keys():
-            return cmd.response(ResponseCode.NO_PERMISSION, "Can not update config in black list.")
-        cfg = self.broker.config
+        cfg = self.config
         old_perm = cfg.broker_permission
         try:
             applied = cfg.apply_properties(props)
-        except ValueError as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        except RequestRefused as e:
+            return cmd.response(e.code, e.remark)
         if applied:
-            self.broker.config_version.next()
-        self.broker.groups.auto_create = cfg.auto_create_subscription_group
+            self.parts.config_version.next()
+        self.groups.auto_create = cfg.auto_create_subscription_group
         if cfg.broker_permission != old_perm:
-            self.broker.topics.bump_version()
-            await self.broker.registrar.register_all()
+            self.topics.bump_version()
+            await self.announce()
         return cmd.response(ResponseCode.SUCCESS)
 
-    async def get_broker_runtime_info(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        body = fastjson.dumps_bytes({"table": runtime_info(self.broker)})
-        return cmd.response(ResponseCode.SUCCESS, body=body)
+    async def get_broker_runtime_info(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
+        return brokers.GET_BROKER_RUNTIME_INFO.answer(req.cmd, body=runtime_info(self.parts))
 
 
-def runtime_info(broker: Broker) -> dict[str, str]:
+def runtime_info(parts: BrokerParts) -> dict[str, str]:
     """The KVTable of GET_BROKER_RUNTIME_INFO: every key Java's clusterList/brokerStatus read
     (4.9 and 5.x spellings), with the message path's own figures merged over the defaults."""
-    stats = broker.stats
+    stats = parts.stats
     now = int(time.time() * 1000)
     put_tps, get_tps = stats.put_tps(), stats.get_tps()
     table: dict[str, Any] = {
         "brokerVersionDesc": VERSION_DESC,
         "brokerVersion": DEFAULT_VERSION,
         "brokerActive": "true",
-        "bootTimestamp": broker.boot_timestamp,
-        "runtime": _runtime(now - broker.boot_timestamp),
+        "bootTimestamp": stats.boot_timestamp,
+        "runtime": _runtime(now - stats.boot_timestamp),
         "putTps": put_tps,
         "getTransferredTps": get_tps,
         "getTransferedTps": get_tps,
@@ -216,8 +206,8 @@ def runtime_info(broker: Broker) -> dict[str, str]:
         "msgGetTotalYesterdayMorning": stats.get_yesterday_morning,
         "earliestMessageTimeStamp": now,
         "startAcceptSendRequestTimeStamp": 0,
-        "commitLogDiskRatio": f"{_disk_ratio(broker.config.data_dir):.4f}",
-        "commitLogDirCapacity": _disk_capacity(broker.config.data_dir),
+        "commitLogDiskRatio": f"{_disk_ratio(parts.config.data_dir):.4f}",
+        "commitLogDirCapacity": _disk_capacity(parts.config.data_dir),
         "commitLogMaxOffset": 0,
         "commitLogMinOffset": 0,
         "dispatchBehindBytes": 0,
@@ -235,9 +225,7 @@ def runtime_info(broker: Broker) -> dict[str, str]:
         "putMessageSizeTotal": 0,
         "os": f"{platform.system()} {platform.release()}",
     }
-    extra = getattr(broker.store, "runtime_info", None)
-    if extra is not None:
-        table.update(extra())
+    table.update(parts.store.runtime_info())
     return {k: str(v) for k, v in table.items()}
 
 
@@ -262,24 +250,3 @@ def _disk_capacity(path: Any) -> str:
         return "Cannot get the capacity of the store path"
     gib = 1024**3
     return f"Total : {st.f_blocks * st.f_frsize / gib:.1f} GiB, Free : {st.f_bavail * st.f_frsize / gib:.1f} GiB."
-
-
-def install(broker: Broker) -> None:
-    from mqadmin.server.broker import group_admin  # it uses SLAVE_REFUSAL from here
-
-    p = AdminProcessor(broker)
-    handlers = {
-        RequestCode.UPDATE_AND_CREATE_TOPIC: p.update_and_create_topic,
-        RequestCode.UPDATE_AND_CREATE_TOPIC_LIST: p.update_and_create_topic_list,
-        RequestCode.DELETE_TOPIC_IN_BROKER: p.delete_topic,
-        RequestCode.GET_ALL_TOPIC_CONFIG: p.get_all_topic_config,
-        RequestCode.GET_TOPIC_CONFIG: p.get_topic_config,
-        RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: p.query_topic_consume_by_who,
-        RequestCode.GET_BROKER_CONFIG: p.get_broker_config,
-        RequestCode.UPDATE_BROKER_CONFIG: p.update_broker_config,
-        RequestCode.GET_BROKER_RUNTIME_INFO: p.get_broker_runtime_info,
-    }
-    for code, handler in handlers.items():
-        broker.server.register(code, handler)
-    group_admin.install(broker)
-    system_topics.install(broker)

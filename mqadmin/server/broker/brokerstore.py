@@ -1,27 +1,32 @@
-"""The broker's storage side as the message path sees it, and the base of its processors."""
+"""The broker's storage side as the request processors see it, and the base of its processors.
+
+Processors depend on ``BrokerParts`` (the config, the topic and group tables, the counters and the
+store), never on the ``Broker`` that assembles them.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
+from mqadmin.model.data_version import DataVersion
 from mqadmin.server.broker.clients import ClientRegistry, RebalanceLocks
+from mqadmin.server.broker.config import BrokerConfig
+from mqadmin.server.broker.groups import SubscriptionGroupManager
 from mqadmin.server.broker.offsets import ConsumerOffsetManager
 from mqadmin.server.broker.polling import LongPolling
 from mqadmin.server.broker.rates import Rates
+from mqadmin.server.broker.stats import BrokerStats
+from mqadmin.server.broker.topics import TopicConfigManager
 from mqadmin.server.store import MessageStore
-
-if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
 
 CLIENT_SCAN_INTERVAL = 10.0
 """Seconds between scans for clients that stopped sending heartbeats."""
 
 
 class BrokerStore:
-    """What ``broker.store`` holds: the message store, consumer offsets and connected clients,
-    plus the hooks the broker core calls (runtime info, topic and group deletion)."""
+    """The message store, consumer offsets and connected clients, with long polling, rates and locks."""
 
     def __init__(self, messages: MessageStore, offsets: ConsumerOffsetManager, clients: ClientRegistry) -> None:
         self.messages = messages
@@ -33,7 +38,12 @@ class BrokerStore:
         messages.add_arrival_listener(self.polling.on_arrival)
         self._scan: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
+    async def open(self) -> None:
+        """Read the committed offsets (an unreadable file stops the start before anything runs), recover
+        the message store in a worker thread, and start the background tasks."""
+        self.offsets.load()
+        await asyncio.to_thread(self.messages.recover)
+        self.messages.start()
         self.offsets.start()
         self._scan = asyncio.get_running_loop().create_task(self._scan_clients())
 
@@ -50,12 +60,13 @@ class BrokerStore:
             "flushDiskType": m.flush_disk_type.value,
         }
 
+    def consumer_groups(self, topic: str) -> set[str]:
+        """The groups consuming ``topic``: subscribed now, or with committed offsets."""
+        return self.clients.groups_of(topic) | self.offsets.groups_of(topic)
+
     async def delete_topic(self, topic: str) -> None:
         await self.messages.delete_topic(topic)
         self.offsets.delete_topic(topic)
-
-    async def delete_group(self, group: str) -> None:
-        self.offsets.delete_group(group)
 
     async def close(self) -> None:
         if self._scan is not None:
@@ -66,22 +77,40 @@ class BrokerStore:
         await self.messages.close()
 
 
-def store_host(broker: Broker) -> tuple[str, int]:
+def store_host(config: BrokerConfig) -> tuple[str, int]:
     """The address stored in messages (and encoded in their offset ids): where clients reach us."""
-    host = broker.config.listen_host
+    host = config.listen_host
     if host in ("", "0.0.0.0", "::"):
         host = "127.0.0.1"
-    return host, broker.config.listen_port
+    return host, config.listen_port
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerParts:
+    """What request processors work with."""
+
+    config: BrokerConfig
+    topics: TopicConfigManager
+    groups: SubscriptionGroupManager
+    stats: BrokerStats
+    store: BrokerStore
+    config_version: DataVersion = field(default_factory=DataVersion)
+    """Bumped by UPDATE_BROKER_CONFIG; GET_BROKER_CONFIG reports it."""
 
 
 class Processor:
-    """Base of the message-path request processors: the broker and the parts of its store."""
+    """Base of the request processors: the broker's parts under short names."""
 
-    def __init__(self, broker: Broker, store: BrokerStore) -> None:
-        self.broker = broker
-        self.messages = store.messages
-        self.offsets = store.offsets
-        self.clients = store.clients
-        self.polling = store.polling
-        self.rates = store.rates
-        self.locks = store.locks
+    def __init__(self, parts: BrokerParts) -> None:
+        self.parts = parts
+        self.config = parts.config
+        self.topics = parts.topics
+        self.groups = parts.groups
+        self.stats = parts.stats
+        self.store = parts.store
+        self.messages = parts.store.messages
+        self.offsets = parts.store.offsets
+        self.clients = parts.store.clients
+        self.polling = parts.store.polling
+        self.rates = parts.store.rates
+        self.locks = parts.store.locks

@@ -13,12 +13,13 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from mqadmin.model.clients import Connection, ConsumerConnection, ConsumerData
+from mqadmin.model.queue import MessageQueue
+from mqadmin.model.rpc.clients import NOTIFY_CONSUMER_IDS_CHANGED, ConsumerGroupHeader
 from mqadmin.model.tags import SubscriptionData
 from mqadmin.server.remoting import ClientChannel
-from mqadmin.wire.codes import RequestCode
-from mqadmin.wire.frame import ONEWAY_FLAG, RemotingCommand
+from mqadmin.wire.frame import ONEWAY_FLAG
 
 log = logging.getLogger(__name__)
 
@@ -26,24 +27,6 @@ CHANNEL_EXPIRY = 120.0
 """Seconds of silence after which a client is dropped (Java's channelExpiredTimeout)."""
 LOCK_MAX_LIVE = 60.0
 """Seconds a queue lock lasts without renewal (Java's REBALANCE_LOCK_MAX_LIVE_TIME)."""
-
-CONSUME_TYPES = ("CONSUME_ACTIVELY", "CONSUME_PASSIVELY", "CONSUME_POP")
-MESSAGE_MODELS = ("BROADCASTING", "CLUSTERING")
-CONSUME_FROM_WHERE = (
-    "CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST", "CONSUME_FROM_MIN_OFFSET",
-    "CONSUME_FROM_MAX_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP",
-)  # fmt: skip
-
-
-def enum_name(value: Any, names: tuple[str, ...], default: str) -> str:
-    """An enum sent by name (Java, JS, Go) or by ordinal (C++)."""
-    if isinstance(value, str) and value in names:
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
-        return names[value]
-    if isinstance(value, str) and value.isdigit() and int(value) < len(names):
-        return names[int(value)]
-    return default
 
 
 @dataclass(slots=True, eq=False)
@@ -54,14 +37,9 @@ class ClientConn:
     version: int
     last_update: float = field(default_factory=time.monotonic)
 
-    def to_json(self) -> dict[str, Any]:
-        """A ``Connection`` (ConsumerConnection / ProducerConnection bodies)."""
-        return {
-            "clientAddr": self.channel.remote_addr,
-            "clientId": self.client_id,
-            "language": self.language,
-            "version": self.version,
-        }
+    def connection(self) -> Connection:
+        """This client as a ``Connection`` (ConsumerConnection / ProducerConnection bodies)."""
+        return Connection(self.client_id, self.channel.remote_addr, self.language, self.version)
 
 
 @dataclass(slots=True)
@@ -76,7 +54,7 @@ class ConsumerGroupInfo:
     def client_ids(self) -> list[str]:
         return [c.client_id for c in self.conns.values()]
 
-    def update_subscriptions(self, subs: list[SubscriptionData]) -> bool:
+    def update_subscriptions(self, subs: tuple[SubscriptionData, ...]) -> bool:
         """Java's ``updateSubscription``: True when a topic was added or removed."""
         changed = False
         seen = set()
@@ -93,15 +71,15 @@ class ConsumerGroupInfo:
             changed = True
         return changed
 
-    def to_connection_json(self) -> dict[str, Any]:
+    def connection_body(self) -> ConsumerConnection:
         """The ConsumerConnection body of GET_CONSUMER_CONNECTION_LIST."""
-        return {
-            "connectionSet": [c.to_json() for c in self.conns.values()],
-            "consumeFromWhere": self.consume_from_where,
-            "consumeType": self.consume_type,
-            "messageModel": self.message_model,
-            "subscriptionTable": {t: s.to_json() for t, s in sorted(self.subscriptions.items())},
-        }
+        return ConsumerConnection(
+            [c.connection() for c in self.conns.values()],
+            dict(sorted(self.subscriptions.items())),
+            self.consume_type,
+            self.message_model,
+            self.consume_from_where,
+        )
 
 
 class ClientRegistry:
@@ -113,28 +91,18 @@ class ClientRegistry:
 
     # --- consumers -------------------------------------------------------------------------
 
-    def register_consumer(
-        self,
-        group: str,
-        conn: ClientConn,
-        consume_type: str,
-        message_model: str,
-        consume_from_where: str,
-        subs: list[SubscriptionData],
-    ) -> bool:
+    def register_consumer(self, data: ConsumerData, conn: ClientConn) -> bool:
         """Add or refresh a consumer; True (and members notified) when the group changed."""
-        info = self.consumers.get(group)
+        info = self.consumers.get(data.group)
         if info is None:
-            info = self.consumers[group] = ConsumerGroupInfo(group)
-        info.consume_type, info.message_model, info.consume_from_where = (
-            consume_type,
-            message_model,
-            consume_from_where,
-        )
+            info = self.consumers[data.group] = ConsumerGroupInfo(data.group)
+        info.consume_type = data.consume_type
+        info.message_model = data.message_model
+        info.consume_from_where = data.consume_from_where
         old = info.conns.get(conn.channel)
         new_member = old is None or old.client_id != conn.client_id
         info.conns[conn.channel] = conn
-        changed = info.update_subscriptions(subs) or new_member
+        changed = info.update_subscriptions(data.subscriptions) or new_member
         if changed:
             self._notify(info)
         return changed
@@ -144,10 +112,6 @@ class ClientRegistry:
         if info is None or info.conns.pop(channel, None) is None:
             return
         self._after_removal(info)
-
-    def find_subscription(self, group: str, topic: str) -> SubscriptionData | None:
-        info = self.consumers.get(group)
-        return info.subscriptions.get(topic) if info else None
 
     def groups_of(self, topic: str) -> set[str]:
         return {g for g, info in self.consumers.items() if topic in info.subscriptions}
@@ -163,12 +127,8 @@ class ClientRegistry:
             return
         loop = asyncio.get_running_loop()
         for ch in list(info.conns):
-            cmd = RemotingCommand(
-                code=RequestCode.NOTIFY_CONSUMER_IDS_CHANGED,
-                flag=ONEWAY_FLAG,
-                ext={"consumerGroup": info.group},
-                language="JAVA",
-            )
+            cmd = NOTIFY_CONSUMER_IDS_CHANGED.request(ConsumerGroupHeader(consumer_group=info.group))
+            cmd.flag, cmd.language = ONEWAY_FLAG, "JAVA"
             task = loop.create_task(ch.send(cmd))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -204,25 +164,16 @@ class ClientRegistry:
         return list(stale)
 
 
-MQKey = tuple[str, str, int]
-
-
-def mq_key(mq: dict[str, Any]) -> MQKey:
-    return (str(mq.get("topic", "")), str(mq.get("brokerName", "")), int(mq.get("queueId", 0)))
-
-
-def mq_json(key: MQKey) -> dict[str, Any]:
-    return {"brokerName": key[1], "queueId": key[2], "topic": key[0]}
-
-
 class RebalanceLocks:
     """Queue locks of orderly consumers (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ)."""
 
     def __init__(self, max_live: float = LOCK_MAX_LIVE) -> None:
         self.max_live = max_live
-        self._table: dict[str, dict[MQKey, tuple[str, float]]] = {}
+        self._table: dict[str, dict[MessageQueue, tuple[str, float]]] = {}
 
-    def try_lock(self, group: str, mqs: list[MQKey], client_id: str, now: float | None = None) -> list[MQKey]:
+    def try_lock(
+        self, group: str, mqs: list[MessageQueue], client_id: str, now: float | None = None
+    ) -> list[MessageQueue]:
         """Lock what is free, expired or already this client's; return what this client holds."""
         now = time.monotonic() if now is None else now
         locks = self._table.setdefault(group, {})
@@ -234,7 +185,7 @@ class RebalanceLocks:
                 granted.append(mq)
         return granted
 
-    def unlock(self, group: str, mqs: list[MQKey], client_id: str) -> None:
+    def unlock(self, group: str, mqs: list[MessageQueue], client_id: str) -> None:
         locks = self._table.get(group, {})
         for mq in mqs:
             if locks.get(mq, ("",))[0] == client_id:

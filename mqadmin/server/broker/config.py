@@ -8,6 +8,7 @@ from pathlib import Path
 from mqadmin.model.topic import PERM_READ, PERM_WRITE
 from mqadmin.server.properties import Prop, apply_properties, properties_of
 from mqadmin.server.remoting import ConnectionLimits
+from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType
 
 
 @dataclass
@@ -39,6 +40,11 @@ class BrokerConfig:
     revive_queue_num: int = 8
     message_delay_level: str = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
     """How long each delay level waits (mqadmin.server.broker.schedule); read at start, as Java does."""
+    flush_disk_type: FlushDiskType = FlushDiskType.ASYNC
+    """ASYNC_FLUSH (flushed every half second) or SYNC_FLUSH (a send is answered once on disk);
+    see mqadmin.server.store for what each guarantees."""
+    mapped_file_size_commitlog: int = DEFAULT_SEGMENT_SIZE
+    """Size of a commit-log segment file."""
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
     reset_unreadable_metadata: bool = False
@@ -61,7 +67,7 @@ class BrokerConfig:
         return properties_of(self, PROPERTIES)
 
     def apply_properties(self, props: dict[str, str]) -> list[str]:
-        return apply_properties(self, PROPERTIES, props)
+        return apply_properties(self, PROPERTIES, props, CONFIG_BLACKLIST)
 
 
 CONFIG_BLACKLIST = frozenset({"brokerConfigPath", "configBlackList", "rocketmqHome"})
@@ -91,6 +97,8 @@ PROPERTIES: dict[str, Prop] = {
     "rejectTransactionMessage": Prop("reject_transaction_message", "bool"),
     "reviveQueueNum": Prop("revive_queue_num", "int", runtime=False),
     "messageDelayLevel": Prop("message_delay_level", runtime=False),
+    "flushDiskType": Prop("flush_disk_type", runtime=False),
+    "mappedFileSizeCommitLog": Prop("mapped_file_size_commitlog", "int", runtime=False),
 }
 """The broker's settings under Java's names. UPDATE_BROKER_CONFIG changes only those a Java broker
 reads while running (``runtime``), within Java's ranges (PermName.isValid for brokerPermission); the

@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mqadmin.model.clients import ProducerInfo
@@ -26,18 +28,14 @@ from mqadmin.model.rpc import Decoded
 from mqadmin.model.rpc import consumers as rpc
 from mqadmin.model.rpc.consumers import ConsumerStatus, OffsetTable, RequestMode, ResetOffsetBody
 from mqadmin.model.version import V3_0_7_SNAPSHOT
-from mqadmin.server.broker import pop
-from mqadmin.server.broker.brokerstore import BrokerStore, Processor
+from mqadmin.server.broker.brokerstore import BrokerParts, Processor
 from mqadmin.server.persist import read_metadata, write_json
 from mqadmin.server.remoting import ClientChannel
-from mqadmin.server.validation import GROUP, TOPIC, body_name_refusal
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import ONEWAY_FLAG, RemotingCommand
 
 if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
     from mqadmin.server.broker.clients import ClientConn
-    from mqadmin.server.broker.pop import PopProcessor
 
 log = logging.getLogger(__name__)
 
@@ -60,25 +58,29 @@ def parse_modes_file(obj: Any) -> dict[str, dict[str, RequestMode]]:
 
 
 class ConsumerAdminProcessor(Processor):
-    def __init__(self, broker: Broker, store: BrokerStore) -> None:
-        super().__init__(broker, store)
-        self.modes_path = broker.data_path("messageRequestMode.json")
-        self.modes = (
-            read_metadata(self.modes_path, parse_modes_file, reset=broker.config.reset_unreadable_metadata) or {}
-        )
+    def __init__(self, parts: BrokerParts, modes_path: Path) -> None:
+        super().__init__(parts)
+        self.modes_path = modes_path
+        self.modes: dict[str, dict[str, RequestMode]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self.pop: PopProcessor | None = None
+        self.on_reset: Callable[[str, str, int, int], None] | None = None
+        """Told of each reset (group, topic, queue id, offset), so pops of that queue start again there."""
+
+    def load(self) -> None:
+        """Read messageRequestMode.json (an unreadable file stops the start, unless reset_unreadable_metadata)."""
+        reset = self.config.reset_unreadable_metadata
+        self.modes = read_metadata(self.modes_path, parse_modes_file, reset=reset) or {}
 
     # --- resetting offsets ---------------------------------------------------------------------
 
     async def reset_offset(self, req: Decoded[rpc.ResetOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
         h, cmd = req.header, req.cmd
-        if self.broker.config.broker_id != 0:
+        if self.config.broker_id != 0:
             return cmd.response(ResponseCode.SYSTEM_ERROR, "Can not reset offset in slave broker")
-        tc = self.broker.topics.get(h.topic)
+        tc = self.topics.get(h.topic)
         if tc is None:
             return cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"Topic {h.topic} does not exist")
-        if self.broker.groups.get(h.group) is None and h.group not in self.offsets.groups_of(h.topic):
+        if self.groups.get(h.group) is None and h.group not in self.offsets.groups_of(h.topic):
             return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"Group {h.group} does not exist")
         if h.queue_id is not None and h.queue_id >= 0:
             target = self._one_queue(h)
@@ -87,15 +89,15 @@ class ConsumerAdminProcessor(Processor):
             offsets = {h.queue_id: target}
         else:
             offsets = {q: self._offset_at(h.topic, q, h.timestamp) for q in range(tc.read_queue_nums)}
-        name = self.broker.config.broker_name
+        name = self.config.broker_name
         table: OffsetTable = {}
         for qid, offset in offsets.items():
             current = self.offsets.query(h.group, h.topic, qid)
             if not h.is_force and 0 <= current <= offset:
                 offset = current
             self.offsets.assign_reset(h.group, h.topic, qid, offset)
-            if self.pop is not None:
-                self.pop.reset(h.group, h.topic, qid, offset)
+            if self.on_reset is not None:
+                self.on_reset(h.group, h.topic, qid, offset)
             table[MessageQueue(h.topic, name, qid)] = offset
         self._tell_consumers(h, table)
         return rpc.INVOKE_BROKER_TO_RESET_OFFSET.answer(cmd, body=table)
@@ -193,8 +195,6 @@ class ConsumerAdminProcessor(Processor):
         mode, cmd = req.body, req.cmd
         if mode is None or not mode.topic or not mode.consumer_group:
             return cmd.response(ResponseCode.SYSTEM_ERROR, "topic and consumerGroup are required")
-        if refusal := body_name_refusal(cmd, [(TOPIC, mode.topic), (GROUP, mode.consumer_group)]):
-            return refusal
         if mode.mode not in MODES:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"mode {mode.mode!r} is not one of {', '.join(MODES)}")
         if mode.topic.startswith("%RETRY%"):
@@ -202,6 +202,10 @@ class ConsumerAdminProcessor(Processor):
         self.modes.setdefault(mode.topic, {})[mode.consumer_group] = mode
         await asyncio.to_thread(write_json, self.modes_path, self._modes_json())
         return cmd.response(ResponseCode.SUCCESS)
+
+    def mode_of(self, topic: str, group: str) -> RequestMode | None:
+        """The request mode set for a group on a topic, if any."""
+        return self.modes.get(topic, {}).get(group)
 
     async def request_modes(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
         return rpc.GET_ALL_MESSAGE_REQUEST_MODE.answer(req.cmd, body=self._modes_json())
@@ -212,13 +216,3 @@ class ConsumerAdminProcessor(Processor):
                 t: {g: m.to_json() for g, m in sorted(groups.items())} for t, groups in sorted(self.modes.items())
             }
         }
-
-
-def install(broker: Broker, store: BrokerStore) -> None:
-    p = ConsumerAdminProcessor(broker, store)
-    p.pop = pop.install(broker, store, p)
-    broker.server.serve(rpc.INVOKE_BROKER_TO_RESET_OFFSET, p.reset_offset)
-    broker.server.serve(rpc.INVOKE_BROKER_TO_GET_CONSUMER_STATUS, p.consumer_status)
-    broker.server.serve(rpc.GET_ALL_PRODUCER_INFO, p.producer_table)
-    broker.server.serve(rpc.SET_MESSAGE_REQUEST_MODE, p.set_request_mode)
-    broker.server.serve(rpc.GET_ALL_MESSAGE_REQUEST_MODE, p.request_modes)

@@ -8,20 +8,16 @@ the group has, only the keys 5.5 knows), but every group of a list is checked be
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mqadmin.model.group import GROUP_ATTRIBUTES, GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.names import group_refusal
 from mqadmin.model.rpc import Decoded, RequestRefused
 from mqadmin.model.rpc import groups as rpc
 from mqadmin.server.broker.admin import SLAVE_REFUSAL
+from mqadmin.server.broker.brokerstore import Processor
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
-
-if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
 
 
 def apply_attribute_ops(create: bool, current: dict[str, str], ops: dict[str, str | None]) -> dict[str, str]:
@@ -44,17 +40,11 @@ def apply_attribute_ops(create: bool, current: dict[str, str], ops: dict[str, st
     return out
 
 
-class GroupAdmin:
-    def __init__(self, broker: Broker) -> None:
-        self.broker = broker
-
+class GroupAdmin(Processor):
     def _final(self, write: GroupWrite) -> SubscriptionGroupConfig:
         """The config to store for one write; ``RequestRefused`` when it must not be."""
-        cfg = write.config
-        refusal = group_refusal(cfg.group_name)
-        if refusal is not None:
-            raise RequestRefused(refusal.remark, refusal.code)
-        current = self.broker.groups.get(cfg.group_name)
+        cfg = write.config  # its name was checked by the declaration
+        current = self.groups.get(cfg.group_name)
         held = SubscriptionGroupConfig.from_json(current).attributes if current is not None else {}
         try:
             return cfg.with_(attributes=apply_attribute_ops(current is None, held, write.attribute_ops))
@@ -62,13 +52,13 @@ class GroupAdmin:
             raise RequestRefused(str(e)) from None
 
     async def _store(self, cmd: RemotingCommand, writes: list[GroupWrite]) -> RemotingCommand:
-        if self.broker.config.broker_id != 0:
+        if self.config.broker_id != 0:
             return cmd.response(ResponseCode.SYSTEM_ERROR, SLAVE_REFUSAL)
         try:
             finals = [self._final(w).to_json() for w in writes]
         except RequestRefused as e:
             return cmd.response(e.code, e.remark)
-        await self.broker.groups.update_many(finals)
+        await self.groups.update_many(finals)
         return cmd.response(ResponseCode.SUCCESS)
 
     async def update(self, req: Decoded[None, GroupWrite | None], ch: ClientChannel) -> RemotingCommand:
@@ -80,30 +70,20 @@ class GroupAdmin:
         return await self._store(req.cmd, req.body or [])
 
     async def get_all(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
-        return req.cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.broker.groups.wrapper_json()))
+        return req.cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.groups.wrapper_json()))
 
     async def get_one(self, req: Decoded[rpc.GetGroupConfigHeader, None], ch: ClientChannel) -> RemotingCommand:
         group = req.header.group
-        found = None if group_refusal(group) else await self.broker.groups.find_or_create(group)
+        found = None if group_refusal(group) else await self.groups.find_or_create(group)
         if found is None:
             return req.cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, "No group in this broker")
         return req.cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(found))
 
     async def delete(self, req: Decoded[rpc.DeleteGroupHeader, None], ch: ClientChannel) -> RemotingCommand:
-        if self.broker.config.broker_id != 0:
+        if self.config.broker_id != 0:
             return req.cmd.response(ResponseCode.SYSTEM_ERROR, SLAVE_REFUSAL)
         group = req.header.group_name
-        await self.broker.groups.delete(group)
-        hook = getattr(self.broker.store, "delete_group", None)
-        if hook is not None and req.header.clean_offset:
-            await hook(group)
+        await self.groups.delete(group)
+        if req.header.clean_offset:
+            self.offsets.delete_group(group)
         return req.cmd.response(ResponseCode.SUCCESS)
-
-
-def install(broker: Broker) -> None:
-    g = GroupAdmin(broker)
-    broker.server.serve(rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, g.update)
-    broker.server.serve(rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, g.update_list)
-    broker.server.serve(rpc.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, g.get_all)
-    broker.server.serve(rpc.GET_SUBSCRIPTIONGROUP_CONFIG, g.get_one)
-    broker.server.serve(rpc.DELETE_SUBSCRIPTIONGROUP, g.delete)

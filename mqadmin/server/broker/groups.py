@@ -7,9 +7,9 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
+from mqadmin.model.data_version import DataVersion, data_version_from_file
 from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.names import group_problem, shown
-from mqadmin.server.broker.data_version import DataVersion, data_version_from_file
 from mqadmin.server.durable import DurableJson, change_durably
 
 log = logging.getLogger(__name__)

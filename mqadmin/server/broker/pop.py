@@ -25,8 +25,8 @@ import logging
 import random
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from mqadmin.model.names import RETRY_PREFIX
 from mqadmin.model.queue import MessageQueue
@@ -34,18 +34,15 @@ from mqadmin.model.route import TopicRouteData
 from mqadmin.model.rpc import Decoded
 from mqadmin.model.rpc import namesrv as ns
 from mqadmin.model.rpc import pop as rpc
+from mqadmin.model.rpc.consumers import RequestMode
 from mqadmin.model.tags import build_subscription
 from mqadmin.model.topic import PERM_READ
-from mqadmin.server.broker.brokerstore import BrokerStore, Processor
+from mqadmin.server.broker.brokerstore import BrokerParts, Processor
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
-
-if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
-    from mqadmin.server.broker.consumer_admin import ConsumerAdminProcessor
 
 log = logging.getLogger(__name__)
 
@@ -112,13 +109,14 @@ def allocate_for_pop(
 
 
 class PopProcessor(Processor):
-    def __init__(self, broker: Broker, store: BrokerStore, admin: ConsumerAdminProcessor) -> None:
-        super().__init__(broker, store)
-        self.admin = admin
+    def __init__(self, parts: BrokerParts, mode_of: Callable[[str, str], RequestMode | None]) -> None:
+        """``mode_of(topic, group)``: the message request mode set with SET_MESSAGE_REQUEST_MODE, if any."""
+        super().__init__(parts)
+        self.mode_of = mode_of
         self.queues: dict[tuple[str, str, int], PopQueue] = {}
         self._arrivals: dict[str, asyncio.Event] = {}
         self._transport: TcpTransport | None = None
-        store.messages.add_arrival_listener(self._on_arrival)
+        self.messages.add_arrival_listener(self._on_arrival)
 
     async def close(self) -> None:
         if self._transport is not None:
@@ -139,7 +137,7 @@ class PopProcessor(Processor):
             if qd.perm & PERM_READ
             for i in range(qd.read_queue_nums)
         )
-        mode = self.admin.modes.get(body.topic, {}).get(body.consumer_group)
+        mode = self.mode_of(body.topic, body.consumer_group)
         kind = "PULL" if mode is None or body.topic.startswith(RETRY_PREFIX) else mode.mode
         if body.message_model == "BROADCASTING":
             mine = queues
@@ -157,7 +155,7 @@ class PopProcessor(Processor):
         if self._transport is None:
             self._transport = TcpTransport(timeout=ROUTE_TIMEOUT)
         header = ns.RouteHeader(topic=topic, accept_standard_json_only=True)
-        for addr in self.broker.config.namesrv_addrs:
+        for addr in self.config.namesrv_addrs:
             try:
                 resp = await self._transport.request(addr, ns.GET_ROUTEINFO_BY_TOPIC.request(header), ROUTE_TIMEOUT)
             except TransportError as e:
@@ -165,22 +163,22 @@ class PopProcessor(Processor):
                 continue
             if resp.code != ResponseCode.SUCCESS:
                 return None
-            return TopicRouteData.from_body(resp.body)
+            return ns.GET_ROUTEINFO_BY_TOPIC.reply(resp).body
         return None
 
     # --- popping -------------------------------------------------------------------------------
 
     async def pop(self, req: Decoded[rpc.PopHeader, None], ch: ClientChannel) -> RemotingCommand | None:
         h, cmd = req.header, req.cmd
-        group = await self.broker.groups.find_or_create(h.consumer_group)
+        group = await self.groups.find_or_create(h.consumer_group)
         if group is None:
             return cmd.response(
                 ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"subscription group [{h.consumer_group}] does not exist"
             )
-        tc = self.broker.topics.get(h.topic)
+        tc = self.topics.get(h.topic)
         if tc is None:
             return cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"topic[{h.topic}] not exist, apply first please!")
-        if not tc.perm & PERM_READ or not self.broker.config.broker_permission & PERM_READ:
+        if not tc.perm & PERM_READ or not self.config.broker_permission & PERM_READ:
             return cmd.response(ResponseCode.NO_PERMISSION, f"the topic[{h.topic}] peeking message is forbidden")
         if h.queue_id >= tc.read_queue_nums or h.queue_id < -1:
             return cmd.response(ResponseCode.SYSTEM_ERROR, f"queueId[{h.queue_id}] is illegal, topic:[{h.topic}]")
@@ -190,7 +188,7 @@ class PopProcessor(Processor):
         qids = [h.queue_id] if h.queue_id >= 0 else list(range(tc.read_queue_nums))
         random.shuffle(qids)
         wanted = max(1, min(h.max_msg_nums, MAX_POP))
-        hold = max(0.0, min(h.poll_time / 1000, self.broker.config.long_polling_max_wait))
+        hold = max(0.0, min(h.poll_time / 1000, self.config.long_polling_max_wait))
         deadline = time.monotonic() + hold
         while True:
             found = [m for q in qids for m in self._take(h, q, sub, wanted)][:wanted]
@@ -206,7 +204,7 @@ class PopProcessor(Processor):
         )
         if not found:
             return rpc.POP_MESSAGE.answer(cmd, header, code=ResponseCode.PULL_NOT_FOUND, remark="no new message")
-        self.broker.stats.record_get(len(found))
+        self.stats.record_get(len(found))
         self.rates.got(h.consumer_group, h.topic, len(found))
         return rpc.POP_MESSAGE.answer(cmd, header, b"".join(found))
 
@@ -304,13 +302,3 @@ class PopProcessor(Processor):
         if (group, topic, qid) in self.queues:
             self.offsets.take_reset(group, topic, qid)
             self.queues[(group, topic, qid)] = PopQueue(offset, offset)
-
-
-def install(broker: Broker, store: BrokerStore, admin: ConsumerAdminProcessor) -> PopProcessor:
-    p = PopProcessor(broker, store, admin)
-    broker.server.serve(rpc.QUERY_ASSIGNMENT, p.query_assignment)
-    broker.server.serve(rpc.POP_MESSAGE, p.pop)
-    broker.server.serve(rpc.ACK_MESSAGE, p.ack)
-    broker.server.serve(rpc.CHANGE_MESSAGE_INVISIBLETIME, p.change_invisible_time)
-    broker.on_stop(p.close)
-    return p

@@ -10,12 +10,12 @@ finds nothing and carries the suspend flag waits until a message arrives for its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from mqadmin.model.rpc import messages as rpc
+from mqadmin.model.rpc.messages import PullHeader, PullResultHeader, QueueHeader, SearchOffsetHeader
+from mqadmin.model.rpc.spec import Decoded
 from mqadmin.model.tags import SubscriptionData, build_subscription
 from mqadmin.model.topic import PERM_READ
 from mqadmin.server.broker.brokerstore import Processor
-from mqadmin.server.headers import need, need_int
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.server.store import GetResult, GetStatus
 from mqadmin.wire.codes import ResponseCode
@@ -24,9 +24,6 @@ from mqadmin.wire.frame import RemotingCommand
 FLAG_COMMIT_OFFSET = 0x1
 FLAG_SUSPEND = 0x2
 FLAG_SUBSCRIPTION = 0x4
-
-SEARCH_OFFSET_BY_TIMESTAMP = 29
-GET_EARLIEST_MSG_STORETIME = 32
 
 _CODES = {
     GetStatus.FOUND: ResponseCode.SUCCESS,
@@ -45,49 +42,18 @@ def pull_code(status: GetStatus, request_offset: int) -> int:
     return _CODES[status]
 
 
-@dataclass(slots=True)
-class PullHeader:
-    group: str
-    topic: str
-    queue_id: int
-    queue_offset: int
-    max_msg_nums: int
-    sys_flag: int
-    commit_offset: int
-    suspend_timeout_ms: int
-    sub_version: int
-    subscription: str | None
-    expression_type: str | None
-
-    @classmethod
-    def parse(cls, cmd: RemotingCommand) -> PullHeader:
-        return cls(
-            group=need(cmd, "consumerGroup"),
-            topic=need(cmd, "topic"),
-            queue_id=need_int(cmd, "queueId"),
-            queue_offset=need_int(cmd, "queueOffset"),
-            max_msg_nums=need_int(cmd, "maxMsgNums"),
-            sys_flag=need_int(cmd, "sysFlag"),
-            commit_offset=need_int(cmd, "commitOffset"),
-            suspend_timeout_ms=need_int(cmd, "suspendTimeoutMillis"),
-            sub_version=need_int(cmd, "subVersion"),
-            subscription=cmd.ext.get("subscription"),
-            expression_type=cmd.ext.get("expressionType"),
-        )
-
-
 class PullProcessor(Processor):
-    async def pull(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand | None:
-        h = PullHeader.parse(cmd)
+    async def pull(self, req: Decoded[PullHeader, None], ch: ClientChannel) -> RemotingCommand | None:
+        cmd, h = req.cmd, req.header
         checked = await self._check(cmd, h)
         if isinstance(checked, RemotingCommand):
             return checked
         sub = checked
-        reset = self.offsets.take_reset(h.group, h.topic, h.queue_id)
+        reset = self.offsets.take_reset(h.consumer_group, h.topic, h.queue_id)
         if reset is not None and reset != h.queue_offset:  # an admin reset the consumer has not followed yet
             return self._moved_by_reset(cmd, h, reset)
         if h.sys_flag & FLAG_COMMIT_OFFSET and reset is None:
-            self.offsets.commit(h.group, h.topic, h.queue_id, h.commit_offset)
+            self.offsets.commit(h.consumer_group, h.topic, h.queue_id, h.commit_offset)
         result = self.messages.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
         code = pull_code(result.status, h.queue_offset)
         if code == ResponseCode.PULL_NOT_FOUND and h.sys_flag & FLAG_SUSPEND:
@@ -99,24 +65,21 @@ class PullProcessor(Processor):
         return self._response(cmd, h, result, code)
 
     def _hold_seconds(self, h: PullHeader) -> float:
-        cfg = self.broker.config
+        cfg = self.config
         if not cfg.long_polling_enable:
             return cfg.short_polling_time
-        return max(0.0, min(h.suspend_timeout_ms / 1000, cfg.long_polling_max_wait))
+        return max(0.0, min(h.suspend_timeout_millis / 1000, cfg.long_polling_max_wait))
 
     def _response(self, cmd: RemotingCommand, h: PullHeader, result: GetResult, code: int) -> RemotingCommand:
-        ext = {
-            "suggestWhichBrokerId": "0",
-            "nextBeginOffset": str(result.next_begin_offset),
-            "minOffset": str(result.min_offset),
-            "maxOffset": str(result.max_offset),
-        }
-        body = b""
+        header = PullResultHeader(
+            next_begin_offset=result.next_begin_offset, min_offset=result.min_offset, max_offset=result.max_offset
+        )
+        body = None
         if code == ResponseCode.SUCCESS:
             body = b"".join(result.messages)
-            self.broker.stats.record_get(len(result.messages))
-            self.rates.got(h.group, h.topic, len(result.messages))
-        return cmd.response(code, result.status.name, ext, body)
+            self.stats.record_get(len(result.messages))
+            self.rates.got(h.consumer_group, h.topic, len(result.messages))
+        return rpc.PULL_MESSAGE.answer(cmd, header, body, code=code, remark=result.status.name)
 
     def _moved_by_reset(self, cmd: RemotingCommand, h: PullHeader, offset: int) -> RemotingCommand:
         """Apache 5.x's OFFSET_RESET answer: the consumer continues from ``offset``."""
@@ -128,18 +91,27 @@ class PullProcessor(Processor):
         }
         return cmd.response(ResponseCode.PULL_OFFSET_MOVED, "OFFSET_RESET", ext)
 
+    def _moved_by_reset(self, cmd: RemotingCommand, h: PullHeader, offset: int) -> RemotingCommand:
+        """Apache 5.x's OFFSET_RESET answer: the consumer continues from ``offset``."""
+        header = PullResultHeader(
+            next_begin_offset=offset,
+            min_offset=self.messages.min_offset(h.topic, h.queue_id),
+            max_offset=self.messages.max_offset(h.topic, h.queue_id),
+        )
+        return rpc.PULL_MESSAGE.answer(cmd, header, code=ResponseCode.PULL_OFFSET_MOVED, remark="OFFSET_RESET")
+
     async def _check(self, cmd: RemotingCommand, h: PullHeader) -> SubscriptionData | RemotingCommand:
-        cfg = self.broker.config
+        cfg = self.config
         if not cfg.broker_permission & PERM_READ:
             remark = f"the broker[{cfg.listen_host}] pulling message is forbidden"
             return cmd.response(ResponseCode.NO_PERMISSION, remark)
-        group = await self.broker.groups.find_or_create(h.group)
+        group = await self.groups.find_or_create(h.consumer_group)
         if group is None:
-            remark = f"subscription group [{h.group}] does not exist"
+            remark = f"subscription group [{h.consumer_group}] does not exist"
             return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, remark)
         if not group.get("consumeEnable", True):
-            return cmd.response(ResponseCode.NO_PERMISSION, f"subscription group no permission, {h.group}")
-        tc = self.broker.topics.get(h.topic)
+            return cmd.response(ResponseCode.NO_PERMISSION, f"subscription group no permission, {h.consumer_group}")
+        tc = self.topics.get(h.topic)
         if tc is None:
             return cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"topic[{h.topic}] not exist, apply first please!")
         if not tc.perm & PERM_READ:
@@ -148,7 +120,7 @@ class PullProcessor(Processor):
             return cmd.response(
                 ResponseCode.SYSTEM_ERROR,
                 f"queueId[{h.queue_id}] is illegal, topic:[{h.topic}] topicConfig.readQueueNums:"
-                f"[{tc.read_queue_nums}] consumer:[{cmd.ext.get('consumerGroup')}]",
+                f"[{tc.read_queue_nums}] consumer:[{h.consumer_group}]",
             )
         if h.sys_flag & FLAG_SUBSCRIPTION:
             sub = build_subscription(h.topic, h.subscription, h.sub_version)
@@ -166,7 +138,7 @@ class PullProcessor(Processor):
 
     def _registered_subscription(self, cmd: RemotingCommand, h: PullHeader) -> SubscriptionData | RemotingCommand:
         """The subscription from the consumer's heartbeat (clients that do not send it in the pull)."""
-        info = self.clients.consumers.get(h.group)
+        info = self.clients.consumers.get(h.consumer_group)
         if info is None:
             return cmd.response(ResponseCode.SUBSCRIPTION_NOT_EXIST, "the consumer's group info not exist")
         sub = info.subscriptions.get(h.topic)
@@ -178,20 +150,20 @@ class PullProcessor(Processor):
 
     # --- offsets of a queue ----------------------------------------------------------------
 
-    async def get_max_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        offset = self.messages.max_offset(need(cmd, "topic"), need_int(cmd, "queueId"))
-        return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
+    async def get_max_offset(self, req: Decoded[QueueHeader, None], ch: ClientChannel) -> RemotingCommand:
+        offset = self.messages.max_offset(req.header.topic, req.header.queue_id)
+        return rpc.GET_MAX_OFFSET.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 
-    async def get_min_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        offset = self.messages.min_offset(need(cmd, "topic"), need_int(cmd, "queueId"))
-        return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
+    async def get_min_offset(self, req: Decoded[QueueHeader, None], ch: ClientChannel) -> RemotingCommand:
+        offset = self.messages.min_offset(req.header.topic, req.header.queue_id)
+        return rpc.GET_MIN_OFFSET.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 
-    async def search_offset(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        topic, qid = need(cmd, "topic"), need_int(cmd, "queueId")
-        offset = self.messages.search_offset(topic, qid, need_int(cmd, "timestamp"))
-        return cmd.response(ResponseCode.SUCCESS, ext={"offset": str(offset)})
+    async def search_offset(self, req: Decoded[SearchOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
+        h = req.header
+        offset = self.messages.search_offset(h.topic, h.queue_id, h.timestamp)
+        return rpc.SEARCH_OFFSET_BY_TIMESTAMP.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 
-    async def earliest_store_time(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        topic, qid = need(cmd, "topic"), need_int(cmd, "queueId")
+    async def earliest_store_time(self, req: Decoded[QueueHeader, None], ch: ClientChannel) -> RemotingCommand:
+        topic, qid = req.header.topic, req.header.queue_id
         ts = self.messages.store_time(topic, qid, self.messages.min_offset(topic, qid))
-        return cmd.response(ResponseCode.SUCCESS, ext={"timestamp": str(ts)})
+        return rpc.GET_EARLIEST_MSG_STORETIME.answer(req.cmd, rpc.TimestampHeader(timestamp=ts))

@@ -4,31 +4,32 @@ mqadmin's commands report a clear reason instead of an unknown request code."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-from mqadmin.model.rpc.lite import LITE_CODES
-from mqadmin.model.rpc.static_topics import UPDATE_AND_CREATE_STATIC_TOPIC_CODE
-from mqadmin.server.remoting import ClientChannel, Handler
+from mqadmin.model.rpc import Decoded, Rpc, lite, static_topics
+from mqadmin.server.remoting import ClientChannel, DecodedHandler
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
-
-if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
 
 STATIC_TOPICS = "static topics (logic queues) are not supported by mqadmin's embedded broker"
 LITE_TOPICS = "lite topics (RocketMQ 5.5) are not supported by mqadmin's embedded broker"
 
 
-def _refuse(remark: str) -> Handler:
-    async def handler(cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        return cmd.response(
-            ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported: {remark}"
-        )
+def _refuse(remark: str) -> DecodedHandler:
+    async def handler(req: Decoded[Any, Any], ch: ClientChannel) -> RemotingCommand:
+        cmd = req.cmd
+        remark_ = f" request type {cmd.code} not supported: {remark}"
+        return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, remark_)
 
     return handler
 
 
-def install(broker: Broker) -> None:
-    broker.server.register(UPDATE_AND_CREATE_STATIC_TOPIC_CODE, _refuse(STATIC_TOPICS))
-    for code in LITE_CODES:
-        broker.server.register(code, _refuse(LITE_TOPICS))
+def refused() -> list[tuple[Rpc[Any, Any, Any, Any], DecodedHandler]]:
+    """Each refused request with its handler."""
+    lite_rpcs = (
+        lite.GET_BROKER_LITE_INFO, lite.GET_PARENT_TOPIC_INFO, lite.GET_LITE_TOPIC_INFO, lite.GET_LITE_CLIENT_INFO,
+        lite.GET_LITE_GROUP_INFO, lite.TRIGGER_LITE_DISPATCH,
+    )  # fmt: skip
+    return [(static_topics.UPDATE_AND_CREATE_STATIC_TOPIC, _refuse(STATIC_TOPICS))] + [
+        (rpc, _refuse(LITE_TOPICS)) for rpc in lite_rpcs
+    ]

@@ -17,19 +17,18 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from typing import TYPE_CHECKING
 
+from mqadmin.model.register_body import RegisterBody, encode_json
+from mqadmin.model.rpc import registration as reg
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.batcher import Batcher
-from mqadmin.server.namesrv.register_body import crc32, encode_json
+from mqadmin.server.broker.config import BrokerConfig
+from mqadmin.server.broker.topics import TopicConfigManager
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import Connection
-from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode, ResponseCode
+from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
-
-if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
+from mqadmin.wire.message import body_crc
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +40,9 @@ class RegistrationError(Exception):
 
 
 class NamesrvRegistrar:
-    def __init__(self, broker: Broker) -> None:
-        self.broker = broker
+    def __init__(self, config: BrokerConfig, topics: TopicConfigManager) -> None:
+        self.config = config
+        self.topics = topics
         self._conns: dict[str, Connection] = {}
         self._known: set[str] = set()
         """Name servers that got a full registration on their current connection."""
@@ -53,7 +53,7 @@ class NamesrvRegistrar:
 
     @property
     def addrs(self) -> list[str]:
-        return list(self.broker.config.namesrv_addrs)
+        return list(self.config.namesrv_addrs)
 
     async def start(self) -> bool:
         """First full registration (awaited), then the periodic loop. True if every name server took it."""
@@ -78,8 +78,8 @@ class NamesrvRegistrar:
         loop = asyncio.get_running_loop()
         last = loop.time()
         while True:
-            await asyncio.sleep(min(self.broker.config.register_interval, RETRY_AFTER_FAILURE))
-            due = loop.time() - last >= self.broker.config.register_interval
+            await asyncio.sleep(min(self.config.register_interval, RETRY_AFTER_FAILURE))
+            due = loop.time() - last >= self.config.register_interval
             if due or not ok or self._lost_connection() or not self._known.issuperset(self.addrs):
                 last = loop.time()
                 ok = await self.register_all()
@@ -93,7 +93,7 @@ class NamesrvRegistrar:
         results = await asyncio.gather(*(self._register(a, None) for a in self.addrs), return_exceptions=True)
         failed = [(a, r) for a, r in zip(self.addrs, results, strict=True) if isinstance(r, BaseException)]
         for addr, err in failed:
-            log.warning("%s: registration with %s failed: %s", self.broker.config.broker_name, addr, err)
+            log.warning("%s: registration with %s failed: %s", self.config.broker_name, addr, err)
         return not failed
 
     async def publish(self, changed: list[TopicConfig]) -> None:
@@ -108,49 +108,39 @@ class NamesrvRegistrar:
         for addr, r in zip(self.addrs, results, strict=True):
             if isinstance(r, BaseException):  # a full registration within a second will catch up
                 self._known.discard(addr)
-                log.warning("%s: incremental registration with %s failed: %s", self.broker.config.broker_name, addr, r)
+                log.warning("%s: incremental registration with %s failed: %s", self.config.broker_name, addr, r)
 
     async def _register(self, addr: str, topics: dict[str, TopicConfig] | None) -> None:
         conn = await self._connection(addr)
         if topics is None or addr not in self._known:
-            topics = self.broker.topics.all()
-        cfg = self.broker.config
-        table = {name: self._announced(tc).to_json() for name, tc in topics.items()}
-        wrapper = {"dataVersion": self.broker.topics.data_version, "topicConfigTable": table}
-        body = encode_json(wrapper)
-        ext = {
-            "brokerName": cfg.broker_name,
-            "brokerAddr": cfg.addr,
-            "clusterName": cfg.cluster_name,
-            "haServerAddr": cfg.ha_addr,
-            "brokerId": str(cfg.broker_id),
-            "compressed": "false",
-            "enableActingMaster": "false",
-            "bodyCrc32": str(crc32(body)),
-        }
-        cmd = RemotingCommand(int(RequestCode.REGISTER_BROKER), next(self._opaque), ext=ext, body=body)
+            topics = self.topics.all()
+        cfg = self.config
+        announced = {name: self._announced(tc) for name, tc in topics.items()}
+        body = encode_json(RegisterBody(self.topics.data_version, announced))
+        header = reg.RegisterBrokerHeader(
+            broker_name=cfg.broker_name, broker_addr=cfg.addr, cluster_name=cfg.cluster_name,
+            ha_server_addr=cfg.ha_addr, broker_id=cfg.broker_id, compressed=False, enable_acting_master=False,
+            body_crc32=body_crc(body),
+        )  # fmt: skip
+        cmd = RemotingCommand(reg.REGISTER_BROKER.code, next(self._opaque), ext=header.to_ext(), body=body)
         resp = await conn.request(cmd, cfg.register_timeout)
         if resp.code != ResponseCode.SUCCESS:
             raise RegistrationError(f"code {resp.code}: {resp.remark}")
         self._known.add(addr)
         self.registrations += 1
-        if resp.body:
-            await self._apply_order_config(resp.body)
+        try:
+            order = reg.REGISTER_BROKER.reply(resp).body
+        except (ValueError, RecursionError):
+            return
+        if order:
+            await self.topics.apply_order_config(order)
 
     def _announced(self, tc: TopicConfig) -> TopicConfig:
         """A broker without read or write permission announces its topics with reduced perms."""
-        bp = self.broker.config.broker_permission
+        bp = self.config.broker_permission
         if bp & PERM_READ and bp & PERM_WRITE:
             return tc
         return tc.with_(perm=tc.perm & bp)
-
-    async def _apply_order_config(self, body: bytes) -> None:
-        try:
-            table = fastjson.loads(body).get("table") or {}
-        except (ValueError, AttributeError, RecursionError):
-            return
-        if isinstance(table, dict):
-            await self.broker.topics.apply_order_config({str(k): str(v) for k, v in table.items()})
 
     async def _connection(self, addr: str) -> Connection:
         conn = self._conns.get(addr)
@@ -158,7 +148,7 @@ class NamesrvRegistrar:
             self._known.discard(addr)
             if conn is not None:
                 await conn.close()
-            conn = await Connection.open(addr, timeout=self.broker.config.register_timeout)
+            conn = await Connection.open(addr, timeout=self.config.register_timeout)
             self._conns[addr] = conn
         return conn
 
@@ -166,13 +156,10 @@ class NamesrvRegistrar:
         conn = self._conns.get(addr)
         if conn is None or conn.closed:
             return
-        cfg = self.broker.config
-        ext = {
-            "brokerName": cfg.broker_name,
-            "brokerAddr": cfg.addr,
-            "clusterName": cfg.cluster_name,
-            "brokerId": str(cfg.broker_id),
-        }
-        cmd = RemotingCommand(int(RequestCode.UNREGISTER_BROKER), next(self._opaque), ext=ext)
+        cfg = self.config
+        header = reg.BrokerIdentityHeader(
+            broker_name=cfg.broker_name, broker_addr=cfg.addr, cluster_name=cfg.cluster_name, broker_id=cfg.broker_id
+        )
+        cmd = RemotingCommand(reg.UNREGISTER_BROKER.code, next(self._opaque), ext=header.to_ext())
         with contextlib.suppress(TransportError, TimeoutError):
             await conn.request(cmd, 1.0)

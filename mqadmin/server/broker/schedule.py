@@ -25,14 +25,10 @@ import re
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from mqadmin.server.broker.brokerstore import BrokerParts
 from mqadmin.server.broker.offsets import ConsumerOffsetManager
 from mqadmin.wire.message import MessageDecodeError, MessageExt, decode_message
-
-if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
-    from mqadmin.server.broker.brokerstore import BrokerStore
 
 log = logging.getLogger(__name__)
 
@@ -100,25 +96,35 @@ def due_copy(msg: MessageExt) -> MessageExt:
 class ScheduleService:
     """One delivery task per delay level (see the module docstring)."""
 
-    def __init__(self, broker: Broker, store: BrokerStore, levels: tuple[int, ...], progress_path: Path) -> None:
-        self.broker = broker
-        self.messages = store.messages
-        self.levels = levels
-        self.progress = ConsumerOffsetManager(progress_path, reset_unreadable=broker.config.reset_unreadable_metadata)
-        self._wake = [asyncio.Event() for _ in levels]
+    def __init__(self, parts: BrokerParts, progress_path: Path) -> None:
+        self.config = parts.config
+        self.stats = parts.stats
+        self.messages = parts.store.messages
+        self.levels: tuple[int, ...] = ()
+        self.progress = ConsumerOffsetManager(progress_path, reset_unreadable=parts.config.reset_unreadable_metadata)
+        self._wake: list[asyncio.Event] = []
         self._tasks: list[asyncio.Task[None]] = []
+        self.messages.add_arrival_listener(self._arrived)
+
+    def configure(self) -> None:
+        """Read ``messageDelayLevel`` and the progress file: a bad setting or an unreadable file stops the
+        broker's start before anything runs (ValueError naming it)."""
+        self.levels = delay_levels(self.config.message_delay_level)
+        self._wake = [asyncio.Event() for _ in self.levels]
+        self.progress.load()
 
     def start(self) -> None:
-        self.progress.load()
+        """One delivery task per level (after ``configure`` and once the message store is recovered)."""
         self.progress.start()
-        self.messages.add_arrival_listener(self._arrived)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._deliver(level)) for level in range(1, len(self.levels) + 1)]
 
     async def close(self) -> None:
         for t in self._tasks:
             t.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
         await self.progress.close()
 
     def pending(self, level: int) -> int:
@@ -164,18 +170,5 @@ class ScheduleService:
             log.warning("schedule: storing the due message at level %d offset %d failed: %s", qid + 1, offset,
                         result.detail or result.status.name)  # fmt: skip
             return False
-        self.broker.stats.record_put(1)
+        self.stats.record_put(1)
         return True
-
-
-def install(broker: Broker, store: BrokerStore, levels: tuple[int, ...]) -> ScheduleService:
-    """Start delivering delayed messages; stopped with the broker."""
-    service = ScheduleService(broker, store, levels, broker.data_path("delayOffset.json"))
-    service.start()
-
-    async def stop() -> None:
-        with contextlib.suppress(asyncio.CancelledError):
-            await service.close()
-
-    broker.on_stop(stop)
-    return service

@@ -18,6 +18,8 @@ WINDOWS = (10, 60, 600)
 class BrokerStats:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
+        self.boot_timestamp = int(time.time() * 1000)
+        """When the broker started, ms since the epoch (runtime info's bootTimestamp)."""
         self.put_total = 0
         self.get_total = 0
         self._samples: deque[tuple[float, int, int]] = deque()

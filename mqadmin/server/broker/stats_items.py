@@ -8,7 +8,7 @@ other item, or one nothing was counted for yet, gets Java's answer for an item i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mqadmin.model.broker_stats import (
     GROUP_GET_NUMS,
@@ -20,14 +20,14 @@ from mqadmin.model.broker_stats import (
 from mqadmin.model.rpc import Decoded
 from mqadmin.model.rpc.stats import VIEW_BROKER_STATS_DATA, StatsItemHeader
 from mqadmin.server.broker.rates import DAY, HOUR, WINDOW, Rates
+from mqadmin.server.remoting import DecodedHandler
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
-if TYPE_CHECKING:
-    from mqadmin.server.broker.broker import Broker
 
+def stats_item_view(rates: Rates) -> DecodedHandler:
+    """The handler of VIEW_BROKER_STATS_DATA over these counts."""
 
-def install(broker: Broker, rates: Rates) -> None:
     async def view(req: Decoded[StatsItemHeader, Any], ch: object) -> RemotingCommand:
         name, key = req.header.stats_name, req.header.stats_key
         counts = item_counts(rates, name, key)
@@ -37,7 +37,7 @@ def install(broker: Broker, rates: Rates) -> None:
             )
         return VIEW_BROKER_STATS_DATA.answer(req.cmd, body=stats_data(*counts))
 
-    broker.server.serve(VIEW_BROKER_STATS_DATA, view)
+    return view
 
 
 def item_counts(rates: Rates, name: str, key: str) -> tuple[int, int, int] | None:

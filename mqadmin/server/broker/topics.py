@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from mqadmin.model.data_version import DataVersion, data_version_from_file
 from mqadmin.model.names import is_system_topic, shown, topic_problem
 from mqadmin.model.topic import (
     DEFAULT_TOPIC,
@@ -23,7 +24,6 @@ from mqadmin.model.topic import (
     TopicConfig,
 )
 from mqadmin.server.broker.config import BrokerConfig
-from mqadmin.server.broker.data_version import DataVersion, data_version_from_file
 from mqadmin.server.durable import DurableJson, change_durably
 from mqadmin.server.persist import check_fields
 
@@ -41,7 +41,7 @@ TRANS_OP_HALF_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
 
 
 def startup_topics(cfg: BrokerConfig) -> list[TopicConfig]:
-    """The topics a broker creates at start (rocketmq-protocol.md §4; 5.x TopicConfigManager.init)."""
+    """The topics a broker creates at start (docs/protocol.md, "Broker"; 5.x TopicConfigManager constructor)."""
     rw = PERM_READ | PERM_WRITE
     out = [TopicConfig(SELF_TEST_TOPIC, 1, 1, rw)]
     if cfg.auto_create_topic_enable:

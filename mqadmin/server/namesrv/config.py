@@ -53,7 +53,7 @@ class NamesrvConfig:
         return props
 
     def apply_properties(self, props: dict[str, str]) -> list[str]:
-        return apply_properties(self, PROPERTIES, props)
+        return apply_properties(self, PROPERTIES, props, CONFIG_BLACKLIST)
 
 
 CONFIG_BLACKLIST = frozenset({"configBlackList", "configStorePath", "kvConfigPath"})

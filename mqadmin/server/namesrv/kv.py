@@ -7,8 +7,6 @@ from typing import Any
 
 from mqadmin.server.durable import DurableJson, change_durably
 
-ORDER_TOPIC_CONFIG = "ORDER_TOPIC_CONFIG"
-
 
 def parse_kv_file(obj: Any) -> dict[str, dict[str, str]]:
     """kvConfig.json's configTable; ValueError when it is not namespaces of key/value objects."""

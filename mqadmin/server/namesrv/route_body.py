@@ -12,15 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from mqadmin.model.route import TopicRouteData
+from mqadmin.model.rpc.namesrv import RouteHeader
+from mqadmin.model.rpc.spec import Decoded
 from mqadmin.wire import fastjson
-from mqadmin.wire.frame import RemotingCommand
 
 V4_9_4 = 401
 
 
-def wants_standard_json(cmd: RemotingCommand) -> bool:
+def wants_standard_json(req: Decoded[RouteHeader, None]) -> bool:
     """Java's rule: ``version >= V4_9_4`` or ``acceptStandardJsonOnly`` (Boolean.parseBoolean)."""
-    return cmd.version >= V4_9_4 or (cmd.ext.get("acceptStandardJsonOnly") or "").strip().lower() == "true"
+    return req.cmd.version >= V4_9_4 or bool(req.header.accept_standard_json_only)
 
 
 def route_body(route: TopicRouteData, standard: bool) -> bytes:

@@ -1,7 +1,7 @@
 """RouteInfoManager: which brokers are alive, which topics they serve, and the routes built from that.
 
 Pure state with the time passed in, so it can be tested without sockets or sleeps
-(rocketmq-protocol.md §6 "Building routes").
+(docs/protocol.md, "Name server").
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.data_version import DataVersion
 from mqadmin.model.names import topic_problem
+from mqadmin.model.register_body import RegisterBody
 from mqadmin.model.route import MASTER_ID, BrokerData, ClusterInfo, QueueData, TopicRouteData
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
-from mqadmin.server.broker.data_version import DataVersion
-from mqadmin.server.namesrv.register_body import RegisterBody
 
 
 @dataclass

@@ -8,22 +8,24 @@ import logging
 import time
 from collections.abc import Callable
 
+from mqadmin.model import register_body
+from mqadmin.model.data_version import DataVersion
 from mqadmin.model.names import shown
-from mqadmin.model.route import QueueData
-from mqadmin.server.broker.data_version import DataVersion
-from mqadmin.server.headers import json_body, need, need_int, opt_bool, opt_int
-from mqadmin.server.namesrv import register_body
-from mqadmin.server.namesrv.config import CONFIG_BLACKLIST, NamesrvConfig
-from mqadmin.server.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfigManager
+from mqadmin.model.order import ORDER_TOPIC_CONFIG
+from mqadmin.model.route import TopicRouteData
+from mqadmin.model.rpc import namesrv as rpc
+from mqadmin.model.rpc import registration as reg
+from mqadmin.model.rpc.spec import Decoded, RequestRefused
+from mqadmin.server.namesrv.config import NamesrvConfig
+from mqadmin.server.namesrv.kv import KVConfigManager
 from mqadmin.server.namesrv.route_body import route_body, wants_standard_json
 from mqadmin.server.namesrv.routes import RouteInfoManager
 from mqadmin.server.ratelog import RateLimitedLog
 from mqadmin.server.remoting import ClientChannel, RemotingServer
-from mqadmin.server.validation import check_request
+from mqadmin.server.validation import check_text
 from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode, ResponseCode
+from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
-from mqadmin.wire.properties import format_properties, parse_properties
 
 log = logging.getLogger(__name__)
 
@@ -34,14 +36,13 @@ class NameServer:
     def __init__(self, config: NamesrvConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.clock = clock
-        self.server = RemotingServer("namesrv", check_request, config.limits)
+        self.server = RemotingServer("namesrv", check_text, config.limits)
         self.routes = RouteInfoManager(default_timeout=config.broker_expire)
         self.kv = KVConfigManager(config.kv_config_path, config.reset_unreadable_metadata)
         self._scan_task: asyncio.Task[None] | None = None
         self._bad_names = RateLimitedLog(log)
         self.server.on_close(self._channel_closed)
-        for code, handler in self._handlers().items():
-            self.server.register(code, handler)
+        self._serve()
 
     @property
     def addr(self) -> str:
@@ -81,47 +82,42 @@ class NameServer:
 
     # --- handlers --------------------------------------------------------------------------
 
-    def _handlers(self) -> dict[int, Callable]:
-        return {
-            RequestCode.REGISTER_BROKER: self.register_broker,
-            RequestCode.UNREGISTER_BROKER: self.unregister_broker,
-            RequestCode.BROKER_HEARTBEAT: self.broker_heartbeat,
-            RequestCode.QUERY_DATA_VERSION: self.query_data_version,
-            RequestCode.GET_ROUTEINFO_BY_TOPIC: self.get_route,
-            RequestCode.GET_BROKER_CLUSTER_INFO: self.get_cluster_info,
-            RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: self.get_all_topics,
-            RequestCode.GET_TOPICS_BY_CLUSTER: self.get_topics_by_cluster,
-            RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_NS: self.get_system_topics,
-            RequestCode.DELETE_TOPIC_IN_NAMESRV: self.delete_topic,
-            RequestCode.REGISTER_TOPIC_IN_NAMESRV: self.register_topic,
-            RequestCode.PUT_KV_CONFIG: self.put_kv,
-            RequestCode.GET_KV_CONFIG: self.get_kv,
-            RequestCode.DELETE_KV_CONFIG: self.delete_kv,
-            RequestCode.GET_KVLIST_BY_NAMESPACE: self.get_kv_list,
-            RequestCode.WIPE_WRITE_PERM_OF_BROKER: self.wipe_write_perm,
-            RequestCode.ADD_WRITE_PERM_OF_BROKER: self.add_write_perm,
-            RequestCode.GET_NAMESRV_CONFIG: self.get_config,
-            RequestCode.UPDATE_NAMESRV_CONFIG: self.update_config,
-        }
+    def _serve(self) -> None:
+        serve = self.server.serve
+        serve(reg.REGISTER_BROKER, self.register_broker)
+        serve(reg.UNREGISTER_BROKER, self.unregister_broker)
+        serve(reg.BROKER_HEARTBEAT, self.broker_heartbeat)
+        serve(reg.QUERY_DATA_VERSION, self.query_data_version)
+        serve(reg.REGISTER_TOPIC_IN_NAMESRV, self.register_topic)
+        serve(rpc.GET_ROUTEINFO_BY_TOPIC, self.get_route)
+        serve(rpc.GET_BROKER_CLUSTER_INFO, self.get_cluster_info)
+        serve(rpc.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, self.get_all_topics)
+        serve(rpc.GET_TOPICS_BY_CLUSTER, self.get_topics_by_cluster)
+        serve(rpc.GET_SYSTEM_TOPIC_LIST_FROM_NS, self.get_system_topics)
+        serve(rpc.DELETE_TOPIC_IN_NAMESRV, self.delete_topic)
+        serve(rpc.PUT_KV_CONFIG, self.put_kv)
+        serve(rpc.GET_KV_CONFIG, self.get_kv)
+        serve(rpc.DELETE_KV_CONFIG, self.delete_kv)
+        serve(rpc.GET_KVLIST_BY_NAMESPACE, self.get_kv_list)
+        serve(rpc.WIPE_WRITE_PERM_OF_BROKER, self.wipe_write_perm)
+        serve(rpc.ADD_WRITE_PERM_OF_BROKER, self.add_write_perm)
+        serve(rpc.GET_NAMESRV_CONFIG, self.get_config)
+        serve(rpc.UPDATE_NAMESRV_CONFIG, self.update_config)
 
-    async def register_broker(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        name, addr, cluster = need(cmd, "brokerName"), need(cmd, "brokerAddr"), need(cmd, "clusterName")
-        broker_id = need_int(cmd, "brokerId")
-        crc = opt_int(cmd, "bodyCrc32", 0)
-        if crc != 0 and register_body.crc32(cmd.body) != crc:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, "crc32 not match")
-        try:
-            body = register_body.decode(cmd.body, opt_bool(cmd, "compressed"))
-        except register_body.BodyError as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        timeout_ms = opt_int(cmd, "heartbeatTimeoutMillis", 0)
+    # --- brokers ---------------------------------------------------------------------------
+
+    async def register_broker(
+        self, req: Decoded[reg.RegisterBrokerHeader, register_body.RegisterBody], ch: ClientChannel
+    ) -> RemotingCommand:
+        cmd, h = req.cmd, req.header
+        timeout_ms = h.heartbeat_timeout_millis or 0
         result = self.routes.register(
-            cluster=cluster,
-            addr=addr,
-            name=name,
-            broker_id=broker_id,
-            ha_addr=cmd.ext.get("haServerAddr", ""),
-            body=body,
+            cluster=h.cluster_name,
+            addr=h.broker_addr,
+            name=h.broker_name,
+            broker_id=h.broker_id,
+            ha_addr=h.ha_server_addr,
+            body=req.body or register_body.RegisterBody(),
             channel=ch,
             now=self.clock(),
             timeout=timeout_ms / 1000 if timeout_ms > 0 else None,
@@ -131,36 +127,45 @@ class NameServer:
         if result.left_out:
             self._bad_names.warning(
                 "namesrv: broker %s registered %d topic(s) with illegal names, left out of the routes: %s",
-                shown(name), len(result.left_out), ", ".join(shown(t) for t in result.left_out[:5]),
+                shown(h.broker_name), len(result.left_out), ", ".join(shown(t) for t in result.left_out[:5]),
             )  # fmt: skip
-        ext = {k: v for k, v in (("haServerAddr", result.ha_server_addr), ("masterAddr", result.master_addr)) if v}
+        header = reg.RegisterBrokerResultHeader(
+            ha_server_addr=result.ha_server_addr or None, master_addr=result.master_addr or None
+        )
         order = self.kv.namespace(ORDER_TOPIC_CONFIG) if self.config.return_order_topic_config_to_broker else None
-        body_out = fastjson.dumps_bytes({"table": order}) if order else b""
-        return cmd.response(ResponseCode.SUCCESS, ext=ext, body=body_out)
+        return reg.REGISTER_BROKER.answer(cmd, header, order or None)
 
-    async def unregister_broker(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        self.routes.unregister(
-            need(cmd, "clusterName"), need(cmd, "brokerAddr"), need(cmd, "brokerName"), need_int(cmd, "brokerId")
-        )
-        return cmd.response(ResponseCode.SUCCESS)
+    async def unregister_broker(
+        self, req: Decoded[reg.BrokerIdentityHeader, None], ch: ClientChannel
+    ) -> RemotingCommand:
+        h = req.header
+        self.routes.unregister(h.cluster_name, h.broker_addr, h.broker_name, h.broker_id)
+        return req.cmd.response(ResponseCode.SUCCESS)
 
-    async def broker_heartbeat(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        self.routes.heartbeat(need(cmd, "clusterName"), need(cmd, "brokerAddr"), self.clock())
-        return cmd.response(ResponseCode.SUCCESS)
+    async def broker_heartbeat(
+        self, req: Decoded[reg.BrokerLivenessHeader, None], ch: ClientChannel
+    ) -> RemotingCommand:
+        self.routes.heartbeat(req.header.cluster_name, req.header.broker_addr, self.clock())
+        return req.cmd.response(ResponseCode.SUCCESS)
 
-    async def query_data_version(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        try:
-            dv = DataVersion.from_json(json_body(cmd, "DataVersion")) if cmd.body else DataVersion(0, 0, 0)
-        except (ValueError, TypeError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        changed, stored = self.routes.query_data_version(
-            need(cmd, "clusterName"), need(cmd, "brokerAddr"), dv, self.clock()
-        )
-        body = fastjson.dumps_bytes(stored.to_json()) if stored is not None else b""
-        return cmd.response(ResponseCode.SUCCESS, ext={"changed": "true" if changed else "false"}, body=body)
+    async def query_data_version(
+        self, req: Decoded[reg.BrokerLivenessHeader, DataVersion], ch: ClientChannel
+    ) -> RemotingCommand:
+        h = req.header
+        dv = req.body if req.body is not None else DataVersion(0, 0, 0)
+        changed, stored = self.routes.query_data_version(h.cluster_name, h.broker_addr, dv, self.clock())
+        return reg.QUERY_DATA_VERSION.answer(req.cmd, reg.DataVersionChangedHeader(changed=changed), stored)
 
-    async def get_route(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        topic = need(cmd, "topic")
+    async def register_topic(
+        self, req: Decoded[reg.RegisterTopicHeader, TopicRouteData], ch: ClientChannel
+    ) -> RemotingCommand:
+        self.routes.register_topic(req.header.topic, req.body.queue_datas if req.body else [])
+        return req.cmd.response(ResponseCode.SUCCESS)
+
+    # --- routes and topics -----------------------------------------------------------------
+
+    async def get_route(self, req: Decoded[rpc.RouteHeader, None], ch: ClientChannel) -> RemotingCommand:
+        cmd, topic = req.cmd, req.header.topic
         route = self.routes.route(topic)
         if route is None:
             return cmd.response(
@@ -168,92 +173,77 @@ class NameServer:
             )
         if self.config.order_message_enable:
             route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic)
-        return cmd.response(ResponseCode.SUCCESS, body=route_body(route, wants_standard_json(cmd)))
+        return cmd.response(ResponseCode.SUCCESS, body=route_body(route, wants_standard_json(req)))
 
-    async def get_cluster_info(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.routes.cluster_info().to_json()))
+    async def get_cluster_info(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
+        return rpc.GET_BROKER_CLUSTER_INFO.answer(req.cmd, body=self.routes.cluster_info())
 
-    async def get_all_topics(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+    async def get_all_topics(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
         if not self.config.enable_all_topic_list:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, "disable")
-        return cmd.response(ResponseCode.SUCCESS, body=_topic_list(self.routes.all_topics()))
+            return req.cmd.response(ResponseCode.SYSTEM_ERROR, "disable")
+        return rpc.GET_ALL_TOPIC_LIST_FROM_NAMESERVER.answer(req.cmd, body=self.routes.all_topics())
 
-    async def get_topics_by_cluster(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        cluster = need(cmd, "cluster")
+    async def get_topics_by_cluster(self, req: Decoded[rpc.ClusterHeader, None], ch: ClientChannel) -> RemotingCommand:
         if not self.config.enable_topic_list:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, "disable")
-        return cmd.response(ResponseCode.SUCCESS, body=_topic_list(self.routes.topics_of_cluster(cluster)))
+            return req.cmd.response(ResponseCode.SYSTEM_ERROR, "disable")
+        topics = self.routes.topics_of_cluster(req.header.cluster)
+        return rpc.GET_TOPICS_BY_CLUSTER.answer(req.cmd, body=topics)
 
-    async def get_system_topics(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+    async def get_system_topics(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
         topics, addr = self.routes.system_topics()
-        return cmd.response(ResponseCode.SUCCESS, body=_topic_list(topics, addr))
+        obj: dict[str, object] = {"topicList": topics}
+        if addr:
+            obj["brokerAddr"] = addr
+        return req.cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(obj))
 
-    async def delete_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        self.routes.delete_topic(need(cmd, "topic"), cmd.ext.get("clusterName") or None)
-        return cmd.response(ResponseCode.SUCCESS)
+    async def delete_topic(self, req: Decoded[rpc.DeleteTopicHeader, None], ch: ClientChannel) -> RemotingCommand:
+        self.routes.delete_topic(req.header.topic, req.header.cluster_name or None)
+        return req.cmd.response(ResponseCode.SUCCESS)
 
-    async def register_topic(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        topic = need(cmd, "topic")
-        try:
-            obj = json_body(cmd, "TopicRouteData") if cmd.body else {}
-            items = obj.get("queueDatas") if isinstance(obj, dict) else None
-            qds = [QueueData.from_json(q) for q in items or []]
-        except (ValueError, TypeError, AttributeError) as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        self.routes.register_topic(topic, qds)
-        return cmd.response(ResponseCode.SUCCESS)
+    # --- KV config -------------------------------------------------------------------------
 
-    async def put_kv(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        await self.kv.put(need(cmd, "namespace"), need(cmd, "key"), need(cmd, "value"))
-        return cmd.response(ResponseCode.SUCCESS)
+    async def put_kv(self, req: Decoded[rpc.PutKvHeader, None], ch: ClientChannel) -> RemotingCommand:
+        h = req.header
+        await self.kv.put(h.namespace, h.key, h.value)
+        return req.cmd.response(ResponseCode.SUCCESS)
 
-    async def get_kv(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        ns, key = need(cmd, "namespace"), need(cmd, "key")
+    async def get_kv(self, req: Decoded[rpc.KvHeader, None], ch: ClientChannel) -> RemotingCommand:
+        ns, key = req.header.namespace, req.header.key
         value = self.kv.get(ns, key)
         if value is None:
-            return cmd.response(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {ns} Key: {key}")
-        return cmd.response(ResponseCode.SUCCESS, ext={"value": value})
+            return req.cmd.response(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {ns} Key: {key}")
+        return rpc.GET_KV_CONFIG.answer(req.cmd, rpc.KvValueHeader(value=value))
 
-    async def delete_kv(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        await self.kv.delete(need(cmd, "namespace"), need(cmd, "key"))
-        return cmd.response(ResponseCode.SUCCESS)
+    async def delete_kv(self, req: Decoded[rpc.KvHeader, None], ch: ClientChannel) -> RemotingCommand:
+        await self.kv.delete(req.header.namespace, req.header.key)
+        return req.cmd.response(ResponseCode.SUCCESS)
 
-    async def get_kv_list(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        ns = need(cmd, "namespace")
+    async def get_kv_list(self, req: Decoded[rpc.NamespaceHeader, None], ch: ClientChannel) -> RemotingCommand:
+        ns = req.header.namespace
         table = self.kv.namespace(ns)
         if table is None:
-            return cmd.response(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {ns}")
-        return cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes({"table": table}))
+            return req.cmd.response(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {ns}")
+        return rpc.GET_KVLIST_BY_NAMESPACE.answer(req.cmd, body=table)
 
-    async def wipe_write_perm(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        count = self.routes.wipe_write_perm(need(cmd, "brokerName"))
-        return cmd.response(ResponseCode.SUCCESS, ext={"wipeTopicCount": str(count)})
+    # --- write permission and config -------------------------------------------------------
 
-    async def add_write_perm(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        count = self.routes.add_write_perm(need(cmd, "brokerName"))
-        return cmd.response(ResponseCode.SUCCESS, ext={"addTopicCount": str(count)})
+    async def wipe_write_perm(self, req: Decoded[rpc.BrokerNameHeader, None], ch: ClientChannel) -> RemotingCommand:
+        count = self.routes.wipe_write_perm(req.header.broker_name)
+        return rpc.WIPE_WRITE_PERM_OF_BROKER.answer(req.cmd, rpc.WipeCountHeader(count=count))
 
-    async def get_config(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        return cmd.response(ResponseCode.SUCCESS, body=format_properties(self.config.to_properties()).encode())
+    async def add_write_perm(self, req: Decoded[rpc.BrokerNameHeader, None], ch: ClientChannel) -> RemotingCommand:
+        count = self.routes.add_write_perm(req.header.broker_name)
+        return rpc.ADD_WRITE_PERM_OF_BROKER.answer(req.cmd, rpc.AddCountHeader(count=count))
 
-    async def update_config(self, cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
-        if not cmd.body:
+    async def get_config(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
+        return rpc.GET_NAMESRV_CONFIG.answer(req.cmd, body=self.config.to_properties())
+
+    async def update_config(self, req: Decoded[None, dict[str, str]], ch: ClientChannel) -> RemotingCommand:
+        cmd, props = req.cmd, req.body
+        if not props:
             return cmd.response(ResponseCode.SUCCESS)
         try:
-            props = parse_properties(cmd.body.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            return cmd.response(ResponseCode.SYSTEM_ERROR, "string2Properties error")
-        if CONFIG_BLACKLIST & props.keys():
-            return cmd.response(ResponseCode.NO_PERMISSION, "Can not update config in black list.")
-        try:
             self.config.apply_properties(props)
-        except ValueError as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        except RequestRefused as e:
+            return cmd.response(e.code, e.remark)
         return cmd.response(ResponseCode.SUCCESS)
-
-
-def _topic_list(topics: list[str], broker_addr: str | None = None) -> bytes:
-    obj: dict[str, object] = {"topicList": topics}
-    if broker_addr:
-        obj["brokerAddr"] = broker_addr
-    return fastjson.dumps_bytes(obj)

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from mqadmin.server.persist import fsync_dir
+from mqadmin.files import fsync_dir
 from mqadmin.server.store.records import BadRecord, RecordInfo, parse_record
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """RegisterBrokerBody: the topic configs a broker sends with REGISTER_BROKER (103).
 
-Two forms (rocketmq-protocol.md §6): JSON, and a deflated stream of i32-length-prefixed items
+Two forms (docs/protocol.md, "Name server"): JSON, and a deflated stream of i32-length-prefixed items
 (DataVersion JSON; topic count and one space-separated TopicConfig each; the filter-server list
 JSON; optionally a count plus TopicQueueMappingInfo JSONs).
 """
@@ -14,15 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqadmin.model.topic import TopicConfig
-from mqadmin.server.validation import json_text_problem
 from mqadmin.wire import fastjson
 
 MAX_INFLATED = 64 * 1024 * 1024
 """Refuse registration bodies that inflate beyond this (a deflate bomb would otherwise eat memory)."""
-
-
-class BodyError(ValueError):
-    pass
 
 
 @dataclass
@@ -33,13 +28,13 @@ class RegisterBody:
     filter_servers: list[str] = field(default_factory=list)
 
 
-def crc32(body: bytes) -> int:
-    """bodyCrc32 as Java computes it: CRC32 & 0x7FFFFFFF."""
-    return zlib.crc32(body) & 0x7FFFFFFF
-
-
-def encode_json(wrapper: dict[str, Any], filter_servers: list[str] | None = None) -> bytes:
-    return fastjson.dumps_bytes({"filterServerList": filter_servers or [], "topicConfigSerializeWrapper": wrapper})
+def encode_json(body: RegisterBody) -> bytes:
+    """The JSON form (what a broker sends without compressedRegister)."""
+    wrapper = {
+        "dataVersion": body.data_version or {},
+        "topicConfigTable": {name: tc.to_json() for name, tc in body.topics.items()},
+    }
+    return fastjson.dumps_bytes({"filterServerList": body.filter_servers, "topicConfigSerializeWrapper": wrapper})
 
 
 def encode_compressed(data_version: dict[str, Any], topics: dict[str, TopicConfig]) -> bytes:
@@ -49,14 +44,27 @@ def encode_compressed(data_version: dict[str, Any], topics: dict[str, TopicConfi
     return zlib.compress(b"".join(parts), 9)
 
 
-def decode(body: bytes, compressed: bool) -> RegisterBody:
-    """Either form. A body flagged uncompressed that is really deflated (what a 5.x broker with
-    compressedRegister sends) is read as compressed."""
+def decode(body: bytes) -> RegisterBody:
+    """Either form, told apart by the first byte (a deflated stream starts with 0x78, JSON with ``{``):
+    a 5.x broker with compressedRegister sends a deflated body flagged uncompressed."""
     if not body:
         return RegisterBody()
-    if compressed or body[:1] == b"\x78":
+    if body[:1] == b"\x78":
         return _decode_compressed(body)
     return _decode_json(body)
+
+
+class RegisterBodyCodec:
+    """The body codec of REGISTER_BROKER's declaration: JSON out, either form in."""
+
+    name = "RegisterBrokerBody"
+    json = True
+
+    def encode(self, value: RegisterBody) -> bytes:
+        return encode_json(value)
+
+    def decode(self, data: bytes) -> RegisterBody:
+        return decode(data)
 
 
 def _item(data: bytes) -> bytes:
@@ -72,26 +80,23 @@ def _decode_json(body: bytes) -> RegisterBody:
     try:
         obj = fastjson.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
-        raise BodyError(f"register body is not JSON: {e}") from None
+        raise ValueError(f"register body is not JSON: {e}") from None
     if not isinstance(obj, dict):
-        raise BodyError("register body is not a JSON object")
-    where = json_text_problem(body, obj)
-    if where is not None:
-        raise BodyError(f"register body: the text at {where} is not valid Unicode (a lone surrogate)")
+        raise ValueError("register body is not a JSON object")
     wrapper = obj.get("topicConfigSerializeWrapper", obj if "topicConfigTable" in obj else {})
     if not isinstance(wrapper, dict):
-        raise BodyError("topicConfigSerializeWrapper is not an object")
+        raise ValueError("topicConfigSerializeWrapper is not an object")
     table = wrapper.get("topicConfigTable") or {}
     if not isinstance(table, dict):
-        raise BodyError("topicConfigTable is not an object")
+        raise ValueError("topicConfigTable is not an object")
     topics: dict[str, TopicConfig] = {}
     for name, tc in table.items():
         if not isinstance(tc, dict):
-            raise BodyError(f"topic config of {name!r} is not an object")
+            raise ValueError(f"topic config of {name!r} is not an object")
         try:
             topics[name] = _route_fields(name, tc)
         except (TypeError, ValueError) as e:
-            raise BodyError(f"topic config of {name!r}: {e}") from None
+            raise ValueError(f"topic config of {name!r}: {e}") from None
     dv = wrapper.get("dataVersion")
     servers = obj.get("filterServerList") or []
     return RegisterBody(
@@ -119,7 +124,7 @@ class _Reader:
 
     def int(self) -> int:
         if self.pos + 4 > len(self.data):
-            raise BodyError("compressed register body ends early")
+            raise ValueError("compressed register body ends early")
         (n,) = struct.unpack_from(">i", self.data, self.pos)
         self.pos += 4
         return n
@@ -127,7 +132,7 @@ class _Reader:
     def item(self) -> bytes:
         n = self.int()
         if n < 0 or self.pos + n > len(self.data):
-            raise BodyError(f"compressed register body: item of {n} bytes runs past the end")
+            raise ValueError(f"compressed register body: item of {n} bytes runs past the end")
         out = self.data[self.pos : self.pos + n]
         self.pos += n
         return out
@@ -142,9 +147,9 @@ def _decode_compressed(body: bytes) -> RegisterBody:
         inflater = zlib.decompressobj()
         data = inflater.decompress(body, MAX_INFLATED)
     except zlib.error as e:
-        raise BodyError(f"register body does not inflate: {e}") from None
+        raise ValueError(f"register body does not inflate: {e}") from None
     if inflater.unconsumed_tail:
-        raise BodyError(f"register body inflates beyond {MAX_INFLATED} bytes")
+        raise ValueError(f"register body inflates beyond {MAX_INFLATED} bytes")
     r = _Reader(data)
     try:
         dv = json.loads(r.item())
@@ -154,7 +159,7 @@ def _decode_compressed(body: bytes) -> RegisterBody:
             topics[tc.topic_name] = tc
         servers = json.loads(r.item()) if r.more else []
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise BodyError(f"compressed register body: {e}") from None
+        raise ValueError(f"compressed register body: {e}") from None
     return RegisterBody(
         data_version=dv if isinstance(dv, dict) else None,
         topics=topics,
@@ -165,7 +170,7 @@ def _decode_compressed(body: bytes) -> RegisterBody:
 def _parse_topic_line(line: str) -> TopicConfig:
     parts = line.split(" ", 5)
     if len(parts) < 5:
-        raise BodyError(f"compressed topic config {line!r} has fewer than 5 fields")
+        raise ValueError(f"compressed topic config {line!r} has fewer than 5 fields")
     try:
         attrs = json.loads(parts[5]) if len(parts) > 5 and parts[5] else {}
         return TopicConfig(
@@ -177,4 +182,4 @@ def _parse_topic_line(line: str) -> TopicConfig:
             attributes={str(k): str(v) for k, v in attrs.items()} if isinstance(attrs, dict) else {},
         )
     except ValueError as e:
-        raise BodyError(f"compressed topic config {line!r}: {e}") from None
+        raise ValueError(f"compressed topic config {line!r}: {e}") from None

@@ -1,0 +1,191 @@
+"""Writing: queue offsets and commit-log offsets are given at once, records are written by one
+commit per event-loop turn and acknowledged once written (and, with SYNC_FLUSH, fsynced); see
+``mqadmin.server.store.store``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import struct
+import time
+
+from mqadmin.model.tags import tags_code
+from mqadmin.server.paths import UnsafePath
+from mqadmin.server.store.consumequeue import ConsumeQueue
+from mqadmin.server.store.state import Queued, StoreState
+from mqadmin.server.store.types import FlushDiskType, PutResult, PutStatus
+from mqadmin.wire.message import (
+    PHYS_OFFSET_POS,
+    PROPERTY_KEYS,
+    PROPERTY_TAGS,
+    PROPERTY_UNIQ_KEY,
+    MessageExt,
+    encode_message,
+)
+
+log = logging.getLogger(__name__)
+
+_PHYS = struct.Struct(">q")
+
+
+class StoreWriting(StoreState):
+    async def put(self, msg: MessageExt) -> PutResult:
+        return await self.put_batch([msg])
+
+    async def put_batch(self, msgs: list[MessageExt]) -> PutResult:
+        """Store messages of one queue (or one message) atomically, with consecutive queue offsets."""
+        if self.closed:
+            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE, detail="the message store is closed")
+        if not msgs:
+            return PutResult(PutStatus.MESSAGE_ILLEGAL, detail="no message to store")
+        try:
+            result, fut = self._enqueue(msgs)
+        except _Illegal as e:
+            return PutResult(e.status, detail=str(e))
+        status = await self._wait_stored(fut)
+        result.status = status
+        return result
+
+    def _enqueue(self, msgs: list[MessageExt]) -> tuple[PutResult, asyncio.Future[PutStatus]]:
+        now = int(time.time() * 1000)
+        if now < self._last_store_ts:
+            now = self._last_store_ts
+        self._last_store_ts = now
+        queued: list[Queued] = []
+        next_qoff: dict[tuple[str, int], int] = {}
+        phys = self._next_phys
+        for m in msgs:
+            key = (m.topic, m.queue_id)
+            qoff = next_qoff.get(key)
+            if qoff is None:
+                if key not in self._cqs:
+                    try:
+                        self._cq(m.topic, m.queue_id)
+                    except UnsafePath as e:
+                        raise _Illegal(PutStatus.MESSAGE_ILLEGAL, str(e)) from None
+                qoff = self._next_queue_offset(key)
+            m.queue_offset = qoff
+            m.store_timestamp = now
+            m.store_host = self.store_host
+            try:
+                data = bytearray(encode_message(m))
+            except struct.error as e:
+                raise _Illegal(PutStatus.MESSAGE_ILLEGAL, f"a header field is out of range: {e}") from None
+            except ValueError as e:
+                status = PutStatus.PROPERTIES_SIZE_EXCEEDED if "properties" in str(e) else PutStatus.MESSAGE_ILLEGAL
+                raise _Illegal(status, str(e)) from None
+            if len(data) > self._segment_size:
+                raise _Illegal(
+                    PutStatus.MESSAGE_ILLEGAL,
+                    f"the stored message takes {len(data)} bytes, more than a commit-log segment "
+                    f"({self._segment_size})",
+                )
+            phys = self.log.place(phys, len(data))
+            m.commit_log_offset = phys
+            _PHYS.pack_into(data, PHYS_OFFSET_POS, phys)
+            props = m.properties
+            keys = [k for k in props.get(PROPERTY_KEYS, "").split(" ") if k]
+            code = tags_code(props.get(PROPERTY_TAGS))
+            queued.append((phys, data, m.topic, m.queue_id, qoff, code, keys, props.get(PROPERTY_UNIQ_KEY)))
+            next_qoff[key] = qoff + 1
+            phys += len(data)
+        self._next_phys = phys
+        self._next_qoff.update(next_qoff)
+        self._queued.extend(queued)
+        fut: asyncio.Future[PutStatus] = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        if self._commit_handle is None:
+            self._commit_handle = asyncio.get_running_loop().call_soon(self._commit)
+        first = queued[0]
+        result = PutResult(
+            PutStatus.PUT_OK,
+            msg_ids=[m.msg_id for m in msgs],
+            queue_offset=first[4],
+            phys_offset=first[0],
+            wrote_bytes=sum(len(q[1]) for q in queued),
+        )
+        return result, fut
+
+    def _next_queue_offset(self, key: tuple[str, int]) -> int:
+        qoff = self._next_qoff.get(key)
+        if qoff is None:
+            cq = self._cqs.get(key)
+            qoff = cq.count if cq is not None else 0
+        return qoff
+
+    async def _wait_stored(self, fut: asyncio.Future[PutStatus]) -> PutStatus:
+        if self.flush_disk_type == FlushDiskType.ASYNC:
+            return await fut
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), self.sync_flush_timeout)
+        except TimeoutError:
+            return PutStatus.FLUSH_DISK_TIMEOUT
+
+    def _commit(self) -> None:
+        """Write every queued record, index it, then acknowledge (see the module docstring)."""
+        self._commit_handle = None
+        queued, self._queued = self._queued, []
+        waiters, self._waiters = self._waiters, []
+        if not queued:
+            return
+        try:
+            self._write(queued)
+        except OSError as e:
+            log.error("store: writing the commit log failed: %s", e)
+            self._rollback()
+            for fut in waiters:
+                if not fut.done():
+                    fut.set_result(PutStatus.SERVICE_NOT_AVAILABLE)
+            return
+        touched: dict[tuple[str, int], ConsumeQueue] = {}
+        index = self.index
+        for phys, data, topic, qid, _qoff, code, keys, uniq in queued:
+            key = (topic, qid)
+            cq = touched.get(key) or self._cq(topic, qid)
+            cq.append(phys, len(data), code)
+            touched[key] = cq
+            for k in keys:
+                index.add(topic, k, phys)
+            if uniq:
+                index.add(topic, uniq, phys)
+        last = queued[-1]
+        self._end = last[0] + len(last[1])
+        for (topic, qid), cq in touched.items():
+            for listener in self._listeners:
+                try:
+                    listener(topic, qid, cq.count)
+                except Exception:  # a listener bug must not lose the acknowledgement
+                    log.exception("store: arrival listener failed")
+        if self.flush_disk_type == FlushDiskType.SYNC and self._sync_event is not None:
+            self._sync_waiters.extend(waiters)
+            self._sync_event.set()
+        else:
+            for fut in waiters:
+                if not fut.done():
+                    fut.set_result(PutStatus.PUT_OK)
+
+    def _write(self, queued: list[Queued]) -> None:
+        """One pwrite per run of records that are contiguous within one segment."""
+        run_start = queued[0][0]
+        run: list[bytearray] = []
+        pos = run_start
+        for phys, data, *_ in queued:
+            if phys != pos:
+                self.log.write(run_start, b"".join(run))
+                run_start, run = phys, []
+            run.append(data)
+            pos = phys + len(data)
+        self.log.write(run_start, b"".join(run) if len(run) > 1 else run[0])
+
+    def _rollback(self) -> None:
+        self._next_phys = self._end
+        self._next_qoff.clear()
+        with contextlib.suppress(OSError):
+            self.log.truncate(self._end)
+
+
+class _Illegal(Exception):
+    def __init__(self, status: PutStatus, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
