@@ -18,7 +18,7 @@ from mqadmin.model.exports import DLQ_PREFIX, RETRY_PREFIX
 from mqadmin.model.rpc import groups as group_rpc
 from mqadmin.model.rpc import namesrv as ns_rpc
 from mqadmin.model.rpc import stats as rpc
-from mqadmin.model.rpc.topics import TopicHeader
+from mqadmin.model.rpc import topics as topic_rpc
 from mqadmin.wire.codes import ResponseCode
 
 STATS_CONCURRENCY = 32
@@ -70,7 +70,7 @@ class StatsOps(AdminCore):
 
     async def topic_consumed_by(self, addr: str, topic: str) -> list[str]:
         """QUERY_TOPIC_CONSUME_BY_WHO (300): the groups a broker knows consume ``topic``."""
-        return (await self.request(addr, rpc.QUERY_TOPIC_CONSUME_BY_WHO, TopicHeader(topic=topic))).body or []
+        return (await self.request(addr, rpc.QUERY_TOPIC_CONSUME_BY_WHO, topic_rpc.TopicHeader(topic=topic))).body or []
 
     async def topic_diff(self, addr: str, group: str, topic: str) -> int:
         """Java's ``ConsumeStats.computeTotalDiff`` on one broker for one topic: broker offset minus consumer
