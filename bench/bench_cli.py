@@ -211,9 +211,8 @@ def main() -> int:
 
 def report(figures: dict[str, dict[str, dict]], runs: int, load_before: str, load_after: str) -> None:
     print(f"\nmedian of {runs} runs each, interleaved; wall time of the whole process")
-    print(
-        f"{'case':<16} {'tool':<7} {'median s':>9} {'min s':>7} {'peak RSS MB':>12} {'java/ours':>10} {'before/ours':>12}"
-    )
+    header = f"{'case':<16} {'tool':<7} {'median s':>9} {'min s':>7} {'peak RSS MB':>12}"
+    print(f"{header} {'java/ours':>10} {'before/ours':>12}")
     verdicts = []
     for case, by_tool in figures.items():
         ours = by_tool.get("ours")
