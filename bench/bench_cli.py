@@ -111,24 +111,32 @@ def child(tool: str, version: str, args: list[str], stock_jvm: bool, src: str | 
     )
 
 
-def measure(tool: str, version: str, args: list[str], stock_jvm: bool, src: str | None = None) -> dict:
+def measure(
+    tool: str, version: str, args: list[str], stock_jvm: bool, src: str | None = None, *, check: bool = True
+) -> dict:
+    """One run in a helper process; a failed run ends the benchmark, or with ``check=False`` is marked failed."""
     cmd = [sys.executable, __file__, "--child", tool, "--version", version, *(["--stock-jvm"] if stock_jvm else [])]
     cmd += [*(["--src", src] if src else []), "--", *args]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     ok = result["code"] == 0 and ("success" in result["out"] if tool == "java" and args[0] == "updateTopic" else True)
-    if not ok:
+    if not ok and check:
         raise SystemExit(f"{tool} {' '.join(args)} failed: {result['out']} {result['err']}")
-    return result
+    if not ok:
+        print(f"  {tool} {' '.join(args)} failed: {(result['out'] + result['err']).strip()[-200:]}", file=sys.stderr)
+    return {**result, "ok": ok}
 
 
 def summarise(samples: list[dict]) -> dict:
-    walls = [s["wall"] for s in samples]
+    """Median and minimum of the runs that succeeded (a failed run is counted, not timed)."""
+    good = [s for s in samples if s.get("ok", True)] or samples
+    walls = [s["wall"] for s in good]
     return {
         "median_s": statistics.median(walls),
         "min_s": min(walls),
-        "peak_rss_mb": max(s["rss_kb"] for s in samples) / 1024,
+        "peak_rss_mb": max(s["rss_kb"] for s in good) / 1024,
         "runs": len(samples),
+        "failed": len(samples) - len([s for s in samples if s.get("ok", True)]),
     }
 
 
@@ -189,7 +197,7 @@ def main() -> int:
                     ours, java = case_args(case, cluster.namesrv_addr, cluster.cluster)  # updateTopic: a new topic
                     args = java if tool == "java" else ours
                     src = str(opts.before) if tool == "before" else None
-                    samples[case][tool].append(measure(tool, opts.version, args, opts.stock_jvm, src))
+                    samples[case][tool].append(measure(tool, opts.version, args, opts.stock_jvm, src, check=False))
             print(f"  round {i + 1}/{opts.runs} done; load {os.getloadavg()[0]:.2f}", file=sys.stderr)
         load_after = _load()
     figures = {case: {tool: summarise(s) for tool, s in by_tool.items()} for case, by_tool in samples.items()}
@@ -212,7 +220,7 @@ def main() -> int:
 def report(figures: dict[str, dict[str, dict]], runs: int, load_before: str, load_after: str) -> None:
     print(f"\nmedian of {runs} runs each, interleaved; wall time of the whole process")
     header = f"{'case':<16} {'tool':<7} {'median s':>9} {'min s':>7} {'peak RSS MB':>12}"
-    print(f"{header} {'java/ours':>10} {'before/ours':>12}")
+    print(f"{header} {'java/ours':>10} {'before/ours':>12} {'failed':>7}")
     verdicts = []
     for case, by_tool in figures.items():
         ours = by_tool.get("ours")
@@ -224,7 +232,7 @@ def report(figures: dict[str, dict[str, dict]], runs: int, load_before: str, loa
                 before_ratio = f"{by_tool['before']['median_s'] / f['median_s']:.2f}x"
             print(
                 f"{case:<16} {tool:<7} {f['median_s']:>9.3f} {f['min_s']:>7.3f} {f['peak_rss_mb']:>12.1f}"
-                f" {java_ratio:>10} {before_ratio:>12}"
+                f" {java_ratio:>10} {before_ratio:>12} {f['failed'] or '':>7}"
             )
         if ours is None:
             continue
