@@ -1,4 +1,4 @@
-"""Regenerate the shell completions, the man page and docs/parity.md from the app.
+"""Regenerate the shell completions, the man page, docs/parity.md and the admin client's operations index.
 
     python -m mqadmin.cli.generate            # writes completions/ and man/ under the current directory
     python -m mqadmin.cli.generate --check    # exit 1 listing the files that are out of date
@@ -30,6 +30,7 @@ def completion_script(shell: str) -> str:
 
 def generated_files() -> dict[str, str]:
     """Relative path -> content of every generated file."""
+    from mqadmin.admin.lazy_client import render_operations_index
     from mqadmin.cli.main import app
     from mqadmin.cli.manpage import render_manpage
     from mqadmin.cli.parity import render_parity
@@ -37,6 +38,7 @@ def generated_files() -> dict[str, str]:
     files = {f"completions/mqadmin.{shell}": completion_script(shell) for shell in SHELLS}
     files["man/mqadmin.1"] = render_manpage(app)
     files["docs/parity.md"] = render_parity()
+    files["mqadmin/admin/operations.py"] = render_operations_index()
     return files
 
 
