@@ -12,7 +12,8 @@ all of them see the same machine load:
 * ``java``: Java mqadmin of ``--version`` (its ``help updateTopic`` for ``--help``).
 
 Cases: ``--help``, ``topicList``, ``clusterList`` and ``updateTopic -c`` (a new topic per run, so
-every run creates one on both masters). Prints the median and minimum wall time, the tool's peak
+every run creates one on both masters). Prints the median and minimum wall time, the median CPU time
+(user + system, all threads: on a loaded machine it moves far less than wall time), the tool's peak
 RSS, the ratios Java / ours and before / ours, the load average before and after, and the goals of
 issue 12: a one-request command at most 0.12 s and ``--help`` at most 0.15 s (on a quiet machine),
 ``clusterList`` and ``updateTopic -c`` at least 15 times faster than Java mqadmin.
@@ -85,7 +86,7 @@ def case_args(case: str, namesrv: str, cluster: str) -> tuple[list[str], list[st
 
 
 def child(tool: str, version: str, args: list[str], stock_jvm: bool, src: str | None) -> None:
-    """Helper-process entry: run one tool invocation, print wall time and peak RSS as JSON."""
+    """Helper-process entry: run one tool invocation, print wall time, CPU time and peak RSS as JSON."""
     if tool == "java":
         from tests.realrmq.apache import java_mqadmin
 
@@ -97,11 +98,13 @@ def child(tool: str, version: str, args: list[str], stock_jvm: bool, src: str | 
             t0 = time.perf_counter()
             done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=ours_env(src))
     wall = time.perf_counter() - t0
-    rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss_kb = usage.ru_maxrss
     print(
         json.dumps(
             {
                 "wall": wall,
+                "cpu": usage.ru_utime + usage.ru_stime,
                 "rss_kb": rss_kb,
                 "code": done.returncode,
                 "out": done.stdout[-400:],
@@ -134,6 +137,7 @@ def summarise(samples: list[dict]) -> dict:
     return {
         "median_s": statistics.median(walls),
         "min_s": min(walls),
+        "cpu_median_s": statistics.median(s.get("cpu", 0.0) for s in good),
         "peak_rss_mb": max(s["rss_kb"] for s in good) / 1024,
         "runs": len(samples),
         "failed": len(samples) - len([s for s in samples if s.get("ok", True)]),
@@ -217,23 +221,33 @@ def main() -> int:
     return 0
 
 
+def _ratio(by_tool: dict[str, dict], slower: str, key: str, digits: int) -> str:
+    if slower not in by_tool or "ours" not in by_tool:
+        return ""
+    return f"{by_tool[slower][key] / by_tool['ours'][key]:.{digits}f}x"
+
+
 def report(figures: dict[str, dict[str, dict]], runs: int, load_before: str, load_after: str) -> None:
-    print(f"\nmedian of {runs} runs each, interleaved; wall time of the whole process")
-    header = f"{'case':<16} {'tool':<7} {'median s':>9} {'min s':>7} {'peak RSS MB':>12}"
-    print(f"{header} {'java/ours':>10} {'before/ours':>12} {'failed':>7}")
+    print(f"\nmedian of {runs} runs each, interleaved; wall and CPU (user + system) time of the whole process")
+    header = f"{'case':<16} {'tool':<7} {'wall s':>7} {'min s':>7} {'CPU s':>7} {'RSS MB':>7}"
+    print(f"{header} {'java/ours wall':>15} {'CPU':>6} {'before/ours wall':>17} {'CPU':>6} {'failed':>7}")
     verdicts = []
     for case, by_tool in figures.items():
-        ours = by_tool.get("ours")
         for tool, f in by_tool.items():
-            java_ratio = before_ratio = ""
-            if tool == "ours" and "java" in by_tool:
-                java_ratio = f"{by_tool['java']['median_s'] / f['median_s']:.1f}x"
-            if tool == "ours" and "before" in by_tool:
-                before_ratio = f"{by_tool['before']['median_s'] / f['median_s']:.2f}x"
+            ratios = ["", "", "", ""]
+            if tool == "ours":
+                ratios = [
+                    _ratio(by_tool, "java", "median_s", 1),
+                    _ratio(by_tool, "java", "cpu_median_s", 1),
+                    _ratio(by_tool, "before", "median_s", 2),
+                    _ratio(by_tool, "before", "cpu_median_s", 2),
+                ]
             print(
-                f"{case:<16} {tool:<7} {f['median_s']:>9.3f} {f['min_s']:>7.3f} {f['peak_rss_mb']:>12.1f}"
-                f" {java_ratio:>10} {before_ratio:>12} {f['failed'] or '':>7}"
+                f"{case:<16} {tool:<7} {f['median_s']:>7.3f} {f['min_s']:>7.3f} {f['cpu_median_s']:>7.3f}"
+                f" {f['peak_rss_mb']:>7.1f} {ratios[0]:>15} {ratios[1]:>6} {ratios[2]:>17} {ratios[3]:>6}"
+                f" {f['failed'] or '':>7}"
             )
+        ours = by_tool.get("ours")
         if ours is None:
             continue
         goal_s = HELP_GOAL_S if case == "--help" else ONE_REQUEST_GOAL_S
