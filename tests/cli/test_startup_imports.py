@@ -75,7 +75,8 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
 
 
 def test_every_declaration_module_is_listed_and_they_load_together() -> None:
-    """Declarations load on first use, so a request code declared twice only fails once both modules load."""
+    """Declarations load on first use, so a request code declared twice, or a malformed header, would only fail
+    when used: load them all and read every header's fields."""
     from mqadmin.model import rpc
 
     package = Path(rpc.__file__).parent
@@ -84,6 +85,9 @@ def test_every_declaration_module_is_listed_and_they_load_together() -> None:
     script = (
         "import importlib; from mqadmin.model import rpc\n"
         "for m in rpc.DECLARATION_MODULES: importlib.import_module('mqadmin.model.rpc.' + m)\n"
+        "for r in rpc.REGISTRY.values():\n"
+        "    for h in (r.header, r.response_header):\n"
+        "        if h is not None: h.wire_fields()  # raises on a malformed header declaration\n"
         "print(len(rpc.REGISTRY))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
