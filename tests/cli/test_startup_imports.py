@@ -54,6 +54,7 @@ def test_help_imports_neither_rich_nor_the_admin_client() -> None:
     assert not executed(loaded, "rich")
     assert not executed(loaded, "mqadmin.admin")
     assert not executed(loaded, "asyncio")
+    assert not executed(loaded, "mqadmin.cli.settings")  # nor profiles, config files or tomllib
 
 
 def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: EmbeddedCluster) -> None:
