@@ -1,22 +1,53 @@
-"""Typed async admin operations over the transport (no CLI imports here)."""
+"""Typed async admin operations over the transport (no CLI imports here).
 
-from mqadmin.admin.client import AdminClient
-from mqadmin.admin.errors import (
-    AdminError,
-    BadNameServerAddress,
-    NameServerUnreachable,
-    NoNameServer,
-    ResponseError,
-    UnknownCluster,
-)
-from mqadmin.admin.fanout import Target, fan_out
-from mqadmin.admin.namesrv import NameServerSet, parse_namesrv_addrs, resolve_namesrv_addrs
-from mqadmin.admin.results import Status, TargetResult, outcome
+The names below are imported on first use, so that ``from mqadmin.admin import TargetResult`` does not
+load every operation module (start-up is most of a one-request command's time).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mqadmin.admin.client import AdminClient
+    from mqadmin.admin.errors import (
+        AdminError,
+        BadNameServerAddress,
+        NameServerUnreachable,
+        NoNameServer,
+        ResponseError,
+        UnknownCluster,
+    )
+    from mqadmin.admin.fanout import Target, fan_out
+    from mqadmin.admin.lazy_client import LazyAdminClient
+    from mqadmin.admin.namesrv import NameServerSet, parse_namesrv_addrs, resolve_namesrv_addrs
+    from mqadmin.admin.results import Status, TargetResult, outcome
+
+_MODULE_OF = {
+    "AdminClient": "client",
+    "AdminError": "errors",
+    "BadNameServerAddress": "errors",
+    "LazyAdminClient": "lazy_client",
+    "NameServerSet": "namesrv",
+    "NameServerUnreachable": "errors",
+    "NoNameServer": "errors",
+    "ResponseError": "errors",
+    "Status": "results",
+    "Target": "fanout",
+    "TargetResult": "results",
+    "UnknownCluster": "errors",
+    "fan_out": "fanout",
+    "outcome": "results",
+    "parse_namesrv_addrs": "namesrv",
+    "resolve_namesrv_addrs": "namesrv",
+}
 
 __all__ = [
     "AdminClient",
     "AdminError",
     "BadNameServerAddress",
+    "LazyAdminClient",
     "NameServerSet",
     "NameServerUnreachable",
     "NoNameServer",
@@ -30,3 +61,12 @@ __all__ = [
     "parse_namesrv_addrs",
     "resolve_namesrv_addrs",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

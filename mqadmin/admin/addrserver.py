@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import os
 import ssl
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -137,6 +136,8 @@ def _read_cache(path: Path) -> tuple[float, str] | None:
 
 
 def _write_cache(path: Path, value: str) -> None:
+    import tempfile  # only with an address server: every command imports this module
+
     with contextlib.suppress(OSError):  # a cache that cannot be written only costs a fetch next time
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".nsaddr.")

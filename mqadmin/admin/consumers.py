@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from mqadmin.admin.errors import AdminError, ResponseError, reason_of
 from mqadmin.admin.fanout import Target, fan_out
@@ -25,9 +25,11 @@ from mqadmin.model.queue import MessageQueue
 from mqadmin.model.route import BrokerData, TopicRouteData
 from mqadmin.model.rpc import clients as client_rpc
 from mqadmin.model.rpc import consumers as rpc
-from mqadmin.model.rpc.consumers import ConsumerStatus, OffsetTable, RequestMode
 from mqadmin.transport.errors import TransportError
 from mqadmin.wire.codes import ResponseCode
+
+if TYPE_CHECKING:
+    from mqadmin.model.rpc.consumers import ConsumerStatus, OffsetTable, RequestMode
 
 T = TypeVar("T")
 
@@ -412,7 +414,7 @@ class ConsumerOps(TopicOps, GroupOps):
         body = (await self.request(addr, rpc.GET_ALL_MESSAGE_REQUEST_MODE)).body or {}
         table = body.get("messageRequestModeMap") or {}
         return {
-            (str(topic), str(group)): RequestMode.from_json(mode)
+            (str(topic), str(group)): rpc.RequestMode.from_json(mode)
             for topic, groups in table.items()
             for group, mode in (groups or {}).items()
         }
@@ -427,7 +429,7 @@ class ConsumerOps(TopicOps, GroupOps):
                 if e.code != ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
                     raise
                 current = None  # a 4.9 broker: the request below says it has no modes at all
-            current = current or RequestMode(mode.topic, mode.consumer_group)
+            current = current or rpc.RequestMode(mode.topic, mode.consumer_group)
             changes = {
                 name: (old, new)
                 for name, old, new in (

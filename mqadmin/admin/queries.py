@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from mqadmin.admin.core import AdminCore
 from mqadmin.admin.errors import AdminError
 from mqadmin.model.route import TopicRouteData
+from mqadmin.model.rpc import groups as group_rpc
 from mqadmin.model.rpc import messages as rpc
-from mqadmin.model.rpc.groups import GET_CONSUME_STATS, ConsumeStatsHeader
 from mqadmin.model.tags import SUB_ALL
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.message import MessageExt, decode_messages
@@ -183,7 +183,9 @@ class MessageOps(AdminCore):
 
     async def consumer_offset(self, addr: str, group: str, topic: str, queue_id: int) -> int | None:
         """The group's committed offset of one queue on one broker (GET_CONSUME_STATS), None if it has none."""
-        reply = await self.request(addr, GET_CONSUME_STATS, ConsumeStatsHeader(consumer_group=group, topic=topic))
+        reply = await self.request(
+            addr, group_rpc.GET_CONSUME_STATS, group_rpc.ConsumeStatsHeader(consumer_group=group, topic=topic)
+        )
         stats = reply.body
         if stats is None:
             return None

@@ -14,8 +14,6 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -163,6 +161,8 @@ def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
 
 def parse_config(text: str, path: Path) -> Config:
     """A checked Config from the file's text; ``ConfigError`` says what is wrong and where."""
+    import tomllib  # here, not at the top: most runs have no config file, and start-up counts
+
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -217,6 +217,8 @@ def save_config(config: Config) -> None:
 
 def write_private(path: Path, text: str) -> None:
     """Replace ``path`` by ``text`` atomically: a temporary file (0600) in the same directory, fsync, rename."""
+    import tempfile
+
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

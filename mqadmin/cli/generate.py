@@ -1,5 +1,5 @@
-"""Regenerate the shell completions, the man page, docs/parity.md, docs/protocol-requests.md and the topology
-JSON Schema.
+"""Regenerate the shell completions, the man page, docs/parity.md, docs/protocol-requests.md, the topology
+JSON Schema and the admin client's operations index.
 
     python -m mqadmin.cli.generate            # writes completions/ and man/ under the current directory
     python -m mqadmin.cli.generate --check    # exit 1 listing the files that are out of date
@@ -31,6 +31,7 @@ def completion_script(shell: str) -> str:
 
 def generated_files() -> dict[str, str]:
     """Relative path -> content of every generated file."""
+    from mqadmin.admin.lazy_client import render_operations_index
     from mqadmin.cli.main import app
     from mqadmin.cli.manpage import render_manpage
     from mqadmin.cli.parity import render_parity
@@ -42,6 +43,7 @@ def generated_files() -> dict[str, str]:
     files["docs/parity.md"] = render_parity()
     files["docs/protocol-requests.md"] = render_request_table()
     files["mqadmin/topology/schema.json"] = schema_text()
+    files["mqadmin/admin/operations.py"] = render_operations_index()
     return files
 
 

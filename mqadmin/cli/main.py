@@ -131,7 +131,7 @@ app.callback()(root)
 
 def main(argv: list[str] | None = None) -> int:
     """Run the app and return the exit code, turning every failure into a one-line error."""
-    from mqadmin.cli.settings import reset_globals
+    from mqadmin.cli.options import reset_globals
 
     reset_globals()
     try:

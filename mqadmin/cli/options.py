@@ -12,6 +12,7 @@ import functools
 import inspect
 import math
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -50,6 +51,14 @@ class GlobalOptions:
 
 
 GLOBAL = GlobalOptions()
+
+
+def reset_globals() -> None:
+    """Back to the defaults (each run starts from them, also when run in-process by tests)."""
+    GLOBAL.__init__()  # type: ignore[misc]
+    settings = sys.modules.get("mqadmin.cli.settings")  # nothing to forget before a command has used it
+    if settings is not None:
+        settings.forget()
 
 
 def debug_enabled() -> bool:

@@ -101,7 +101,7 @@ def check_broker_addr(addr: str | None, option: str = "-b") -> None:
 
 def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
     """Resolve the name servers (``-n``, NAMESRV_ADDR or the profile), run ``fn(admin)`` and translate errors."""
-    from mqadmin.admin import AdminClient
+    from mqadmin.admin.lazy_client import LazyAdminClient  # AdminClient, importing only the operations used
     from mqadmin.cli import settings
 
     settings.validate()
@@ -110,7 +110,7 @@ def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) ->
     async def main() -> T:
         transport = connection_transport(addrs)
         try:
-            async with AdminClient(addrs, transport=transport, timeout=settings.request_timeout()) as admin:
+            async with LazyAdminClient(addrs, transport=transport, timeout=settings.request_timeout()) as admin:
                 return await fn(admin)
         finally:
             if transport_factory is None:

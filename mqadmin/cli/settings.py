@@ -85,13 +85,6 @@ def forget() -> None:
     _cache.clear()
 
 
-def reset_globals() -> None:
-    """Back to the default options, resolved again (each run starts from them, also when run in-process by
-    tests)."""
-    GLOBAL.__init__()  # type: ignore[misc]
-    forget()
-
-
 def _cached(fn: Callable[[], T]) -> Callable[[], T]:
     def wrapper() -> T:
         if fn.__name__ not in _cache:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mqadmin.model.static_topic import TopicQueueMappingInfo
+if TYPE_CHECKING:
+    from mqadmin.model.static_topic import TopicQueueMappingInfo
 
 MASTER_ID = 0
 
@@ -75,14 +76,17 @@ class TopicRouteData:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> TopicRouteData:
+        mappings = obj.get("topicQueueMappingByBroker") or {}
+        queue_mappings: dict[str, TopicQueueMappingInfo] = {}
+        if mappings:  # static topics only: most commands never import their model
+            from mqadmin.model.static_topic import TopicQueueMappingInfo
+
+            queue_mappings = {str(b): TopicQueueMappingInfo.from_json(m) for b, m in mappings.items()}
         return cls(
             broker_datas=[BrokerData.from_json(b) for b in obj.get("brokerDatas") or []],
             queue_datas=[QueueData.from_json(q) for q in obj.get("queueDatas") or []],
             order_topic_conf=obj.get("orderTopicConf") or None,
-            queue_mappings={
-                str(b): TopicQueueMappingInfo.from_json(m)
-                for b, m in (obj.get("topicQueueMappingByBroker") or {}).items()
-            },
+            queue_mappings=queue_mappings,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mqadmin.model.rpc import REGISTRY
+from mqadmin.model.rpc import load_all
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
-JSON_BODY_CODES = frozenset(code for code, rpc in REGISTRY.items() if rpc.body is not None and rpc.body.json)
+JSON_BODY_CODES = frozenset(code for code, rpc in load_all().items() if rpc.body is not None and rpc.body.json)
 """Requests whose declared body is JSON: checked for lone surrogates too."""
 
 

@@ -36,6 +36,7 @@ def test_generate_script_writes_and_checks(tmp_path: Path) -> None:
         "mqadmin.bash",
         "mqadmin.fish",
         "mqadmin.zsh",
+        "operations.py",
         "parity.md",
         "protocol-requests.md",
         "schema.json",

@@ -1,33 +1,24 @@
 """One declaration per remoting request (code, header fields, body, response), used by the admin
 client to encode, by the servers to decode and validate, and by the test fake to answer.
 
-Importing this package imports every declaration module, so ``REGISTRY`` is complete.
+The declaration modules (``auth``, ``topics``, …) are loaded on first use: building their hundred-odd
+header dataclasses is most of a one-request command's start-up, and a command needs one or two of
+them. ``from mqadmin.model.rpc import topics as rpc`` binds a module that runs on its first attribute
+access (``importlib.util.LazyLoader``); importing a name from it (``from mqadmin.model.rpc.topics
+import TopicHeader``) loads it at once. ``REGISTRY`` holds the declarations loaded so far;
+``load_all()`` completes it (the servers and the generated request table need every declaration).
 """
 
-from mqadmin.model.rpc import (
-    auth,
-    brokers,
-    clients,
-    consumers,
-    groups,
-    lite,
-    messages,
-    namesrv,
-    pop,
-    registration,
-    static_topics,
-    stats,
-    topics,
-)
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from types import ModuleType
+
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, Reply, RequestRefused, Rpc, wire
 
-__all__ = [
-    "REGISTRY",
-    "Decoded",
-    "Header",
-    "Reply",
-    "RequestRefused",
-    "Rpc",
+DECLARATION_MODULES = (
     "auth",
     "brokers",
     "clients",
@@ -41,5 +32,39 @@ __all__ = [
     "static_topics",
     "stats",
     "topics",
+)
+
+__all__ = [
+    "DECLARATION_MODULES",
+    "REGISTRY",
+    "Decoded",
+    "Header",
+    "Reply",
+    "RequestRefused",
+    "Rpc",
+    "load_all",
     "wire",
 ]
+
+
+def load_all() -> dict[int, Rpc]:  # type: ignore[type-arg]
+    """Every declaration module loaded; ``REGISTRY``, now complete."""
+    for name in DECLARATION_MODULES:
+        importlib.import_module(f"{__name__}.{name}").__dict__  # noqa: B018  (runs a lazily loaded module)
+    return REGISTRY
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name not in DECLARATION_MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    full = f"{__name__}.{name}"
+    module = sys.modules.get(full)
+    if module is None:
+        spec = importlib.util.find_spec(full)
+        assert spec is not None and spec.loader is not None
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full] = module
+        spec.loader.exec_module(module)
+    globals()[name] = module
+    return module

@@ -271,9 +271,8 @@ class Rpc(Generic[H, B, RH, RB]):
         if previous is not None:  # one declaration per request, shared by every side
             raise ValueError(f"request code {self.code} declared twice ({previous.name}, {self.name})")
         REGISTRY[self.code] = self
-        for h in (self.header, self.response_header):
-            if h is not None:
-                h.wire_fields()  # fail at import on a malformed declaration
+        # Header fields are read (and a malformed declaration found) on first use, not here: resolving every
+        # header's type hints at import costs start-up. tests/cli/test_startup_imports.py checks them all.
 
     # --- client side ----------------------------------------------------------------------
 

@@ -1,0 +1,96 @@
+"""What a one-request command imports (start-up is most of its time): plain output never imports rich,
+and the request declarations a command does not use are never run.
+
+Each command runs in a fresh interpreter against an embedded cluster, with stdout a pipe (plain output);
+the test checks its output and then which modules it loaded. Timings are measured in bench/bench_cli.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.devprocs import EmbeddedCluster
+
+RUN_AND_LIST_MODULES = """
+import json, sys, types
+from mqadmin.cli.main import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+loaded = {name: type(m) is types.ModuleType for name, m in list(sys.modules.items()) if m is not None}
+sys.stderr.write("\\nMODULES " + json.dumps({"code": code, "loaded": loaded}) + "\\n")
+"""
+
+UNUSED_BY_ONE_REQUEST = ("auth", "consumers", "lite", "messages", "offsets", "pop", "static_topics", "stats")
+"""Declaration modules (mqadmin.model.rpc.*) that topicList, clusterList and updateTopic never need."""
+
+
+def run(args: list[str]) -> tuple[int, str, dict[str, bool]]:
+    """(exit code, stdout, module name -> whether it has run) of ``mqadmin ARGS`` in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_AND_LIST_MODULES, *args], capture_output=True, text=True, timeout=120
+    )
+    report = json.loads(done.stderr.rsplit("MODULES ", 1)[1])
+    return report["code"], done.stdout, report["loaded"]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory):
+    with EmbeddedCluster(tmp_path_factory.mktemp("startup-imports")) as c:
+        yield c
+
+
+def executed(loaded: dict[str, bool], prefix: str) -> set[str]:
+    return {name for name, ran in loaded.items() if ran and (name == prefix or name.startswith(prefix + "."))}
+
+
+def test_help_imports_neither_rich_nor_the_admin_client() -> None:
+    code, out, loaded = run(["--help"])
+    assert code == 0 and "updateTopic" in out
+    assert not executed(loaded, "rich")
+    assert not executed(loaded, "mqadmin.admin")
+    assert not executed(loaded, "asyncio")
+    assert not executed(loaded, "mqadmin.cli.settings")  # nor profiles, config files or tomllib
+
+
+def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: EmbeddedCluster) -> None:
+    ns = cluster.namesrv_addr
+    code, out, loaded = run(["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "StartupImports"])
+    assert code == 0 and out.count("created") == 2
+    assert not executed(loaded, "rich")
+
+    code, out, loaded = run(["topicList", "-n", ns])
+    assert code == 0 and "StartupImports" in out.split()
+    assert not executed(loaded, "rich")
+    unused = {f"mqadmin.model.rpc.{m}" for m in UNUSED_BY_ONE_REQUEST}
+    assert not unused & executed(loaded, "mqadmin.model.rpc")
+
+    code, out, loaded = run(["clusterList", "-n", ns])
+    assert code == 0 and "broker-a" in out and "broker-b" in out
+    assert not executed(loaded, "rich")
+    assert not unused & executed(loaded, "mqadmin.model.rpc")
+
+
+def test_every_declaration_module_is_listed_and_they_load_together() -> None:
+    """Declarations load on first use, so a request code declared twice, or a malformed header, would only fail
+    when used: load them all and read every header's fields."""
+    from mqadmin.model import rpc
+
+    package = Path(rpc.__file__).parent
+    on_disk = {p.stem for p in package.glob("*.py")} - {"__init__", "spec", "bodies"}
+    assert set(rpc.DECLARATION_MODULES) == on_disk
+    script = (
+        "import importlib; from mqadmin.model import rpc\n"
+        "for m in rpc.DECLARATION_MODULES: importlib.import_module('mqadmin.model.rpc.' + m)\n"
+        "for r in rpc.REGISTRY.values():\n"
+        "    for h in (r.header, r.response_header):\n"
+        "        if h is not None: h.wire_fields()  # raises on a malformed header declaration\n"
+        "print(len(rpc.REGISTRY))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 50
