@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mqadmin.model.broker_consume import BrokerConsumeStatsBody
 from mqadmin.model.rpc.bodies import KV_TABLE, PROPERTIES
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C
@@ -25,4 +26,38 @@ UPDATE_BROKER_CONFIG = Rpc(
 GET_BROKER_RUNTIME_INFO = Rpc(
     C.GET_BROKER_RUNTIME_INFO, "GET_BROKER_RUNTIME_INFO", response_body=KV_TABLE,
     summary="version, TPS, offsets, disk and thread-pool figures",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsumeStatsInBrokerHeader(Header):
+    is_order: bool = wire("isOrder")
+    """Only topics configured as ordered."""
+
+
+GET_BROKER_CONSUME_STATS = Rpc(
+    C.GET_BROKER_CONSUME_STATS, "GET_BROKER_CONSUME_STATS", ConsumeStatsInBrokerHeader,
+    response_body=BrokerConsumeStatsBody(), summary="every subscription group's offsets and lag on the broker",
+)  # fmt: skip
+
+CLEAN_EXPIRED_CONSUMEQUEUE = Rpc(
+    C.CLEAN_EXPIRED_CONSUMEQUEUE, "CLEAN_EXPIRED_CONSUMEQUEUE",
+    summary="drop consume-queue files whose messages left the commit log",
+)  # fmt: skip
+CLEAN_UNUSED_TOPIC = Rpc(
+    C.CLEAN_UNUSED_TOPIC, "CLEAN_UNUSED_TOPIC", summary="drop stored queues of topics the broker no longer has"
+)
+DELETE_EXPIRED_COMMITLOG = Rpc(
+    C.DELETE_EXPIRED_COMMITLOG, "DELETE_EXPIRED_COMMITLOG", summary="delete commit-log files past their retention now"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResetMasterFlushOffsetHeader(Header):
+    master_flush_offset: int = wire("masterFlushOffset")
+
+
+RESET_MASTER_FLUSH_OFFSET = Rpc(
+    C.RESET_MASTER_FLUSH_OFFSET, "RESET_MASTER_FLUSH_OFFSET", ResetMasterFlushOffsetHeader,
+    summary="set the master flush offset a slave replicates from",
 )  # fmt: skip

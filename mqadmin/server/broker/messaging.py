@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mqadmin.model.rpc.messages import QUERY_CONSUME_QUEUE
-from mqadmin.server.broker import consumer_admin, schedule, stats_items
+from mqadmin.server.broker import broker_consume_stats, consumer_admin, schedule, stats_items
 from mqadmin.server.broker.brokerstore import BrokerStore, store_host
 from mqadmin.server.broker.clients import ClientRegistry
 from mqadmin.server.broker.consumer import ConsumerProcessor
@@ -80,6 +80,7 @@ async def install(broker: Broker) -> BrokerStore:
     stats_items.install(broker, store.rates)
     broker.server.serve(QUERY_CONSUME_QUEUE, QueueQueryProcessor(broker, store).query_consume_queue)
     consumer_admin.install(broker, store)
+    broker_consume_stats.install(broker, store)
     broker.server.on_close(clients.channel_closed)
     broker.consumer_groups_of.append(lambda topic: clients.groups_of(topic) | offsets.groups_of(topic))
     broker.store = store
