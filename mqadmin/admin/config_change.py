@@ -31,11 +31,10 @@ async def change_config_key(
     server: str,
 ) -> TargetResult:
     """Updated (old → new), unchanged (already that value; nothing sent) or failed: the server's refusal, "unknown key"
-    for a key the server's config does not list (sent, changing nothing: it may be a refused one), "not applied" when the value did not change. ``data`` is
+    for a key the server's config does not list (not sent), "not applied" when the value did not change. ``data`` is
     the value after."""
     before = await read(t.addr)
     if key not in before:
-        await write(t.addr, {key: value})  # a refused key (configBlackList) fails here with the server's answer
         reason = f"unknown key {key!r}: this {server} has no such config key"
         return TargetResult(t.name, t.addr, Status.FAILED, reason)
     old = before[key]
