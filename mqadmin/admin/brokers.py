@@ -12,6 +12,7 @@ from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.broker_consume import BrokerConsumeStats
 from mqadmin.model.rpc import brokers as rpc
 from mqadmin.model.rpc.spec import Rpc
+from mqadmin.wire import fastjson
 
 MAINTENANCE: dict[str, Rpc[Any, Any, Any, Any]] = {
     "cleanExpiredCQ": rpc.CLEAN_EXPIRED_CONSUMEQUEUE,
@@ -76,3 +77,60 @@ class BrokerOps(AdminCore):
         await self.request(
             addr, rpc.RESET_MASTER_FLUSH_OFFSET, rpc.ResetMasterFlushOffsetHeader(master_flush_offset=offset)
         )
+
+    async def set_read_ahead_mode(self, targets: Sequence[Target], mode: int) -> list[TargetResult]:
+        """SET_COMMITLOG_READ_MODE (2004) on each target: 0 normal read-ahead, 1 random reads; ``data`` is the
+        broker's remark."""
+
+        async def one(t: Target) -> TargetResult:
+            reply = await self.request(t.addr, rpc.SET_COMMITLOG_READ_MODE, rpc.ReadAheadHeader(mode=str(mode)))
+            return TargetResult(t.name, t.addr, Status.OK, data=reply.remark)
+
+        return await fan_out(targets, one)
+
+    async def cold_data_flow_ctr_info_at(self, addr: str) -> dict[str, Any] | None:
+        """GET_COLD_DATA_FLOW_CTR_INFO (2003): the broker's JSON document (``configTable``: group → threshold,
+        ``runtimeTable``, the global thresholds), None when it sent none."""
+        body = (await self.request(addr, rpc.GET_COLD_DATA_FLOW_CTR_INFO)).body
+        return fastjson.loads(body) if body else None
+
+    async def cold_data_flow_ctr_info(self, targets: Sequence[Target]) -> list[TargetResult]:
+        """GET_COLD_DATA_FLOW_CTR_INFO on each target; ``data`` is its document."""
+
+        async def one(t: Target) -> TargetResult:
+            return TargetResult(t.name, t.addr, Status.OK, data=await self.cold_data_flow_ctr_info_at(t.addr))
+
+        return await fan_out(targets, one)
+
+    async def _cold_threshold(self, addr: str, group: str) -> Any:
+        return ((await self.cold_data_flow_ctr_info_at(addr)) or {}).get("configTable", {}).get(group)
+
+    async def update_cold_data_flow_ctr(
+        self, targets: Sequence[Target], group: str, threshold: int
+    ) -> list[TargetResult]:
+        """UPDATE_COLD_DATA_FLOW_CTR_CONFIG (2001): the group's cold-read threshold on each target, read before
+        (created, updated old → new, or unchanged: nothing sent)."""
+
+        async def one(t: Target) -> TargetResult:
+            old = await self._cold_threshold(t.addr, group)
+            if old is not None and int(old) == threshold:
+                return TargetResult(t.name, t.addr, Status.UNCHANGED, data=threshold)
+            await self.request(t.addr, rpc.UPDATE_COLD_DATA_FLOW_CTR_CONFIG, body={group: str(threshold)})
+            if old is None:
+                return TargetResult(t.name, t.addr, Status.CREATED, data=threshold)
+            return TargetResult(t.name, t.addr, Status.UPDATED, changes={group: (int(old), threshold)}, data=threshold)
+
+        return await fan_out(targets, one)
+
+    async def remove_cold_data_flow_ctr(self, targets: Sequence[Target], group: str) -> list[TargetResult]:
+        """REMOVE_COLD_DATA_FLOW_CTR_CONFIG (2002): drop the group's cold-read threshold on each target that has
+        one (deleted, ``data`` the threshold it had); not found on the others (nothing sent)."""
+
+        async def one(t: Target) -> TargetResult:
+            old = await self._cold_threshold(t.addr, group)
+            if old is None:
+                return TargetResult(t.name, t.addr, Status.NOT_FOUND)
+            await self.request(t.addr, rpc.REMOVE_COLD_DATA_FLOW_CTR_CONFIG, body=group.encode())
+            return TargetResult(t.name, t.addr, Status.DELETED, data=old)
+
+        return await fan_out(targets, one)

@@ -115,11 +115,7 @@ NOT_APPLICABLE: dict[str, str] = {
 
 PLANNED: dict[str, str] = {
     "getBrokerEpoch": "issue 8 (Operator parity, part 1)",
-    "getColdDataFlowCtrInfo": "issue 8 (Operator parity, part 1)",
-    "removeColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
-    "setCommitLogReadAheadMode": "issue 8 (Operator parity, part 1)",
     "switchTimerEngine": "issue 8 (Operator parity, part 1)",
-    "updateColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
     "startMonitoring": "issue 9 (Operator parity, part 2)",
     "cleanBrokerMetadata": "issue 8 (Operator parity, part 1)",
     "electMaster": "issue 8 (Operator parity, part 1)",

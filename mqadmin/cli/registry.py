@@ -139,6 +139,30 @@ COMMANDS: tuple[Entry, ...] = (
         "Delete commit-log files past their retention now.",
     ),
     Entry(
+        "setCommitLogReadAheadMode",
+        "broker.set_commit_log_read_ahead_mode",
+        CLUSTERS,
+        "Normal read-ahead or random reads of commit-log files (5.x).",
+    ),
+    Entry(
+        "getColdDataFlowCtrInfo",
+        "broker.cold_data_flow_ctr",
+        CLUSTERS,
+        "Cold-read flow control of one broker or a cluster's (5.x).",
+    ),
+    Entry(
+        "updateColdDataFlowCtrGroupConfig",
+        "broker.cold_data_flow_ctr",
+        CLUSTERS,
+        "Set a group's cold-read threshold (5.x).",
+    ),
+    Entry(
+        "removeColdDataFlowCtrGroupConfig",
+        "broker.cold_data_flow_ctr",
+        CLUSTERS,
+        "Remove a group's cold-read threshold (5.x).",
+    ),
+    Entry(
         "resetMasterFlushOffset",
         "broker.reset_master_flush_offset",
         HA,

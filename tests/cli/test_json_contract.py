@@ -99,6 +99,10 @@ LITE = (
     "needs lite topics (5.5 brokers; the embedded broker refuses them): shape checked with a fake 5.5 broker "
     "in tests/unit/test_cli_topic_parity.py"
 )
+BROKER_5X = (
+    "needs an Apache 5.x broker (the embedded one refuses it, REQUEST_CODE_NOT_SUPPORTED): shape checked in "
+    "tests/conformance/test_broker_parity.py"
+)
 REAL_CLIENTS = "its shape is checked with real clients in tests/conformance/test_consumer_parity.py"
 EXEMPT = {
     "createUser": AUTH_EXEMPT,
@@ -136,6 +140,10 @@ EXEMPT = {
     "producer": f"takes a broker address and needs a producer online: {REAL_CLIENTS}",
     "consumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
     "getConsumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
+    "setCommitLogReadAheadMode": BROKER_5X,
+    "getColdDataFlowCtrInfo": BROKER_5X,
+    "updateColdDataFlowCtrGroupConfig": BROKER_5X,
+    "removeColdDataFlowCtrGroupConfig": BROKER_5X,
     "resetMasterFlushOffset": (
         "needs a slave (the embedded broker has no replication): shape checked on Apache in "
         "tests/conformance/test_broker_parity.py"

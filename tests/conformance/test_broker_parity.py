@@ -143,3 +143,52 @@ def test_reset_master_flush_offset_on_a_slave(backend: Backend) -> None:
         doc = ours_json("resetMasterFlushOffset", *n, "-b", slave, "-o", "0")
     check_documented("resetMasterFlushOffset", doc)
     assert [(r["addr"], r["status"]) for r in doc["results"]] == [(slave, "ok")]
+
+
+def refused_as_unsupported(doc: Any) -> bool:
+    return all((r["reason"] or "").startswith("REQUEST_CODE_NOT_SUPPORTED (3)") for r in doc["results"])
+
+
+def test_read_ahead_mode_shows_in_java_get_broker_config(backend: Backend) -> None:
+    n = ["-n", backend.namesrv_addr]
+    addr = backend.brokers["broker-a"]
+    if backend.name in ("embedded", "apache-4.9"):  # no SET_COMMITLOG_READ_MODE: refused with the reason
+        assert refused_as_unsupported(ours_json("setCommitLogReadAheadMode", *n, "-b", addr, "-m", "1", code=1))
+        return
+    try:
+        doc = ours_json("setCommitLogReadAheadMode", *n, "-c", backend.cluster, "-m", "1")
+        check_documented("setCommitLogReadAheadMode", doc)
+        assert {(r["addr"], r["status"]) for r in doc["results"]} == {(a, "ok") for a in backend.brokers.values()}
+        assert java_config(backend, addr)["dataReadAheadEnable"] == "false"
+    finally:
+        assert mq("setCommitLogReadAheadMode", *n, "-c", backend.cluster, "-m", "0").code == 0
+    assert java_config(backend, addr)["dataReadAheadEnable"] == "true"
+
+
+def test_cold_data_group_threshold_seen_by_java(backend: Backend) -> None:
+    n = ["-n", backend.namesrv_addr]
+    addr = backend.brokers["broker-a"]
+    group = f"ColdGroup{uuid.uuid4().hex[:8]}"
+    if backend.name in ("embedded", "apache-4.9"):  # no cold-read flow control: refused with the reason
+        assert refused_as_unsupported(ours_json("getColdDataFlowCtrInfo", *n, "-b", addr, code=1))
+        assert refused_as_unsupported(
+            ours_json("updateColdDataFlowCtrGroupConfig", *n, "-b", addr, "-g", group, "-v", "1", code=1)
+        )
+        return
+    created = ours_json("updateColdDataFlowCtrGroupConfig", *n, "-c", backend.cluster, "-g", group, "-v", "4096")
+    check_documented("updateColdDataFlowCtrGroupConfig", created)
+    assert [r["status"] for r in created["results"]] == ["created"] * len(backend.brokers)
+    assert re.search(rf'"{group}"\s*:\s*4096', java(backend, "getColdDataFlowCtrInfo", "-b", addr))
+    changed = ours_json("updateColdDataFlowCtrGroupConfig", *n, "-b", addr, "-g", group, "-v", "8192")
+    assert [(r["status"], r["changes"]) for r in changed["results"]] == [
+        ("updated", {group: {"old": 4096, "new": 8192}})
+    ]
+    info = ours_json("getColdDataFlowCtrInfo", *n, "-c", backend.cluster)
+    check_documented("getColdDataFlowCtrInfo", info)
+    assert {r["addr"]: r["info"]["configTable"][group] for r in info["results"]} == {
+        a: 8192 if a == addr else 4096 for a in backend.brokers.values()
+    }
+    removed = ours_json("removeColdDataFlowCtrGroupConfig", *n, "-c", backend.cluster, "-g", group)
+    check_documented("removeColdDataFlowCtrGroupConfig", removed)
+    assert [r["status"] for r in removed["results"]] == ["deleted"] * len(backend.brokers)
+    assert group not in java(backend, "getColdDataFlowCtrInfo", "-b", addr)

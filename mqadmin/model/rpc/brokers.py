@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mqadmin.model.broker_consume import BrokerConsumeStatsBody
-from mqadmin.model.rpc.bodies import KV_TABLE, PROPERTIES
+from mqadmin.model.rpc.bodies import KV_TABLE, PROPERTIES, RAW
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C
 
@@ -61,3 +61,33 @@ RESET_MASTER_FLUSH_OFFSET = Rpc(
     C.RESET_MASTER_FLUSH_OFFSET, "RESET_MASTER_FLUSH_OFFSET", ResetMasterFlushOffsetHeader,
     summary="set the master flush offset a slave replicates from",
 )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadAheadHeader(Header):
+    mode: str = wire("READ_AHEAD_MODE")
+    """0: normal read-ahead (MADV_NORMAL), 1: random reads (MADV_RANDOM)."""
+
+
+SET_COMMITLOG_READ_MODE = Rpc(
+    C.SET_COMMITLOG_READ_MODE, "SET_COMMITLOG_READ_MODE", ReadAheadHeader,
+    summary="read-ahead mode of the commit-log files (5.x)",
+)  # fmt: skip
+
+UPDATE_COLD_DATA_FLOW_CTR_CONFIG = Rpc(
+    C.UPDATE_COLD_DATA_FLOW_CTR_CONFIG, "UPDATE_COLD_DATA_FLOW_CTR_CONFIG", body=PROPERTIES,
+    summary="cold-read threshold of consumer groups (group=threshold properties; 5.x)",
+)  # fmt: skip
+REMOVE_COLD_DATA_FLOW_CTR_CONFIG = Rpc(
+    C.REMOVE_COLD_DATA_FLOW_CTR_CONFIG, "REMOVE_COLD_DATA_FLOW_CTR_CONFIG", body=RAW,
+    summary="drop a consumer group's cold-read threshold (the body is the group name; 5.x)",
+)  # fmt: skip
+GET_COLD_DATA_FLOW_CTR_INFO = Rpc(
+    C.GET_COLD_DATA_FLOW_CTR_INFO, "GET_COLD_DATA_FLOW_CTR_INFO", response_body=RAW,
+    summary="cold-read flow control: thresholds and per-group runtime figures as JSON (5.x)",
+)  # fmt: skip
+COLD_DATA_CODES = (
+    UPDATE_COLD_DATA_FLOW_CTR_CONFIG.code,
+    REMOVE_COLD_DATA_FLOW_CTR_CONFIG.code,
+    GET_COLD_DATA_FLOW_CTR_INFO.code,
+)
