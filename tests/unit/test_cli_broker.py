@@ -4,6 +4,7 @@ writes them and count store-maintenance requests."""
 
 from __future__ import annotations
 
+from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -22,9 +23,20 @@ CONSUME_STATS = (
 
 
 def configured(broker: FakeBroker, config: dict[str, str]) -> FakeBroker:
-    """Give ``broker`` a config, consume stats and store-maintenance answers."""
+    """Give ``broker`` a config, consume stats, store-maintenance answers and a cold-read config table."""
+    cold: dict[str, int] = {}
 
     async def answer(cmd: RemotingCommand) -> RemotingCommand | None:
+        if cmd.code == RC.GET_COLD_DATA_FLOW_CTR_INFO:
+            return cmd.response(body=fastjson.dumps_bytes({"configTable": cold, "runtimeTable": {}, "globalAcc": 0}))
+        if cmd.code == RC.UPDATE_COLD_DATA_FLOW_CTR_CONFIG:
+            cold.update({k: int(v) for k, v in parse_properties(cmd.body.decode()).items()})
+            return cmd.response()
+        if cmd.code == RC.REMOVE_COLD_DATA_FLOW_CTR_CONFIG:
+            cold.pop(cmd.body.decode(), None)
+            return cmd.response()
+        if cmd.code == RC.SET_COMMITLOG_READ_MODE:
+            return cmd.response(remark=f"set commitlog readahead mode success, mode: {cmd.ext['READ_AHEAD_MODE']}")
         if cmd.code == RC.GET_BROKER_CONFIG:
             return cmd.response(body=format_properties(config).encode())
         if cmd.code == RC.UPDATE_BROKER_CONFIG:
@@ -112,3 +124,28 @@ def test_store_maintenance_every_broker_and_dry_run(monkeypatch, capsys) -> None
     assert done.code == 0 and done.out.count(" ok") == 2
     assert cli.transport.codes_sent_to(b.addr).count(RC.CLEAN_UNUSED_TOPIC) == 1
     assert_one_line_error(cli("cleanExpiredCQ", "-b", a.addr, "-c", "DefaultCluster"), "not both")
+
+
+def test_cold_data_threshold_created_updated_removed(monkeypatch, capsys) -> None:
+    ns, a, b = cluster()
+    cli = Cli(monkeypatch, capsys, ns, a, b)
+    update = ("updateColdDataFlowCtrGroupConfig", "-c", "DefaultCluster", "-g", "Reports")
+    assert [r["status"] for r in cli("--format", "json", *update, "-v", "100").json()["results"]] == ["created"] * 2
+    r = cli(*update, "-v", "200")
+    assert r.code == 0 and r.out.count("Reports 100→200") == 2
+    assert [x["status"] for x in cli("--format", "json", *update, "-v", "200").json()["results"]] == ["unchanged"] * 2
+    info = cli("--format", "json", "getColdDataFlowCtrInfo", "-b", a.addr).json()
+    assert info["results"][0]["info"]["configTable"] == {"Reports": 200}
+    remove = ("removeColdDataFlowCtrGroupConfig", "-b", a.addr, "-g", "Reports")
+    assert [x["status"] for x in cli("--format", "json", *remove).json()["results"]] == ["deleted"]
+    assert [x["status"] for x in cli("--format", "json", *remove).json()["results"]] == ["not found"]
+    assert cli.transport.codes_sent_to(a.addr).count(RC.REMOVE_COLD_DATA_FLOW_CTR_CONFIG) == 1
+
+
+def test_read_ahead_mode_sent_to_every_broker_and_checked(monkeypatch, capsys) -> None:
+    ns, a, b = cluster()
+    cli = Cli(monkeypatch, capsys, ns, a, b)
+    assert_one_line_error(cli("setCommitLogReadAheadMode", "-b", a.addr, "-m", "2"), "-m takes 0 or 1")
+    assert RC.SET_COMMITLOG_READ_MODE not in cli.transport.codes_sent_to(a.addr)
+    doc = cli("--format", "json", "setCommitLogReadAheadMode", "-c", "DefaultCluster", "-m", "1").json()
+    assert doc["mode"] == 1 and [r["status"] for r in doc["results"]] == ["ok", "ok"]
