@@ -88,6 +88,16 @@ class BrokerOps(AdminCore):
 
         return await fan_out(targets, one)
 
+    async def switch_timer_engine(self, targets: Sequence[Target], engine: str) -> list[TargetResult]:
+        """SWITCH_TIMER_ENGINE (5001) on each target: ``R`` the RocksDB timeline, ``F`` the file time wheel;
+        ``data`` is the broker's remark."""
+
+        async def one(t: Target) -> TargetResult:
+            reply = await self.request(t.addr, rpc.SWITCH_TIMER_ENGINE, rpc.TimerEngineHeader(engine_type=engine))
+            return TargetResult(t.name, t.addr, Status.OK, data=reply.remark)
+
+        return await fan_out(targets, one)
+
     async def cold_data_flow_ctr_info_at(self, addr: str) -> dict[str, Any] | None:
         """GET_COLD_DATA_FLOW_CTR_INFO (2003): the broker's JSON document (``configTable``: group → threshold,
         ``runtimeTable``, the global thresholds), None when it sent none."""

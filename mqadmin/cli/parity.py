@@ -115,7 +115,6 @@ NOT_APPLICABLE: dict[str, str] = {
 
 PLANNED: dict[str, str] = {
     "getBrokerEpoch": "issue 8 (Operator parity, part 1)",
-    "switchTimerEngine": "issue 8 (Operator parity, part 1)",
     "startMonitoring": "issue 9 (Operator parity, part 2)",
     "cleanBrokerMetadata": "issue 8 (Operator parity, part 1)",
     "electMaster": "issue 8 (Operator parity, part 1)",

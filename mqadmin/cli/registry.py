@@ -163,6 +163,12 @@ COMMANDS: tuple[Entry, ...] = (
         "Remove a group's cold-read threshold (5.x).",
     ),
     Entry(
+        "switchTimerEngine",
+        "broker.switch_timer_engine",
+        CLUSTERS,
+        "RocksDB timeline or file time wheel for timer messages (5.5).",
+    ),
+    Entry(
         "resetMasterFlushOffset",
         "broker.reset_master_flush_offset",
         HA,

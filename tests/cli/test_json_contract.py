@@ -141,6 +141,7 @@ EXEMPT = {
     "consumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
     "getConsumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
     "setCommitLogReadAheadMode": BROKER_5X,
+    "switchTimerEngine": BROKER_5X,
     "getColdDataFlowCtrInfo": BROKER_5X,
     "updateColdDataFlowCtrGroupConfig": BROKER_5X,
     "removeColdDataFlowCtrGroupConfig": BROKER_5X,

@@ -192,3 +192,19 @@ def test_cold_data_group_threshold_seen_by_java(backend: Backend) -> None:
     check_documented("removeColdDataFlowCtrGroupConfig", removed)
     assert [r["status"] for r in removed["results"]] == ["deleted"] * len(backend.brokers)
     assert group not in java(backend, "getColdDataFlowCtrInfo", "-b", addr)
+
+
+def test_switch_timer_engine(backend: Backend) -> None:
+    n = ["-n", backend.namesrv_addr]
+    addr = backend.brokers["broker-a"]
+    if backend.name != "apache-5.5":  # SWITCH_TIMER_ENGINE is new in 5.5: refused with the reason
+        assert refused_as_unsupported(ours_json("switchTimerEngine", *n, "-b", addr, "-e", "F", code=1))
+        return
+    doc = ours_json("switchTimerEngine", *n, "-c", backend.cluster, "-e", "F")
+    check_documented("switchTimerEngine", doc)
+    assert {(r["addr"], r["status"]) for r in doc["results"]} == {(a, "ok") for a in backend.brokers.values()}
+    config = java_config(backend, addr)
+    assert (config["timerStopEnqueue"], config["timerRocksDBStopScan"]) == ("false", "true")
+    # the RocksDB timeline needs timerRocksDBEnable at start (off here): the broker's refusal is the reason
+    refused = ours_json("switchTimerEngine", *n, "-b", addr, "-e", "R", code=1)
+    assert "timerRocksDBEnable" in refused["results"][0]["reason"]

@@ -91,3 +91,15 @@ COLD_DATA_CODES = (
     REMOVE_COLD_DATA_FLOW_CTR_CONFIG.code,
     GET_COLD_DATA_FLOW_CTR_INFO.code,
 )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimerEngineHeader(Header):
+    engine_type: str = wire("E_T")
+    """R: the RocksDB timeline, F: the file time wheel."""
+
+
+SWITCH_TIMER_ENGINE = Rpc(
+    C.SWITCH_TIMER_ENGINE, "SWITCH_TIMER_ENGINE", TimerEngineHeader,
+    summary="which engine stores timer (scheduled) messages (5.5)",
+)  # fmt: skip

@@ -13,6 +13,7 @@ from mqadmin.model.rpc.brokers import (
     DELETE_EXPIRED_COMMITLOG,
     RESET_MASTER_FLUSH_OFFSET,
     SET_COMMITLOG_READ_MODE,
+    SWITCH_TIMER_ENGINE,
 )
 from mqadmin.model.rpc.lite import LITE_CODES
 from mqadmin.model.rpc.static_topics import UPDATE_AND_CREATE_STATIC_TOPIC_CODE
@@ -27,6 +28,7 @@ STATIC_TOPICS = "static topics (logic queues) are not supported by mqadmin's emb
 LITE_TOPICS = "lite topics (RocketMQ 5.5) are not supported by mqadmin's embedded broker"
 STORE_FILES = "commit-log and consume-queue file maintenance does not apply to mqadmin's embedded broker store"
 REPLICATION = "master/slave replication is not supported by mqadmin's embedded broker"
+TIMER_ENGINE = "switching the timer-message engine (RocketMQ 5.5) is not supported by mqadmin's embedded broker"
 COLD_DATA = "cold-read flow control is not supported by mqadmin's embedded broker"
 
 
@@ -53,3 +55,4 @@ def install(broker: Broker) -> None:
     broker.server.register(RESET_MASTER_FLUSH_OFFSET.code, _refuse(REPLICATION))
     for code in COLD_DATA_CODES:
         broker.server.register(code, _refuse(COLD_DATA))
+    broker.server.register(SWITCH_TIMER_ENGINE.code, _refuse(TIMER_ENGINE))
