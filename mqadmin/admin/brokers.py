@@ -89,7 +89,8 @@ class BrokerOps(AdminCore):
         return await fan_out(targets, one)
 
     async def switch_timer_engine(self, targets: Sequence[Target], engine: str) -> list[TargetResult]:
-        """SWITCH_TIMER_ENGINE (5001) on each target: ``R`` the RocksDB timeline, ``F`` the file time wheel;
+        """SWITCH_TIMER_ENGINE (5001) on each target: ``R`` the RocksDB timeline, ``F`` the file time wheel (the
+        letter is what the broker takes);
         ``data`` is the broker's remark."""
 
         async def one(t: Target) -> TargetResult:

@@ -49,7 +49,7 @@ def switch_timer_engine(
         from mqadmin.cli.commands.broker._shared import brokers
 
         targets = await brokers(admin, broker_addr, cluster, slaves=False)
-        return await admin.switch_timer_engine(targets, ENGINES[engine])
+        return await admin.switch_timer_engine(targets, engine)
 
     results = run_admin(namesrv, go)
     if json_output():
