@@ -49,7 +49,7 @@ def test_config_agrees_with_java_and_java_sees_what_we_set(backend: Backend) -> 
     configs = {r["addr"]: r["config"] for r in doc["results"]}
     assert set(configs) == set(backend.brokers.values())
     theirs = java_config(backend, addr)
-    for key in ("brokerName", "brokerClusterName", "listenPort", "maxMessageSize"):
+    for key in ("brokerName", "brokerClusterName", "brokerIP1", "maxMessageSize"):
         assert configs[addr][key] == theirs[key], key
 
     old = configs[addr]["maxMessageSize"]
@@ -84,14 +84,15 @@ def test_broker_consume_stats_totals_as_java(backend: Backend) -> None:
     assert mq("updateTopic", *n, "-b", addr, "-t", topic, "-w", "2", "-r", "2").code == 0
     assert mq("updateSubGroup", *n, "-b", addr, "-g", group).code == 0
     for _ in range(3):
-        assert mq("sendMessage", *n, "-t", topic, "-p", "x").code == 0
-    moved = mq("resetOffsetByTime", *n, "-g", group, "-t", topic, "-s", "0")  # commits offsets for the group
+        assert mq("sendMessage", *n, "-t", topic, "-p", "x", "-b", "broker-a", "-i", "0").code == 0
+    moved = mq("skipAccumulatedMessage", *n, "-g", group, "-t", topic)  # commits offsets at the end
     assert moved.code == 0, moved.out + moved.err
+    for _ in range(2):
+        assert mq("sendMessage", *n, "-t", topic, "-p", "x", "-b", "broker-a", "-i", "0").code == 0
     doc = ours_json("brokerConsumeStats", *n, "-b", addr)
-    mine = [(r["queueId"], r["consumerOffset"]) for r in doc["queues"] if r["group"] == group]
-    assert sorted(mine) == [(0, 0), (1, 0)]
-    assert sum(r["diff"] for r in doc["queues"] if r["group"] == group) == 3
     check_documented("brokerConsumeStats", doc)
+    mine = [(r["queueId"], r["consumerOffset"], r["diff"]) for r in doc["queues"] if r["group"] == group]
+    assert (0, 3, 2) in mine  # a 4.9 broker has no row for queue 1, which had nothing to commit
     total = re.search(r"Diff Total:\s*(\d+)", java(backend, "brokerConsumeStats", "-b", addr))
     assert total is not None and int(total.group(1)) == doc["totalDiff"]
     assert sum(r["diff"] for r in doc["queues"]) == doc["totalDiff"]
@@ -132,10 +133,10 @@ def test_store_maintenance_answered_per_broker(backend: Backend, name: str) -> N
 
 def test_reset_master_flush_offset_on_a_slave(backend: Backend) -> None:
     n = ["-n", backend.namesrv_addr]
-    if backend.name == "embedded":  # no replication: refused with the reason
+    if backend.name in ("embedded", "apache-4.9"):  # no RESET_MASTER_FLUSH_OFFSET: refused with the reason
         doc = ours_json("resetMasterFlushOffset", *n, "-b", backend.brokers["broker-a"], "-o", "0", code=1)
-        assert doc["results"][0]["reason"].startswith("REQUEST_CODE_NOT_SUPPORTED (3)")
-        assert "replication" in doc["results"][0]["reason"]
+        assert refused_as_unsupported(doc)
+        assert backend.name != "embedded" or "replication" in doc["results"][0]["reason"]
         return
     if backend.start_slave is None:
         pytest.skip(f"{backend.name} cannot start a slave")
