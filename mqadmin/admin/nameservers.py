@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mqadmin.admin.config_change import change_config_key
 from mqadmin.admin.core import AdminCore
 from mqadmin.admin.errors import ResponseError
 from mqadmin.admin.fanout import Target, fan_out
@@ -40,19 +41,6 @@ class WritePermPlan:
 
     count: int
     changes: list[PermChange]
-
-
-def same_value(a: str | None, b: str | None) -> bool:
-    """Config values that mean the same to Java (``TRUE`` and ``true``, ``010`` and ``10``)."""
-    if a is None or b is None:
-        return a is b
-    a, b = a.strip(), b.strip()
-    if a.lower() == b.lower():
-        return True
-    try:
-        return float(a) == float(b)
-    except ValueError:
-        return False
 
 
 class NamesrvOps(AdminCore):
@@ -124,23 +112,14 @@ class NamesrvOps(AdminCore):
         """
 
         async def one(t: Target) -> TargetResult:
-            before = await self.namesrv_config_at(t.addr)
-            if key not in before:
-                reason = f"unknown key {key!r}: this name server has no such config key"
-                return TargetResult(t.name, t.addr, Status.FAILED, reason)
-            old = before[key]
-            if old == value:
-                return TargetResult(t.name, t.addr, Status.UNCHANGED, data=old)
-            await self.request(t.addr, rpc.UPDATE_NAMESRV_CONFIG, body={key: value})
-            new = (await self.namesrv_config_at(t.addr)).get(key)
-            if new is not None and new != old:
-                return TargetResult(t.name, t.addr, Status.UPDATED, changes={key: (old, new)}, data=new)
-            if same_value(old, value):
-                return TargetResult(t.name, t.addr, Status.UNCHANGED, data=old)
-            reason = f"not applied: {key} is still {old!r} (a value the name server cannot take, or a start-up key)"
-            return TargetResult(t.name, t.addr, Status.FAILED, reason, data=old)
+            return await change_config_key(
+                t, key, value, self.namesrv_config_at, self._put_namesrv_config, "name server"
+            )
 
         return await self._on_every_namesrv(one)
+
+    async def _put_namesrv_config(self, addr: str, props: dict[str, str]) -> None:
+        await self.request(addr, rpc.UPDATE_NAMESRV_CONFIG, body=props)
 
     # --- write permission --------------------------------------------------------------------------
 

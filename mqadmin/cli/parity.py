@@ -114,20 +114,7 @@ NOT_APPLICABLE: dict[str, str] = {
 """Java commands that make no sense for mqadmin, with the reason."""
 
 PLANNED: dict[str, str] = {
-    "brokerConsumeStats": "issue 8 (Operator parity, part 1)",
-    "cleanExpiredCQ": "issue 8 (Operator parity, part 1)",
-    "cleanUnusedTopic": "issue 8 (Operator parity, part 1)",
-    "deleteExpiredCommitLog": "issue 8 (Operator parity, part 1)",
-    "getBrokerConfig": "issue 8 (Operator parity, part 1)",
     "getBrokerEpoch": "issue 8 (Operator parity, part 1)",
-    "getColdDataFlowCtrInfo": "issue 8 (Operator parity, part 1)",
-    "removeColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
-    "resetMasterFlushOffset": "issue 8 (Operator parity, part 1)",
-    "sendMsgStatus": "issue 8 (Operator parity, part 1)",
-    "setCommitLogReadAheadMode": "issue 8 (Operator parity, part 1)",
-    "switchTimerEngine": "issue 8 (Operator parity, part 1)",
-    "updateBrokerConfig": "issue 8 (Operator parity, part 1)",
-    "updateColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
     "startMonitoring": "issue 9 (Operator parity, part 2)",
     "cleanBrokerMetadata": "issue 8 (Operator parity, part 1)",
     "electMaster": "issue 8 (Operator parity, part 1)",

@@ -119,6 +119,61 @@ COMMANDS: tuple[Entry, ...] = (
     Entry(
         "exportMetrics", "cluster.export_metrics", CLUSTERS, "Write a cluster's TPS, counts and sizes to metrics.json."
     ),
+    Entry("getBrokerConfig", "broker.get_broker_config", CLUSTERS, "Show the config of one broker or of a cluster's."),
+    Entry(
+        "updateBrokerConfig",
+        "broker.update_broker_config",
+        CLUSTERS,
+        "Change a config key on one broker or a cluster's masters (old → new on each).",
+    ),
+    Entry(
+        "brokerConsumeStats", "broker.broker_consume_stats", CLUSTERS, "Every group's offsets and lag on one broker."
+    ),
+    Entry("sendMsgStatus", "broker.send_msg_status", CLUSTERS, "Send messages to one broker and time each send."),
+    Entry("cleanExpiredCQ", "broker.store_maintenance", CLUSTERS, "Drop consume queues whose messages are gone."),
+    Entry("cleanUnusedTopic", "broker.store_maintenance", CLUSTERS, "Drop the stored queues of deleted topics."),
+    Entry(
+        "deleteExpiredCommitLog",
+        "broker.store_maintenance",
+        CLUSTERS,
+        "Delete commit-log files past their retention now.",
+    ),
+    Entry(
+        "setCommitLogReadAheadMode",
+        "broker.set_commit_log_read_ahead_mode",
+        CLUSTERS,
+        "Normal read-ahead or random reads of commit-log files (5.x).",
+    ),
+    Entry(
+        "getColdDataFlowCtrInfo",
+        "broker.cold_data_flow_ctr",
+        CLUSTERS,
+        "Cold-read flow control of one broker or a cluster's (5.x).",
+    ),
+    Entry(
+        "updateColdDataFlowCtrGroupConfig",
+        "broker.cold_data_flow_ctr",
+        CLUSTERS,
+        "Set a group's cold-read threshold (5.x).",
+    ),
+    Entry(
+        "removeColdDataFlowCtrGroupConfig",
+        "broker.cold_data_flow_ctr",
+        CLUSTERS,
+        "Remove a group's cold-read threshold (5.x).",
+    ),
+    Entry(
+        "switchTimerEngine",
+        "broker.switch_timer_engine",
+        CLUSTERS,
+        "RocksDB timeline or file time wheel for timer messages (5.5).",
+    ),
+    Entry(
+        "resetMasterFlushOffset",
+        "broker.reset_master_flush_offset",
+        HA,
+        "Set the master flush offset a slave replicates from.",
+    ),
     Entry("getNamesrvConfig", "namesrv.get_namesrv_config", NAMESRV, "Show the config of every name server."),
     Entry(
         "updateNamesrvConfig",

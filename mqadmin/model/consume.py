@@ -35,7 +35,7 @@ class ConsumeStats:
     consume_tps: float = 0.0
 
 
-def _consume_stats(obj: dict[str, Any]) -> ConsumeStats:
+def consume_stats_of(obj: dict[str, Any]) -> ConsumeStats:
     queues = []
     for key, value in (obj.get("offsetTable") or {}).items():
         mq = fastjson.object_key(key)
@@ -76,4 +76,4 @@ class ConsumeStatsBody:
         return fastjson.dumps_object_keyed({"consumeTps": value.consume_tps}, table, "offsetTable")
 
     def decode(self, data: bytes) -> ConsumeStats:
-        return _consume_stats(loads_mq_keyed(data))
+        return consume_stats_of(loads_mq_keyed(data))

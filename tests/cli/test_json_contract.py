@@ -81,6 +81,13 @@ CASES: dict[str, list[list[str]]] = {
     "plan": [["-f", str(REPO / "tests" / "data" / "topology.toml")]],
     "exportTopology": [["-c", CLUSTER]],
     "wait": [["--masters", "2"], ["-t", T, "-c", CLUSTER]],
+    "getBrokerConfig": [["-c", CLUSTER]],
+    "updateBrokerConfig": [["-c", CLUSTER, "-k", "maxMessageSize", "-v", "8388608"]],
+    "brokerConsumeStats": [["-b", "{sendMessage.brokerAddr}"]],
+    "sendMsgStatus": [["-b", "broker-a", "-c", "2"]],
+    "cleanExpiredCQ": [["-c", CLUSTER, "--dry-run"]],
+    "cleanUnusedTopic": [["--dry-run"]],
+    "deleteExpiredCommitLog": [["-c", CLUSTER, "--dry-run"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
@@ -95,6 +102,10 @@ AUTH_EXEMPT = "needs a broker with ACL 2.0; checked in tests/conformance/test_au
 LITE = (
     "needs lite topics (5.5 brokers; the embedded broker refuses them): shape checked with a fake 5.5 broker "
     "in tests/unit/test_cli_topic_parity.py"
+)
+BROKER_5X = (
+    "needs an Apache 5.x broker (the embedded one refuses it, REQUEST_CODE_NOT_SUPPORTED): shape checked in "
+    "tests/conformance/test_broker_parity.py"
 )
 REAL_CLIENTS = "its shape is checked with real clients in tests/conformance/test_consumer_parity.py"
 EXEMPT = {
@@ -137,6 +148,15 @@ EXEMPT = {
     "producer": f"takes a broker address and needs a producer online: {REAL_CLIENTS}",
     "consumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
     "getConsumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
+    "setCommitLogReadAheadMode": BROKER_5X,
+    "switchTimerEngine": BROKER_5X,
+    "getColdDataFlowCtrInfo": BROKER_5X,
+    "updateColdDataFlowCtrGroupConfig": BROKER_5X,
+    "removeColdDataFlowCtrGroupConfig": BROKER_5X,
+    "resetMasterFlushOffset": (
+        "needs a slave (the embedded broker has no replication): shape checked on Apache in "
+        "tests/conformance/test_broker_parity.py"
+    ),
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 

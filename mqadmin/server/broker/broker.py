@@ -10,6 +10,7 @@ from pathlib import Path
 from mqadmin.model.rpc import brokers, clients, consumers, groups, messages, pop, stats, topics
 from mqadmin.server.broker import refusals
 from mqadmin.server.broker.admin import AdminProcessor
+from mqadmin.server.broker.broker_consume_stats import BrokerConsumeStatsProcessor
 from mqadmin.server.broker.brokerstore import BrokerParts, BrokerStore, store_host
 from mqadmin.server.broker.clients import ClientRegistry
 from mqadmin.server.broker.config import BrokerConfig
@@ -91,6 +92,7 @@ class Broker:
         serve(brokers.GET_BROKER_CONFIG, admin.get_broker_config)
         serve(brokers.UPDATE_BROKER_CONFIG, admin.update_broker_config)
         serve(brokers.GET_BROKER_RUNTIME_INFO, admin.get_broker_runtime_info)
+        serve(brokers.GET_BROKER_CONSUME_STATS, BrokerConsumeStatsProcessor(parts).consume_stats)
         serve(stats.GET_SYSTEM_TOPIC_LIST_FROM_BROKER, system_topic_list(self.config))
         serve(stats.VIEW_BROKER_STATS_DATA, stats_item_view(self.store.rates))
         group_admin = GroupAdmin(parts)

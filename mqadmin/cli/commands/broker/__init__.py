@@ -1,0 +1,1 @@
+"""Broker commands: config, consume stats and store maintenance."""
