@@ -110,6 +110,11 @@ JAVA_COMMANDS: tuple[tuple[str, str], ...] = (
 NOT_APPLICABLE: dict[str, str] = {
     "addBroker": "BrokerContainer only: adds a broker to a running BrokerContainer process, not to a cluster",
     "removeBroker": "BrokerContainer only: removes a broker from a running BrokerContainer process",
+    "dumpCompactionLog": "local files only: decodes a compaction log file on the broker host, sends no request",
+    "exportMetadataInRocksDB": (
+        "local files only: opens the broker's RocksDB config store on the broker host and sends no request "
+        "(Java recommends rocksDBConfigToJson, which mqadmin offers: its -b/-c mode has the broker export)"
+    ),
 }
 """Java commands that make no sense for mqadmin, with the reason."""
 
@@ -119,7 +124,6 @@ PLANNED: dict[str, str] = {
     "cleanUnusedTopic": "issue 8 (Operator parity, part 1)",
     "deleteExpiredCommitLog": "issue 8 (Operator parity, part 1)",
     "getBrokerConfig": "issue 8 (Operator parity, part 1)",
-    "getBrokerEpoch": "issue 8 (Operator parity, part 1)",
     "getColdDataFlowCtrInfo": "issue 8 (Operator parity, part 1)",
     "removeColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
     "resetMasterFlushOffset": "issue 8 (Operator parity, part 1)",
@@ -129,18 +133,6 @@ PLANNED: dict[str, str] = {
     "updateBrokerConfig": "issue 8 (Operator parity, part 1)",
     "updateColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
     "startMonitoring": "issue 9 (Operator parity, part 2)",
-    "cleanBrokerMetadata": "issue 8 (Operator parity, part 1)",
-    "electMaster": "issue 8 (Operator parity, part 1)",
-    "getControllerConfig": "issue 8 (Operator parity, part 1)",
-    "getControllerMetaData": "issue 8 (Operator parity, part 1)",
-    "updateControllerConfig": "issue 8 (Operator parity, part 1)",
-    "exportMetadataInRocksDB": "issue 8 (Operator parity, part 1)",
-    "exportPopRecord": "issue 8 (Operator parity, part 1)",
-    "getSyncStateSet": "issue 8 (Operator parity, part 1)",
-    "haStatus": "issue 8 (Operator parity, part 1)",
-    "dumpCompactionLog": "issue 9 (Operator parity, part 2)",
-    "rocksDBConfigToJson": "issue 8 (Operator parity, part 1)",
-    "checkRocksdbCqWriteProgress": "issue 9 (Operator parity, part 2)",
 }
 """Java commands not built yet, with the issue that builds them (listed in docs/parity.md as missing)."""
 

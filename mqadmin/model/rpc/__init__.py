@@ -9,6 +9,7 @@ from mqadmin.model.rpc import (
     brokers,
     consumers,
     groups,
+    ha,
     lite,
     messages,
     namesrv,
@@ -16,6 +17,7 @@ from mqadmin.model.rpc import (
     pop,
     static_topics,
     stats,
+    store,
     topics,
 )
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, Reply, RequestRefused, Rpc, wire
@@ -31,6 +33,7 @@ __all__ = [
     "brokers",
     "consumers",
     "groups",
+    "ha",
     "lite",
     "messages",
     "namesrv",
@@ -38,6 +41,7 @@ __all__ = [
     "pop",
     "static_topics",
     "stats",
+    "store",
     "topics",
     "wire",
 ]

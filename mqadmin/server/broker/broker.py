@@ -31,7 +31,7 @@ class Broker:
     ``mqadmin.server.broker.messaging`` exists, listens, and registers with the name servers."""
 
     def __init__(self, config: BrokerConfig) -> None:
-        from mqadmin.server.broker import admin, refusals
+        from mqadmin.server.broker import admin, refusals, replication, store_admin
 
         self.config = config
         self.server = RemotingServer(f"broker {config.broker_name}", check_request, config.limits)
@@ -54,6 +54,8 @@ class Broker:
         self.started = False
         admin.install(self)
         refusals.install(self)
+        replication.install(self)
+        store_admin.install(self)
 
     def data_path(self, name: str) -> Path:
         """Where a config file lives: ``<data_dir>/config/<name>`` (checked to stay there)."""

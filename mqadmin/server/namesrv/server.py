@@ -12,7 +12,7 @@ from mqadmin.model.names import shown
 from mqadmin.model.route import QueueData
 from mqadmin.server.broker.data_version import DataVersion
 from mqadmin.server.headers import json_body, need, need_int, opt_bool, opt_int
-from mqadmin.server.namesrv import register_body
+from mqadmin.server.namesrv import controller, register_body
 from mqadmin.server.namesrv.config import CONFIG_BLACKLIST, NamesrvConfig
 from mqadmin.server.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfigManager
 from mqadmin.server.namesrv.route_body import route_body, wants_standard_json
@@ -42,6 +42,7 @@ class NameServer:
         self.server.on_close(self._channel_closed)
         for code, handler in self._handlers().items():
             self.server.register(code, handler)
+        controller.install(self)
 
     @property
     def addr(self) -> str:
