@@ -80,7 +80,8 @@ class HaClient:
         )
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+        return {
+            "masterAddr": self.master_addr,
             "transferredByteInSecond": self.transferred_byte_in_second,
             "maxOffset": self.max_offset,
             "lastReadTimestamp": self.last_read_timestamp,
@@ -88,9 +89,6 @@ class HaClient:
             "masterFlushOffset": self.master_flush_offset,
             "activated": self.activated,
         }
-        if self.master_addr is not None:
-            out["masterAddr"] = self.master_addr
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,14 +190,12 @@ class ReplicaIdentity:
         )
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+        return {
             "brokerName": self.broker_name,
             "brokerId": self.broker_id,
             "brokerAddress": self.broker_address,
+            "alive": self.alive,
         }
-        if self.alive is not None:
-            out["alive"] = self.alive
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,17 +222,14 @@ class ReplicasInfo:
         )
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+        return {
+            "masterBrokerId": self.master_broker_id,
+            "masterAddress": self.master_address,
             "masterEpoch": self.master_epoch,
             "syncStateSetEpoch": self.sync_state_set_epoch,
             "inSyncReplicas": [r.to_json() for r in self.in_sync],
             "notInSyncReplicas": [r.to_json() for r in self.not_in_sync],
         }
-        if self.master_broker_id is not None:
-            out["masterBrokerId"] = self.master_broker_id
-        if self.master_address is not None:
-            out["masterAddress"] = self.master_address
-        return out
 
 
 def replicas_table_from_json(obj: Mapping[str, Any]) -> dict[str, ReplicasInfo]:

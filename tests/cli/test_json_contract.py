@@ -77,6 +77,10 @@ CASES: dict[str, list[list[str]]] = {
         ["-c", CLUSTER, "-t", T, "-g", "TOOLS_CONSUMER", "-m", "POP"],
         ["-c", CLUSTER, "-t", T, "-g", "TOOLS_CONSUMER", "-m", "PULL"],
     ],  # fmt: skip
+    "haStatus": [["-c", CLUSTER]],
+    "checkRocksdbCqWriteProgress": [["-c", CLUSTER, "-t", T, "-cf", "-1d"]],
+    "rocksDBConfigToJson": [["-c", CLUSTER, "-t", "topics"]],
+    "exportPopRecord": [["-c", CLUSTER]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
@@ -91,6 +95,10 @@ AUTH_EXEMPT = "needs a broker with ACL 2.0; checked in tests/conformance/test_au
 LITE = (
     "needs lite topics (5.5 brokers; the embedded broker refuses them): shape checked with a fake 5.5 broker "
     "in tests/unit/test_cli_topic_parity.py"
+)
+CONTROLLER = (
+    "needs a controller (the embedded servers run none): shape checked against Apache in controller mode in "
+    "tests/conformance/test_ha_parity.py"
 )
 REAL_CLIENTS = "its shape is checked with real clients in tests/conformance/test_consumer_parity.py"
 EXEMPT = {
@@ -129,6 +137,13 @@ EXEMPT = {
     "producer": f"takes a broker address and needs a producer online: {REAL_CLIENTS}",
     "consumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
     "getConsumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
+    "getBrokerEpoch": f"needs a broker in controller mode: {CONTROLLER}",
+    "getSyncStateSet": CONTROLLER,
+    "getControllerMetaData": CONTROLLER,
+    "getControllerConfig": CONTROLLER,
+    "updateControllerConfig": CONTROLLER,
+    "electMaster": CONTROLLER,
+    "cleanBrokerMetadata": CONTROLLER,
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 

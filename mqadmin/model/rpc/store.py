@@ -55,10 +55,7 @@ class CheckCqResult:
         return cls(int(obj.get("checkStatus") or 0), None if result is None else str(result))
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"checkStatus": self.check_status}
-        if self.check_result is not None:
-            out["checkResult"] = self.check_result
-        return out
+        return {"checkStatus": self.check_status, "checkResult": self.check_result}
 
 
 def config_types_of(value: str) -> list[str]:

@@ -67,6 +67,7 @@ def clean_broker_metadata(
             "brokerIds": ids,
             "cleanLivingBroker": clean_living,
             "dryRun": dry_run,
+            "controller": None,
             "replicas": [{**r.to_json(), "clean": ids is None or r.broker_id in ids} for r in replicas],
         }
         if not dry_run:
