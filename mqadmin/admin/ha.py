@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mqadmin.admin.core import AdminCore
 from mqadmin.admin.errors import AdminError
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.nameservers import same_value
 from mqadmin.admin.results import Status, TargetResult
-from mqadmin.model.ha import BrokerMemberGroup, ReplicasInfo
+from mqadmin.model.ha import ElectMasterBody, ReplicasInfo
 from mqadmin.model.rpc import ha as rpc
+from mqadmin.wire.codes import ResponseCode
 
 
 class NoControllerLeader(AdminError):
@@ -25,6 +27,15 @@ class NoControllerLeader(AdminError):
     def __init__(self, addr: str) -> None:
         super().__init__(f"controller {addr} reports no leader (an election in progress, or no quorum)")
         self.addr = addr
+
+
+@dataclass(frozen=True, slots=True)
+class ElectOutcome:
+    elected: bool
+    """False when the controller kept the master (CONTROLLER_MASTER_STILL_EXIST, ``remark`` says why)."""
+    remark: str | None
+    header: rpc.ElectMasterResponseHeader
+    body: ElectMasterBody
 
 
 def controller_targets(addrs: Sequence[str]) -> list[Target]:
@@ -72,10 +83,9 @@ class HaOps(AdminCore):
         reply = await self.request(leader, rpc.CONTROLLER_GET_SYNC_STATE_DATA, body=list(broker_names))
         return reply.body or {}
 
-    async def elect_master(
-        self, controller: str, cluster: str, broker_name: str, broker_id: int
-    ) -> tuple[rpc.ElectMasterResponseHeader, BrokerMemberGroup | None]:
-        """CONTROLLER_ELECT_MASTER (1002) on the leader, as an administrator's election of ``broker_id``."""
+    async def elect_master(self, controller: str, cluster: str, broker_name: str, broker_id: int) -> ElectOutcome:
+        """CONTROLLER_ELECT_MASTER (1002) on the leader, as an administrator's election of ``broker_id``; a
+        master that stays (CONTROLLER_MASTER_STILL_EXIST) is an outcome with ``elected`` False."""
         leader = await self.controller_leader(controller)
         header = rpc.ElectMasterHeader(
             cluster_name=cluster,
@@ -85,7 +95,12 @@ class HaOps(AdminCore):
             invoke_time=int(time.time() * 1000),
         )
         reply = await self.request(leader, rpc.CONTROLLER_ELECT_MASTER, header)
-        return reply.header or rpc.ElectMasterResponseHeader(), reply.body
+        return ElectOutcome(
+            elected=reply.code == ResponseCode.SUCCESS,
+            remark=reply.remark,
+            header=reply.header or rpc.ElectMasterResponseHeader(),
+            body=reply.body or ElectMasterBody(),
+        )
 
     async def clean_broker_metadata(
         self, controller: str, cluster: str | None, broker_name: str, broker_ids: str | None, clean_living: bool

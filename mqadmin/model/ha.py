@@ -261,3 +261,28 @@ class BrokerMemberGroup:
 
     def to_json(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "brokerName": self.broker_name, "brokerAddrs": dict(self.broker_addrs)}
+
+
+@dataclass(frozen=True, slots=True)
+class ElectMasterBody:
+    """CONTROLLER_ELECT_MASTER's answer body (Java ElectMasterResponseBody): the new sync state set and the
+    broker group. Older controllers sent the BrokerMemberGroup alone, which is read as well."""
+
+    sync_state_set: list[int] = field(default_factory=list)
+    group: BrokerMemberGroup | None = None
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> ElectMasterBody:
+        if "brokerAddrs" in obj:
+            return cls([], BrokerMemberGroup.from_json(obj))
+        group = obj.get("brokerMemberGroup")
+        return cls(
+            sorted(int(i) for i in obj.get("syncStateSet") or []),
+            None if group is None else BrokerMemberGroup.from_json(group),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "syncStateSet": list(self.sync_state_set),
+            "brokerMemberGroup": None if self.group is None else self.group.to_json(),
+        }

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqadmin.model.ha import (
-    BrokerMemberGroup,
+    ElectMasterBody,
     EpochCache,
     HaRuntimeInfo,
     replicas_table_from_json,
@@ -17,6 +17,7 @@ from mqadmin.model.ha import (
 from mqadmin.model.rpc.bodies import PROPERTIES, JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire import fastjson
+from mqadmin.wire.codes import ResponseCode
 
 GET_BROKER_HA_STATUS_CODE = 907
 CONTROLLER_ELECT_MASTER_CODE = 1002
@@ -95,7 +96,7 @@ class _StringList:
 HA_RUNTIME_INFO = JsonBody("HARuntimeInfo", HaRuntimeInfo.from_json, HaRuntimeInfo.to_json)
 EPOCH_CACHE = JsonBody("EpochEntryCache", EpochCache.from_json, EpochCache.to_json)
 REPLICAS_INFO = JsonBody("BrokerReplicasInfo", replicas_table_from_json, replicas_table_to_json)
-MEMBER_GROUP = JsonBody("BrokerMemberGroup", BrokerMemberGroup.from_json, BrokerMemberGroup.to_json)
+ELECT_MASTER_BODY = JsonBody("ElectMasterResponseBody", ElectMasterBody.from_json, ElectMasterBody.to_json)
 
 GET_BROKER_HA_STATUS = Rpc(
     GET_BROKER_HA_STATUS_CODE, "GET_BROKER_HA_STATUS", response_body=HA_RUNTIME_INFO,
@@ -115,8 +116,10 @@ CONTROLLER_GET_SYNC_STATE_DATA = Rpc(
 )  # fmt: skip
 CONTROLLER_ELECT_MASTER = Rpc(
     CONTROLLER_ELECT_MASTER_CODE, "CONTROLLER_ELECT_MASTER", ElectMasterHeader,
-    response_header=ElectMasterResponseHeader, response_body=MEMBER_GROUP,
-    summary="elect a master for a broker name, preferring the given broker id (leader only)",
+    response_header=ElectMasterResponseHeader, response_body=ELECT_MASTER_BODY,
+    ok=frozenset({ResponseCode.SUCCESS, ResponseCode.CONTROLLER_MASTER_STILL_EXIST}),
+    summary="elect a master for a broker name, preferring the given broker id (leader only; "
+    "CONTROLLER_MASTER_STILL_EXIST when the master stays)",
 )  # fmt: skip
 CLEAN_BROKER_DATA = Rpc(
     CLEAN_BROKER_DATA_CODE, "CLEAN_BROKER_DATA", CleanBrokerDataHeader,

@@ -46,16 +46,21 @@ def elect_master(
         doc["before"] = _master(before)
         doc["dryRun"] = dry_run
         if dry_run:
-            doc["after"] = None
+            doc.update(elected=False, remark="dry run: nothing sent", after=None)
+            doc["syncStateSet"] = [r.broker_id for r in (before.in_sync if before else [])]
             doc["brokerAddrs"] = {str(r.broker_id): r.broker_address for r in _replicas(before)}
             return doc
-        header, group = await admin.elect_master(addr, cluster, broker_name, broker_id)
+        outcome = await admin.elect_master(addr, cluster, broker_name, broker_id)
+        header, group = outcome.header, outcome.body.group
+        doc["elected"] = outcome.elected
+        doc["remark"] = None if outcome.elected else outcome.remark
         doc["after"] = {
             "masterBrokerId": header.master_broker_id,
             "masterAddress": header.master_address,
             "masterEpoch": header.master_epoch,
             "syncStateSetEpoch": header.sync_state_set_epoch,
         }
+        doc["syncStateSet"] = outcome.body.sync_state_set
         doc["brokerAddrs"] = {str(k): v for k, v in (group.broker_addrs if group else {}).items()}
         return doc
 
@@ -68,12 +73,17 @@ def elect_master(
     rows.append(("MasterBefore", _describe(before)))
     if after is None:
         rows.append(("WouldElect", f"broker id {broker_id} (dry run: nothing sent)"))
+    elif not doc["elected"]:
+        rows.append(("Result", f"unchanged: {doc['remark'] or 'the controller kept the master'}"))
     else:
+        rows.append(("Result", "elected"))
+    if after is not None:
         rows += [
             ("BrokerMasterAddr", after["masterAddress"] or "-"),
             ("MasterBrokerId", _text(after["masterBrokerId"])),
         ]
         rows += [("MasterEpoch", _text(after["masterEpoch"])), ("SyncStateSetEpoch", _text(after["syncStateSetEpoch"]))]
+    rows.append(("SyncStateSet", ", ".join(str(i) for i in doc["syncStateSet"]) or "-"))
     rows += [(f"Broker {bid}", baddr) for bid, baddr in doc["brokerAddrs"].items()]
     print_table([Column("KEY"), Column("VALUE")], rows)
 
