@@ -47,7 +47,7 @@ class ControllerMetadataHeader(Header):
     leader_address: str | None = wire("controllerLeaderAddress", None)
     is_leader: bool = wire("isLeader", False)
     peers: str | None = wire("peers", None)
-    """``n0-127.0.0.1:9878;n1-...``: the controller group's members."""
+    """``n0:127.0.0.1:9878;n1:...``: the controller group's members."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,16 +16,15 @@ if TYPE_CHECKING:
 def get_controller_meta_data(controller: ControllerOpt) -> None:
     """Show the controller group of -a (CONTROLLER_GET_METADATA_INFO): its name, the leader's id and address,
     whether the controller asked is the leader, and every peer (id and address). Needs no name server."""
-    from mqadmin.cli.commands.ha._shared import controller_addrs
+    from mqadmin.cli.commands.ha._shared import controller_addrs, run_controller
     from mqadmin.cli.render import Column, json_output, print_json, print_table
-    from mqadmin.cli.runner import run_admin_at
 
     addr = controller_addrs(controller)[0]
 
     async def go(admin: AdminClient) -> ControllerMetadataHeader:
         return await admin.controller_metadata(addr)
 
-    meta = run_admin_at([addr], go, namesrvs=False)
+    meta = run_controller([addr], go)
     peers = [p for p in (meta.peers or "").split(";") if p]
     if json_output():
         print_json(
