@@ -95,9 +95,9 @@ def test_broker_epoch_is_refused_outside_controller_mode(backend: Backend) -> No
     assert entry["status"] == "failed" and entry["epochCache"] is None
     if backend.name == "apache-4.9":
         assert entry["reason"].startswith("REQUEST_CODE_NOT_SUPPORTED (3)")
-    else:  # Apache 5.x and the embedded broker: a broker with enableControllerMode=false
+    else:  # Apache 5.x and the embedded broker: a broker with enableControllerMode=false (Java mqadmin prints
+        # the same remark in an exception on stderr, which the reference tool's stdout does not hold)
         assert entry["reason"] == "SYSTEM_ERROR (1): this request only for controllerMode"
-        assert "this request only for controllerMode" in java(backend, "getBrokerEpoch", "-b", "broker-a")
 
 
 def test_store_requests(backend: Backend) -> None:
