@@ -14,6 +14,7 @@ from mqadmin.admin.exports import ExportOps
 from mqadmin.admin.groups import GroupOps
 from mqadmin.admin.ha import HaOps
 from mqadmin.admin.lite import LiteOps
+from mqadmin.admin.monitor import MonitorOps
 from mqadmin.admin.nameservers import NamesrvOps
 from mqadmin.admin.offsets import OffsetOps
 from mqadmin.admin.queries import MessageOps
@@ -29,6 +30,7 @@ class AdminClient(
     StaticTopicOps,
     LiteOps,
     OffsetOps,
+    MonitorOps,
     TopicOps,
     GroupOps,
     BrokerOps,

@@ -132,7 +132,6 @@ PLANNED: dict[str, str] = {
     "switchTimerEngine": "issue 8 (Operator parity, part 1)",
     "updateBrokerConfig": "issue 8 (Operator parity, part 1)",
     "updateColdDataFlowCtrGroupConfig": "issue 8 (Operator parity, part 1)",
-    "startMonitoring": "issue 9 (Operator parity, part 2)",
 }
 """Java commands not built yet, with the issue that builds them (listed in docs/parity.md as missing)."""
 

@@ -215,6 +215,12 @@ COMMANDS: tuple[Entry, ...] = (
     ),
     Entry("cloneGroupOffset", "consumer.clone_group_offset", CONSUMERS, "Give a group another group's offsets."),
     Entry(
+        "startMonitoring",
+        "consumer.start_monitoring",
+        CONSUMERS,
+        "Every group's unconsumed messages per topic, round after round (Java's monitor).",
+    ),
+    Entry(
         "exportMetadata",
         "metadata",
         FLEET,

@@ -71,7 +71,8 @@ def test_ha_status_with_a_slave_matches_java(backend: Backend) -> None:
         (entry,) = ours_json("haStatus", "-n", backend.namesrv_addr, "-b", slave)["results"]
         assert entry["haStatus"]["master"] is False
         java_slave = java(backend, "haStatus", "-b", slave)
-        assert java_fields(java_slave, "MasterAddr") == [entry["haStatus"]["haClientRuntimeInfo"]["masterAddr"]]
+        master_addr = entry["haStatus"]["haClientRuntimeInfo"]["masterAddr"]
+        assert java_fields(java_slave, "MasterAddr") == [master_addr or "null"]  # Java prints null as "null"
         if backend.name == "embedded":
             return  # the embedded slave replicates nothing: no link to its master (masterAddr null, as checked)
 
