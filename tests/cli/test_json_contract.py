@@ -81,6 +81,7 @@ CASES: dict[str, list[list[str]]] = {
     "checkRocksdbCqWriteProgress": [["-c", CLUSTER, "-t", T, "-cf", "-1d"]],
     "rocksDBConfigToJson": [["-c", CLUSTER, "-t", "topics"]],
     "exportPopRecord": [["-c", CLUSTER]],
+    "startMonitoring": [["--count", "1"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
