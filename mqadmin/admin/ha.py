@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from mqadmin.admin.core import AdminCore
 from mqadmin.admin.errors import AdminError
 from mqadmin.admin.fanout import Target, fan_out
-from mqadmin.admin.nameservers import same_value
+from mqadmin.admin.nameservers import update_config_key
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.ha import ElectMasterBody, ReplicasInfo
 from mqadmin.model.rpc import ha as rpc
@@ -129,26 +129,13 @@ class HaOps(AdminCore):
         return await fan_out(controller_targets(addrs), one)
 
     async def update_controller_config(self, addrs: Sequence[str], key: str, value: str) -> list[TargetResult]:
-        """UPDATE_CONTROLLER_CONFIG (1009) on each controller, its config read before and after.
+        """UPDATE_CONTROLLER_CONFIG (1009) on each controller, its config read before and after
+        (``update_config_key``)."""
 
-        A Java controller answers SUCCESS for a key it does not have and changes nothing, so such a key is not
-        sent (failed: unknown key); a value that did not change is reported as not applied."""
+        async def write(addr: str, props: dict[str, str]) -> None:
+            await self.request(addr, rpc.UPDATE_CONTROLLER_CONFIG, body=props)
 
         async def one(t: Target) -> TargetResult:
-            before = await self.controller_config_at(t.addr)
-            if key not in before:
-                reason = f"unknown key {key!r}: this controller has no such config key"
-                return TargetResult(t.name, t.addr, Status.FAILED, reason)
-            old = before[key]
-            if old == value:
-                return TargetResult(t.name, t.addr, Status.UNCHANGED, data=old)
-            await self.request(t.addr, rpc.UPDATE_CONTROLLER_CONFIG, body={key: value})
-            new = (await self.controller_config_at(t.addr)).get(key)
-            if new is not None and new != old:
-                return TargetResult(t.name, t.addr, Status.UPDATED, changes={key: (old, new)}, data=new)
-            if same_value(old, value):
-                return TargetResult(t.name, t.addr, Status.UNCHANGED, data=old)
-            reason = f"not applied: {key} is still {old!r} (a value the controller cannot take, or a start-up key)"
-            return TargetResult(t.name, t.addr, Status.FAILED, reason, data=old)
+            return await update_config_key(t, key, value, self.controller_config_at, write, "controller")
 
         return await fan_out(controller_targets(addrs), one)

@@ -55,6 +55,34 @@ def same_value(a: str | None, b: str | None) -> bool:
         return False
 
 
+async def update_config_key(
+    t: Target,
+    key: str,
+    value: str,
+    read: Callable[[str], Awaitable[dict[str, str]]],
+    write: Callable[[str, dict[str, str]], Awaitable[None]],
+    server: str,
+) -> TargetResult:
+    """Set one config key on a server whose config is read before and after (name servers, controllers): Java
+    servers answer SUCCESS for a key they do not have, or a value they cannot parse, and change nothing; so a key
+    missing from the config is not sent (failed: unknown key), and a value that did not change is reported as
+    not applied. ``data`` is the value after."""
+    before = await read(t.addr)
+    if key not in before:
+        return TargetResult(t.name, t.addr, Status.FAILED, f"unknown key {key!r}: this {server} has no such config key")
+    old = before[key]
+    if old == value:
+        return TargetResult(t.name, t.addr, Status.UNCHANGED, data=old)
+    await write(t.addr, {key: value})
+    new = (await read(t.addr)).get(key)
+    if new is not None and new != old:
+        return TargetResult(t.name, t.addr, Status.UPDATED, changes={key: (old, new)}, data=new)
+    if same_value(old, value):
+        return TargetResult(t.name, t.addr, Status.UNCHANGED, data=old)
+    reason = f"not applied: {key} is still {old!r} (a value the {server} cannot take, or a start-up key)"
+    return TargetResult(t.name, t.addr, Status.FAILED, reason, data=old)
+
+
 class NamesrvOps(AdminCore):
     def namesrv_targets(self) -> list[Target]:
         return [Target("namesrv", addr) for addr in self.namesrv.addrs]
@@ -123,22 +151,11 @@ class NamesrvOps(AdminCore):
         and a value that did not change is reported as not applied. ``data`` is the value after.
         """
 
+        async def write(addr: str, props: dict[str, str]) -> None:
+            await self.request(addr, rpc.UPDATE_NAMESRV_CONFIG, body=props)
+
         async def one(t: Target) -> TargetResult:
-            before = await self.namesrv_config_at(t.addr)
-            if key not in before:
-                reason = f"unknown key {key!r}: this name server has no such config key"
-                return TargetResult(t.name, t.addr, Status.FAILED, reason)
-            old = before[key]
-            if old == value:
-                return TargetResult(t.name, t.addr, Status.UNCHANGED, data=old)
-            await self.request(t.addr, rpc.UPDATE_NAMESRV_CONFIG, body={key: value})
-            new = (await self.namesrv_config_at(t.addr)).get(key)
-            if new is not None and new != old:
-                return TargetResult(t.name, t.addr, Status.UPDATED, changes={key: (old, new)}, data=new)
-            if same_value(old, value):
-                return TargetResult(t.name, t.addr, Status.UNCHANGED, data=old)
-            reason = f"not applied: {key} is still {old!r} (a value the name server cannot take, or a start-up key)"
-            return TargetResult(t.name, t.addr, Status.FAILED, reason, data=old)
+            return await update_config_key(t, key, value, self.namesrv_config_at, write, "name server")
 
         return await self._on_every_namesrv(one)
 

@@ -3,15 +3,15 @@ repetition, and running against controllers (which need no name server)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
-    from mqadmin.admin import AdminClient
+    from mqadmin.admin import AdminClient, Target, TargetResult
 
 T = TypeVar("T")
 
@@ -112,3 +112,48 @@ async def rounds(interval: float | None, count: int | None, one_round: Callable[
         if not keep_going or interval is None or (count is not None and n >= count):
             return
         await asyncio.sleep(interval)
+
+
+def watch_brokers(
+    namesrv: str | None,
+    interval: float | None,
+    count: int | None,
+    what: str,
+    targets: Callable[[AdminClient], Awaitable[list[Target]]],
+    fetch: Callable[[AdminClient, list[Target]], Awaitable[list[TargetResult]]],
+    shown: tuple[str, Callable[[Any], Any], Callable[[Sequence[TargetResult]], None]],
+) -> None:
+    """A per-broker read repeated as Java's ``-i`` does: ``fetch`` on ``targets`` each round, printed as a table
+    by ``shown[2]`` or as JSON with each answer under key ``shown[0]`` (as ``shown[1]`` renders it; one line per
+    round with -i); exit 3 or 1 when brokers of the last round failed."""
+    from mqadmin.cli.render import json_output, print_json, print_json_line
+    from mqadmin.cli.runner import exit_for_results, results_json, run_admin
+
+    key, to_json, print_table = shown
+    last: list[list[TargetResult]] = []
+
+    async def go(admin: AdminClient) -> None:
+        chosen = await targets(admin)
+
+        async def one_round(n: int) -> bool:
+            results = await fetch(admin, chosen)
+            if json_output():
+                doc = results_json(results)
+                for entry, r in zip(doc["results"], results, strict=True):
+                    entry[key] = to_json(r.data) if r.ok and r.data else None
+                (print_json_line if interval else print_json)(doc)
+            else:
+                if n:
+                    print()
+                print_table(results)
+            last[:] = [results]
+            return True
+
+        await rounds(interval, count, one_round)
+
+    try:
+        run_admin(namesrv, go)
+    except KeyboardInterrupt:
+        if not last or interval is None:
+            raise
+    exit_for_results(last[0], what)

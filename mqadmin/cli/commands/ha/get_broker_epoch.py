@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import BrokerNameOpt, CountOpt, IntervalOpt, one_of, rounds
+from mqadmin.cli.commands.ha._shared import BrokerNameOpt, CountOpt, IntervalOpt, one_of
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -34,37 +34,17 @@ def get_broker_epoch(
     (enableControllerMode=true) keep epochs; others answer "this request only for controllerMode" (a failed
     row). With -i the entries are shown again every N seconds until Ctrl-C (or --count rounds).
     """
-    from mqadmin.cli.render import json_output, print_json, print_json_line
-    from mqadmin.cli.runner import exit_for_results, results_json, run_admin
+    from mqadmin.cli.commands.ha._shared import watch_brokers
 
     one_of(broker_name, cluster, "a broker name")
-    last: list[list[TargetResult]] = []
 
-    async def go(admin: AdminClient) -> None:
-        targets = await replica_targets(admin, broker_name, cluster)
+    async def targets(admin: AdminClient) -> list[Target]:
+        return await replica_targets(admin, broker_name, cluster)
 
-        async def one_round(n: int) -> bool:
-            results = await admin.epoch_caches_on(targets)
-            if json_output():
-                doc = results_json(results)
-                for entry, r in zip(doc["results"], results, strict=True):
-                    entry["epochCache"] = epoch_json(r.data) if r.ok and r.data else None
-                (print_json_line if interval else print_json)(doc)
-            else:
-                if n:
-                    print()
-                print_epochs(results)
-            last[:] = [results]
-            return True
+    async def fetch(admin: AdminClient, chosen: list[Target]) -> list[TargetResult]:
+        return await admin.epoch_caches_on(chosen)
 
-        await rounds(interval, count, one_round)
-
-    try:
-        run_admin(namesrv, go)
-    except KeyboardInterrupt:
-        if not last or interval is None:
-            raise
-    exit_for_results(last[0], "getBrokerEpoch")
+    watch_brokers(namesrv, interval, count, "getBrokerEpoch", targets, fetch, ("epochCache", epoch_json, print_epochs))
 
 
 async def replica_targets(admin: AdminClient, broker_name: str | None, cluster: str | None) -> list[Target]:

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import CountOpt, IntervalOpt, rounds
+from mqadmin.cli.commands.ha._shared import CountOpt, IntervalOpt
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
-    from mqadmin.admin import AdminClient, TargetResult
+    from mqadmin.admin import AdminClient, Target, TargetResult
     from mqadmin.model.ha import HaRuntimeInfo
 
 
@@ -34,38 +34,20 @@ def ha_status(
     its max offset, transfer speed, last read/write and the master's flush offset. With -i the status is shown
     again every N seconds until Ctrl-C (or --count rounds); with --format json each round is one JSON line.
     """
+    from mqadmin.cli.commands.ha._shared import watch_brokers
     from mqadmin.cli.params import exactly_one
-    from mqadmin.cli.render import json_output, print_json, print_json_line
-    from mqadmin.cli.runner import broker_targets, exit_for_results, results_json, run_admin
+    from mqadmin.cli.runner import broker_targets
 
     exactly_one(broker_addr, cluster)
-    last: list[list[TargetResult]] = []
 
-    async def go(admin: AdminClient) -> None:
-        targets = await broker_targets(admin, broker_addr, cluster, masters_only=False)
+    async def targets(admin: AdminClient) -> list[Target]:
+        return await broker_targets(admin, broker_addr, cluster, masters_only=False)
 
-        async def one_round(n: int) -> bool:
-            results = await admin.ha_status_on(targets)
-            if json_output():
-                doc = results_json(results)
-                for entry, r in zip(doc["results"], results, strict=True):
-                    entry["haStatus"] = r.data.to_json() if r.ok and r.data else None
-                (print_json_line if interval else print_json)(doc)
-            else:
-                if n:
-                    print()
-                print_status(results)
-            last[:] = [results]
-            return True
+    async def fetch(admin: AdminClient, chosen: list[Target]) -> list[TargetResult]:
+        return await admin.ha_status_on(chosen)
 
-        await rounds(interval, count, one_round)
-
-    try:
-        run_admin(namesrv, go)
-    except KeyboardInterrupt:
-        if not last or interval is None:
-            raise
-    exit_for_results(last[0], "haStatus")
+    shown = ("haStatus", lambda info: info.to_json(), print_status)
+    watch_brokers(namesrv, interval, count, "haStatus", targets, fetch, shown)
 
 
 def print_status(results: Sequence[TargetResult]) -> None:
