@@ -50,7 +50,14 @@ def java_fields(out: str, key: str) -> list[str]:
 # --- haStatus, getBrokerEpoch, store requests on every backend ----------------------------------------
 
 
+NO_HA_STATUS = "Apache 4.9 brokers have no GET_BROKER_HA_STATUS (907, added in 5.0) and its mqadmin no haStatus"
+
+
 def test_ha_status_of_masters_matches_java(backend: Backend) -> None:
+    if backend.name == "apache-4.9":
+        doc = ours_json("haStatus", "-n", backend.namesrv_addr, "-c", backend.cluster, code=1)
+        assert all(r["reason"].startswith("REQUEST_CODE_NOT_SUPPORTED (3)") for r in doc["results"]), doc
+        return
     doc = ours_json("haStatus", "-n", backend.namesrv_addr, "-c", backend.cluster)
     check_documented("haStatus", doc)
     ours = {r["addr"]: r["haStatus"] for r in doc["results"]}
@@ -65,6 +72,8 @@ def test_ha_status_of_masters_matches_java(backend: Backend) -> None:
 
 
 def test_ha_status_with_a_slave_matches_java(backend: Backend) -> None:
+    if backend.name == "apache-4.9":
+        pytest.skip(NO_HA_STATUS)
     assert backend.start_slave is not None
     master = backend.brokers["broker-a"]
     with backend.start_slave("broker-a") as slave:
