@@ -12,12 +12,15 @@ from mqadmin.admin.auth import AuthOps
 from mqadmin.admin.brokers import BrokerOps
 from mqadmin.admin.exports import ExportOps
 from mqadmin.admin.groups import GroupOps
+from mqadmin.admin.ha import HaOps
 from mqadmin.admin.lite import LiteOps
+from mqadmin.admin.monitor import MonitorOps
 from mqadmin.admin.nameservers import NamesrvOps
 from mqadmin.admin.offsets import OffsetOps
 from mqadmin.admin.queries import MessageOps
 from mqadmin.admin.static_topics import StaticTopicOps
 from mqadmin.admin.stats import StatsOps
+from mqadmin.admin.store import StoreOps
 from mqadmin.admin.topic_batch import TopicBatchOps
 from mqadmin.admin.topics import TopicOps
 
@@ -27,6 +30,7 @@ class AdminClient(
     StaticTopicOps,
     LiteOps,
     OffsetOps,
+    MonitorOps,
     TopicOps,
     GroupOps,
     BrokerOps,
@@ -35,5 +39,7 @@ class AdminClient(
     StatsOps,
     AuthOps,
     MessageOps,
+    HaOps,
+    StoreOps,
 ):
     """``async with AdminClient(["127.0.0.1:9876"]) as admin: await admin.topic_route("T")``."""

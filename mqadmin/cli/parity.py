@@ -110,25 +110,15 @@ JAVA_COMMANDS: tuple[tuple[str, str], ...] = (
 NOT_APPLICABLE: dict[str, str] = {
     "addBroker": "BrokerContainer only: adds a broker to a running BrokerContainer process, not to a cluster",
     "removeBroker": "BrokerContainer only: removes a broker from a running BrokerContainer process",
+    "dumpCompactionLog": "local files only: decodes a compaction log file on the broker host, sends no request",
+    "exportMetadataInRocksDB": (
+        "local files only: opens the broker's RocksDB config store on the broker host and sends no request "
+        "(Java recommends rocksDBConfigToJson, which mqadmin offers: its -b/-c mode has the broker export)"
+    ),
 }
 """Java commands that make no sense for mqadmin, with the reason."""
 
-PLANNED: dict[str, str] = {
-    "getBrokerEpoch": "issue 8 (Operator parity, part 1)",
-    "startMonitoring": "issue 9 (Operator parity, part 2)",
-    "cleanBrokerMetadata": "issue 8 (Operator parity, part 1)",
-    "electMaster": "issue 8 (Operator parity, part 1)",
-    "getControllerConfig": "issue 8 (Operator parity, part 1)",
-    "getControllerMetaData": "issue 8 (Operator parity, part 1)",
-    "updateControllerConfig": "issue 8 (Operator parity, part 1)",
-    "exportMetadataInRocksDB": "issue 8 (Operator parity, part 1)",
-    "exportPopRecord": "issue 8 (Operator parity, part 1)",
-    "getSyncStateSet": "issue 8 (Operator parity, part 1)",
-    "haStatus": "issue 8 (Operator parity, part 1)",
-    "dumpCompactionLog": "issue 9 (Operator parity, part 2)",
-    "rocksDBConfigToJson": "issue 8 (Operator parity, part 1)",
-    "checkRocksdbCqWriteProgress": "issue 9 (Operator parity, part 2)",
-}
+PLANNED: dict[str, str] = {}
 """Java commands not built yet, with the issue that builds them (listed in docs/parity.md as missing)."""
 
 

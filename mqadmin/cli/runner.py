@@ -101,11 +101,17 @@ def check_broker_addr(addr: str | None, option: str = "-b") -> None:
 
 def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
     """Resolve the name servers (``-n``, NAMESRV_ADDR or the profile), run ``fn(admin)`` and translate errors."""
-    from mqadmin.admin.lazy_client import LazyAdminClient  # AdminClient, importing only the operations used
     from mqadmin.cli import settings
 
     settings.validate()
-    addrs = namesrv_addrs(namesrv)
+    return run_admin_at(namesrv_addrs(namesrv), fn)
+
+
+def run_admin_at(addrs: list[str], fn: Callable[[AdminClient], Awaitable[T]], *, namesrvs: bool = True) -> T:
+    """``run_admin`` with the servers given; ``namesrvs=False`` when they are not name servers (controllers of
+    ``-a``), so errors are not explained as name-server errors."""
+    from mqadmin.admin.lazy_client import LazyAdminClient  # AdminClient, importing only the operations used
+    from mqadmin.cli import settings
 
     async def main() -> T:
         transport = connection_transport(addrs)
@@ -119,7 +125,7 @@ def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) ->
     try:
         return asyncio.run(main())
     except Exception as e:
-        mapped = as_cli_error(e, addrs)
+        mapped = as_cli_error(e, addrs if namesrvs else ())
         if mapped is e:
             raise
         raise mapped from e

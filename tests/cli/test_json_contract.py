@@ -88,6 +88,11 @@ CASES: dict[str, list[list[str]]] = {
     "cleanExpiredCQ": [["-c", CLUSTER, "--dry-run"]],
     "cleanUnusedTopic": [["--dry-run"]],
     "deleteExpiredCommitLog": [["-c", CLUSTER, "--dry-run"]],
+    "haStatus": [["-c", CLUSTER]],
+    "checkRocksdbCqWriteProgress": [["-c", CLUSTER, "-t", T, "-cf", "-1d"]],
+    "rocksDBConfigToJson": [["-c", CLUSTER, "-t", "topics"]],
+    "exportPopRecord": [["-c", CLUSTER]],
+    "startMonitoring": [["--count", "1"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
@@ -106,6 +111,10 @@ LITE = (
 BROKER_5X = (
     "needs an Apache 5.x broker (the embedded one refuses it, REQUEST_CODE_NOT_SUPPORTED): shape checked in "
     "tests/conformance/test_broker_parity.py"
+)
+CONTROLLER = (
+    "needs a controller (the embedded servers run none): shape checked against Apache in controller mode in "
+    "tests/conformance/test_ha_parity.py"
 )
 REAL_CLIENTS = "its shape is checked with real clients in tests/conformance/test_consumer_parity.py"
 EXEMPT = {
@@ -157,6 +166,13 @@ EXEMPT = {
         "needs a slave (the embedded broker has no replication): shape checked on Apache in "
         "tests/conformance/test_broker_parity.py"
     ),
+    "getBrokerEpoch": f"needs a broker in controller mode: {CONTROLLER}",
+    "getSyncStateSet": CONTROLLER,
+    "getControllerMetaData": CONTROLLER,
+    "getControllerConfig": CONTROLLER,
+    "updateControllerConfig": CONTROLLER,
+    "electMaster": CONTROLLER,
+    "cleanBrokerMetadata": CONTROLLER,
 }
 """Commands whose JSON is a file format of its own, or that print no JSON document."""
 

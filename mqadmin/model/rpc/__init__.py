@@ -24,6 +24,7 @@ DECLARATION_MODULES = (
     "clients",
     "consumers",
     "groups",
+    "ha",
     "lite",
     "messages",
     "namesrv",
@@ -31,6 +32,7 @@ DECLARATION_MODULES = (
     "registration",
     "static_topics",
     "stats",
+    "store",
     "topics",
 )
 

@@ -7,8 +7,9 @@ import asyncio
 import logging
 from pathlib import Path
 
-from mqadmin.model.rpc import brokers, clients, consumers, groups, messages, pop, stats, topics
-from mqadmin.server.broker import refusals
+from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, messages, pop, stats, topics
+from mqadmin.model.rpc import store as store_rpc
+from mqadmin.server.broker import refusals, store_admin
 from mqadmin.server.broker.admin import AdminProcessor
 from mqadmin.server.broker.broker_consume_stats import BrokerConsumeStatsProcessor
 from mqadmin.server.broker.brokerstore import BrokerParts, BrokerStore, store_host
@@ -24,6 +25,7 @@ from mqadmin.server.broker.pull import PullProcessor
 from mqadmin.server.broker.query import QueryProcessor
 from mqadmin.server.broker.queue_query import QueueQueryProcessor
 from mqadmin.server.broker.registration import NamesrvRegistrar
+from mqadmin.server.broker.replication import ReplicationProcessor, no_controller
 from mqadmin.server.broker.schedule import ScheduleService
 from mqadmin.server.broker.send import SendProcessor
 from mqadmin.server.broker.stats import BrokerStats
@@ -140,6 +142,14 @@ class Broker:
         serve(pop.POP_MESSAGE, self.pop.pop)
         serve(pop.ACK_MESSAGE, self.pop.ack)
         serve(pop.CHANGE_MESSAGE_INVISIBLETIME, self.pop.change_invisible_time)
+        replication = ReplicationProcessor(parts)
+        serve(ha.GET_BROKER_HA_STATUS, replication.ha_status)
+        serve(ha.GET_BROKER_EPOCH_CACHE, replication.epoch_cache)
+        for code in ha.CONTROLLER_ADMIN_CODES:
+            self.server.register(code, no_controller)
+        serve(store_rpc.CHECK_ROCKSDB_CQ_WRITE_PROGRESS, store_admin.check_cq)
+        serve(store_rpc.EXPORT_ROCKSDB_CONFIG_TO_JSON, store_admin.export_config)
+        serve(store_rpc.POP_ROLLBACK, store_admin.pop_rollback)
         for rpc, refuse in refusals.refused():
             serve(rpc, refuse)
 

@@ -16,6 +16,7 @@ from mqadmin.model.route import TopicRouteData
 from mqadmin.model.rpc import namesrv as rpc
 from mqadmin.model.rpc import registration as reg
 from mqadmin.model.rpc.spec import Decoded, RequestRefused
+from mqadmin.server.namesrv import controller
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.kv import KVConfigManager
 from mqadmin.server.namesrv.route_body import route_body, wants_standard_json
@@ -43,6 +44,7 @@ class NameServer:
         self._bad_names = RateLimitedLog(log)
         self.server.on_close(self._channel_closed)
         self._serve()
+        controller.install(self.server)
 
     @property
     def addr(self) -> str:

@@ -1,0 +1,141 @@
+"""Replication and controller operations: brokers' HA status and epochs, and the controller's metadata, config,
+replica sets, elections and broker-metadata cleaning.
+
+Requests that change or read the controller's replica state go to the controller *leader*, found as Java
+mqadmin finds it: by asking the given controller for its metadata (CONTROLLER_GET_METADATA_INFO).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mqadmin.admin.config_change import change_config_key
+from mqadmin.admin.core import AdminCore
+from mqadmin.admin.errors import AdminError
+from mqadmin.admin.fanout import Target, fan_out
+from mqadmin.admin.results import Status, TargetResult
+from mqadmin.model.ha import ElectMasterBody, ReplicasInfo
+from mqadmin.model.rpc import ha as rpc
+from mqadmin.wire.codes import ResponseCode
+
+
+class NoControllerLeader(AdminError):
+    """The controller answered its metadata without a leader (an election in progress, or no quorum)."""
+
+    def __init__(self, addr: str) -> None:
+        super().__init__(f"controller {addr} reports no leader (an election in progress, or no quorum)")
+        self.addr = addr
+
+
+@dataclass(frozen=True, slots=True)
+class ElectOutcome:
+    elected: bool
+    """False when the controller kept the master (CONTROLLER_MASTER_STILL_EXIST, ``remark`` says why)."""
+    remark: str | None
+    header: rpc.ElectMasterResponseHeader
+    body: ElectMasterBody
+
+
+def controller_targets(addrs: Sequence[str]) -> list[Target]:
+    return [Target("controller", addr) for addr in addrs]
+
+
+class HaOps(AdminCore):
+    # --- brokers ----------------------------------------------------------------------------------
+
+    async def ha_status_on(self, targets: Sequence[Target]) -> list[TargetResult]:
+        """GET_BROKER_HA_STATUS (907) on each broker; ``data`` is its ``HaRuntimeInfo``."""
+
+        async def one(t: Target) -> TargetResult:
+            reply = await self.request(t.addr, rpc.GET_BROKER_HA_STATUS)
+            return TargetResult(t.name, t.addr, Status.OK, data=reply.body)
+
+        return await fan_out(targets, one)
+
+    async def epoch_caches_on(self, targets: Sequence[Target]) -> list[TargetResult]:
+        """GET_BROKER_EPOCH_CACHE (1007) on each broker; ``data`` is its ``EpochCache``."""
+
+        async def one(t: Target) -> TargetResult:
+            reply = await self.request(t.addr, rpc.GET_BROKER_EPOCH_CACHE)
+            return TargetResult(t.name, t.addr, Status.OK, data=reply.body)
+
+        return await fan_out(targets, one)
+
+    # --- the controller ---------------------------------------------------------------------------
+
+    async def controller_metadata(self, addr: str) -> rpc.ControllerMetadataHeader:
+        """CONTROLLER_GET_METADATA_INFO (1005): the controller group, its leader and peers."""
+        return (await self.request(addr, rpc.CONTROLLER_GET_METADATA_INFO)).header or rpc.ControllerMetadataHeader()
+
+    async def controller_leader(self, addr: str) -> str:
+        leader = (await self.controller_metadata(addr)).leader_address
+        if not leader:
+            raise NoControllerLeader(addr)
+        return leader
+
+    async def sync_state_sets(self, controller: str, broker_names: Sequence[str]) -> dict[str, ReplicasInfo]:
+        """CONTROLLER_GET_SYNC_STATE_DATA (1006) on the leader: each broker name's master and replicas."""
+        if not broker_names:
+            return {}
+        leader = await self.controller_leader(controller)
+        reply = await self.request(leader, rpc.CONTROLLER_GET_SYNC_STATE_DATA, body=list(broker_names))
+        return reply.body or {}
+
+    async def elect_master(self, controller: str, cluster: str, broker_name: str, broker_id: int) -> ElectOutcome:
+        """CONTROLLER_ELECT_MASTER (1002) on the leader, as an administrator's election of ``broker_id``; a
+        master that stays (CONTROLLER_MASTER_STILL_EXIST) is an outcome with ``elected`` False."""
+        leader = await self.controller_leader(controller)
+        header = rpc.ElectMasterHeader(
+            cluster_name=cluster,
+            broker_name=broker_name,
+            broker_id=broker_id,
+            designate_elect=True,
+            invoke_time=int(time.time() * 1000),
+        )
+        reply = await self.request(leader, rpc.CONTROLLER_ELECT_MASTER, header)
+        return ElectOutcome(
+            elected=reply.code == ResponseCode.SUCCESS,
+            remark=reply.remark,
+            header=reply.header or rpc.ElectMasterResponseHeader(),
+            body=reply.body or ElectMasterBody(),
+        )
+
+    async def clean_broker_metadata(
+        self, controller: str, cluster: str | None, broker_name: str, broker_ids: str | None, clean_living: bool
+    ) -> str:
+        """CLEAN_BROKER_DATA (1011) on the leader; returns the leader's address."""
+        leader = await self.controller_leader(controller)
+        header = rpc.CleanBrokerDataHeader(
+            cluster_name=cluster,
+            broker_name=broker_name,
+            broker_ids=broker_ids,
+            clean_living=clean_living,
+            invoke_time=int(time.time() * 1000),
+        )
+        await self.request(leader, rpc.CLEAN_BROKER_DATA, header)
+        return leader
+
+    async def controller_config_at(self, addr: str) -> dict[str, str]:
+        return (await self.request(addr, rpc.GET_CONTROLLER_CONFIG)).body or {}
+
+    async def controller_configs(self, addrs: Sequence[str]) -> list[TargetResult]:
+        """GET_CONTROLLER_CONFIG (1010) on each controller; ``data`` is its config."""
+
+        async def one(t: Target) -> TargetResult:
+            return TargetResult(t.name, t.addr, Status.OK, data=await self.controller_config_at(t.addr))
+
+        return await fan_out(controller_targets(addrs), one)
+
+    async def update_controller_config(self, addrs: Sequence[str], key: str, value: str) -> list[TargetResult]:
+        """UPDATE_CONTROLLER_CONFIG (1009) on each controller, its config read before and after
+        (``change_config_key``)."""
+
+        async def write(addr: str, props: dict[str, str]) -> None:
+            await self.request(addr, rpc.UPDATE_CONTROLLER_CONFIG, body=props)
+
+        async def one(t: Target) -> TargetResult:
+            return await change_config_key(t, key, value, self.controller_config_at, write, "controller")
+
+        return await fan_out(controller_targets(addrs), one)

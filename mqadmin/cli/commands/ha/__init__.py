@@ -1,0 +1,1 @@
+"""Replication (HA) and controller commands."""

@@ -1,0 +1,50 @@
+"""getControllerMetaData: the controller group, its leader and peers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mqadmin.cli.command import command
+from mqadmin.cli.commands.ha._shared import ControllerOpt
+
+if TYPE_CHECKING:
+    from mqadmin.admin import AdminClient
+    from mqadmin.model.rpc.ha import ControllerMetadataHeader
+
+
+@command("getControllerMetaData", "mqadmin getControllerMetaData -a 127.0.0.1:9878")
+def get_controller_meta_data(controller: ControllerOpt) -> None:
+    """Show the controller group of -a (CONTROLLER_GET_METADATA_INFO): its name, the leader's id and address,
+    whether the controller asked is the leader, and every peer (id and address). Needs no name server."""
+    from mqadmin.cli.commands.ha._shared import controller_addrs, run_controller
+    from mqadmin.cli.render import Column, json_output, print_json, print_table
+
+    addr = controller_addrs(controller)[0]
+
+    async def go(admin: AdminClient) -> ControllerMetadataHeader:
+        return await admin.controller_metadata(addr)
+
+    meta = run_controller([addr], go)
+    peers = [p for p in (meta.peers or "").split(";") if p]
+    if json_output():
+        print_json(
+            {
+                "controller": addr,
+                "group": meta.group,
+                "controllerLeaderId": meta.leader_id,
+                "controllerLeaderAddress": meta.leader_address,
+                "isLeader": meta.is_leader,
+                "peers": peers,
+            }
+        )
+        return
+    print_table(
+        [Column("KEY"), Column("VALUE")],
+        [
+            ("ControllerGroup", meta.group or "-"),
+            ("ControllerLeaderId", meta.leader_id or "-"),
+            ("ControllerLeaderAddress", meta.leader_address or "-"),
+            ("IsLeader", str(meta.is_leader).lower()),
+            *(("Peer", p) for p in peers),
+        ],
+    )

@@ -1,0 +1,1 @@
+"""Broker store maintenance commands (RocksDB consume queues and metadata, POP records)."""
