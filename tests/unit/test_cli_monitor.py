@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mqadmin.model.stats import QueueOffsets, TopicStatsBody
+from mqadmin.model.stats import QueueOffsets, TopicStats, TopicStatsBody
 from mqadmin.wire.frame import RemotingCommand
 from tests.unit.cli_helpers import Cli
 from tests.unit.fake_consumers import MINUTE, T0, Client, ConsumerSide
@@ -24,7 +24,7 @@ class StoredSide(ConsumerSide):
             QueueOffsets(topic, self.broker.name, q, 0, d, T0 + (d - 1) * MINUTE if d else 0)
             for q, d in enumerate(self.depth[topic])
         ]
-        return cmd.response(body=TopicStatsBody().encode(rows))
+        return cmd.response(body=TopicStatsBody().encode(TopicStats(rows)))
 
 
 def test_each_round_reports_every_online_group_per_topic(monkeypatch, capsys) -> None:
