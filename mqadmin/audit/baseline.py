@@ -12,7 +12,6 @@ Memory: one entry per (source, cluster, topic) with a tuple per broker, streamed
 from __future__ import annotations
 
 import gc
-import gzip
 import json
 import os
 import sys
@@ -34,6 +33,7 @@ from mqadmin.audit.job import (
     coverage,
     evaluate,
     is_system_topic,
+    iter_jsonl,
     new_summary,
     order_conf_sources,
     write_outputs,
@@ -57,13 +57,9 @@ def read_manifests(inputs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _rows(inputs: list[Path], manifests: list[tuple[str, dict[str, Any]]], table: str) -> Iterator[dict[str, Any]]:
-    decode = json.JSONDecoder().raw_decode  # one object per line: skips loads()'s whitespace regexes
     for root, (_, m) in zip(inputs, manifests, strict=True):
         for rel in m["tables"][table]["files"]:
-            with gzip.open(root / rel, "rt", encoding="utf-8") as f:
-                for line in f:
-                    if len(line) > 1:
-                        yield decode(line)[0]
+            yield from iter_jsonl(root / rel)
 
 
 def audit_findings(
@@ -86,7 +82,7 @@ def audit_findings(
 def _audit(inputs: list[Path], params: Params, manifests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     intern = sys.intern
     facts = Facts(conf_sources=set(order_conf_sources(manifests)))
-    facts.add_brokers(_rows(inputs, manifests, "brokers"))
+    facts.add_small_tables(lambda table: _rows(inputs, manifests, table))
 
     per_topic, retry_like = facts.per_topic, facts.retry_like
     for r in _rows(inputs, manifests, "topics"):
@@ -108,13 +104,6 @@ def _audit(inputs: list[Path], params: Params, manifests: list[tuple[str, dict[s
             tally[1] += cfg[2]
     facts.counts = counts
 
-    facts.order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in _rows(inputs, manifests, "order_conf")}
-    for r in _rows(inputs, manifests, "groups"):
-        facts.groups[(r["source"], r["cluster"])].add(r["group"])
-    lag: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for r in _rows(inputs, manifests, "consumer_lag"):
-        lag[(r["source"], r["cluster"], r["group"])][r["topic"]] += r["lag"]
-    facts.lag = lag
     return evaluate(facts, params)
 
 

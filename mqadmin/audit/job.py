@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import json
 import os
 import shutil
@@ -38,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -258,6 +259,18 @@ class Facts:
                     self.writable[key].add(name)
             groups_ok[(*key, name)] = groups_ok.get((*key, name), False) or bool(is_master and r["groups_ok"])
         self.groups_complete = {k: all(groups_ok[(*k, b)] for b in names) for k, names in self.broker_names.items()}
+
+    def add_small_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
+        """Every table but topics, whose rows ``rows(table)`` yields: brokers, order configs, group names,
+        and the summed lag per (source, cluster, group) and topic."""
+        self.add_brokers(rows("brokers"))
+        self.order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in rows("order_conf")}
+        for r in rows("groups"):
+            self.groups[(r["source"], r["cluster"])].add(r["group"])
+        lag: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for r in rows("consumer_lag"):
+            lag[(r["source"], r["cluster"], r["group"])][r["topic"]] += r["lag"]
+        self.lag = lag
 
 
 def _finding(
@@ -668,6 +681,15 @@ def stop_session(spark: Any) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """The rows of one local gzip JSON Lines table file."""
+    decode = json.JSONDecoder().raw_decode  # one object per line: skips loads()'s whitespace regexes
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if len(line) > 1:
+                yield decode(line)[0]
+
+
 def _local(path: str) -> str | None:
     """The local filesystem path of ``path``, or None for a URI Spark must read (hdfs://, s3a://, ...)."""
     for scheme in ("file://", "file:"):
@@ -718,6 +740,17 @@ class _Tables:
     def __getitem__(self, name: str) -> Any:
         return self.spark.read.schema(self.schemas[name]).option("mode", "FAILFAST").json(self.files(name))
 
+    def rows(self, name: str) -> Iterator[dict[str, Any]]:
+        """A small table's rows on the driver: read directly when the files are local (no Spark job), else
+        collected through Spark."""
+        files = self.files(name)
+        local = [_local(f) for f in files]
+        if any(p is None for p in local):
+            yield from (r.asDict() for r in self[name].collect())
+            return
+        for path in local:
+            yield from iter_jsonl(path)
+
 
 _KEY = ["source", "cluster"]
 
@@ -741,10 +774,7 @@ def spark_findings(
     col, lit = F.col, F.lit
     tables = _Tables(spark, inputs, manifests)
     facts = Facts(conf_sources=set(order_conf_sources(manifests)))
-    facts.add_brokers(r.asDict() for r in tables["brokers"].collect())
-    facts.order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in tables["order_conf"].collect()}
-    for r in tables["groups"].select("source", "cluster", "group").distinct().collect():
-        facts.groups[(r["source"], r["cluster"])].add(r["group"])
+    facts.add_small_tables(tables.rows)
 
     def small(rows: list[tuple[Any, ...]], schema: str) -> Any:
         return F.broadcast(spark.createDataFrame(rows, schema))
@@ -814,7 +844,6 @@ def spark_findings(
         facts.retry_like = {(r[0], r[1], r[2]): set(r[3]) for r in retry_like.collect()}
     finally:
         rows.unpersist()
-    facts.lag = _lags_over(tables["consumer_lag"], params)
     return evaluate(facts, params)
 
 
@@ -851,23 +880,9 @@ def _suspects(spark: Any, regular: Any, facts: Facts) -> list[tuple[str, str, st
     return [(r[0], r[1], r[2]) for r in found.collect()]
 
 
-def _lags_over(consumer_lag: Any, params: Params) -> dict[tuple[str, str, str], dict[str, int]]:
-    """Per (source, cluster, group) whose summed lag is above the threshold: the summed lag per topic."""
-    from pyspark.sql import functions as F
-
-    over = (
-        consumer_lag.groupBy(*_KEY, "group", "topic")
-        .agg(F.sum("lag").alias("lag"))
-        .groupBy(*_KEY, "group")
-        .agg(F.sum("lag").alias("total"), F.collect_list(F.struct("topic", "lag")).alias("topics"))
-        .where(F.col("total") > F.lit(params.lag_threshold).cast("long"))
-    )
-    return {(r[0], r[1], r[2]): {t["topic"]: t["lag"] for t in r["topics"]} for r in over.collect()}
-
-
-def namesrv_map(tables: _Tables) -> dict[tuple[str, str], str]:
-    """(source, cluster) -> the ``-n`` value, for the plan's commands (a small table)."""
-    return {(r["source"], r["cluster"]): r["namesrv"] for r in tables["clusters"].collect() if r["namesrv"]}
+def namesrv_map(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(source, cluster) -> the ``-n`` value, for the plan's commands, from the clusters table."""
+    return {(r["source"], r["cluster"]): r["namesrv"] for r in rows if r.get("namesrv")}
 
 
 def run_spark(spark: Any, inputs: list[str], out: str, params: Params, master: str | None) -> dict[str, Any]:
@@ -884,7 +899,7 @@ def run_spark(spark: Any, inputs: list[str], out: str, params: Params, master: s
         schema = T.StructType([T.StructField(c, T.StringType(), True) for c in FINDING_COLUMNS])
         rows = [tuple(f[c] for c in FINDING_COLUMNS) for f in findings]
         spark.createDataFrame(rows, schema).coalesce(1).write.mode("overwrite").parquet(parquet)
-    summary = write_outputs(out, findings, namesrv_map(_Tables(spark, inputs, manifests)), summary)
+    summary = write_outputs(out, findings, namesrv_map(_Tables(spark, inputs, manifests).rows("clusters")), summary)
     summary["elapsed_s"] = round(time.monotonic() - started, 3)
     write_summary(out, summary)
     return summary
