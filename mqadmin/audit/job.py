@@ -761,14 +761,14 @@ def spark_findings(
     """All findings, sorted by severity and place: Spark reduces the tables to the facts the rules need,
     and the driver evaluates them (``evaluate``, the code the plain-Python engine runs).
 
-    The topics table, by far the largest, is read once into a cached flat table; three aggregations over
-    it give the per-broker counts, the %RETRY%/%DLQ% topics, and the topics that can have a topic or order
-    finding (necessary conditions of each rule, from plain aggregates), whose per-broker configs alone
-    reach the driver. Small tables (brokers, order configs, group names) are collected, and the cluster
-    facts go back to the executors as small broadcast tables. Only built-in expressions run on the
-    executors (no Python UDFs): a handful of jobs in all, whatever the fleet's size.
+    The topics table, by far the largest, is read twice and never cached (building Spark's in-memory cache
+    of it cost more than reading it again): one aggregation grouped two ways gives the per-broker counts,
+    the %RETRY%/%DLQ% topics, and the topics that can have a topic or order finding (necessary conditions
+    of each rule, from plain aggregates); then only those topics' per-broker configs reach the driver. The
+    small tables (brokers, order configs, groups, lag) are read on the driver, and the cluster facts go back
+    to the executors as small broadcast tables. Only built-in expressions run on the executors (no Python
+    UDFs): two jobs over the topics, whatever the fleet's size.
     """
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
@@ -822,47 +822,43 @@ def spark_findings(
             system.alias("system"),
             F.coalesce("on_writable", lit(False)).alias("on_writable"),
         )
-        .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    try:
-        regular = rows.where(~col("system"))
-        suspects = _suspects(spark, regular, facts)
-        configs = regular.join(
-            small(suspects, "source string, cluster string, topic string"), [*_KEY, "topic"], "left_semi"
+    suspects = _aggregate(spark, rows, facts)
+    configs = rows.where(~col("system")).join(
+        small(suspects, "source string, cluster string, topic string"), [*_KEY, "topic"], "left_semi"
+    )
+    for r in configs.collect():
+        facts.per_topic[(r["source"], r["cluster"], r["topic"])].append(
+            (r["broker"], r["read"], r["write"], r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
         )
-        for r in configs.collect():
-            facts.per_topic[(r["source"], r["cluster"], r["topic"])].append(
-                (r["broker"], r["read"], r["write"], r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
-            )
-        counts = regular.groupBy(*_KEY, "broker").agg(F.count(lit(1)).alias("topics"), F.sum("write").alias("queues"))
-        facts.counts = {(r[0], r[1], r[2]): [r[3], r[4]] for r in counts.collect()}
-        retry_like = (
-            rows.where(col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX))
-            .groupBy(*_KEY, "topic")
-            .agg(F.collect_set("broker").alias("brokers"))
-        )
-        facts.retry_like = {(r[0], r[1], r[2]): set(r[3]) for r in retry_like.collect()}
-    finally:
-        rows.unpersist()
     return evaluate(facts, params)
 
 
-def _suspects(spark: Any, regular: Any, facts: Facts) -> list[tuple[str, str, str]]:
-    """(source, cluster, topic) of every regular topic that may have a topic or order finding: its read or
-    write queue counts vary or differ, a broker lacks read or write, it is ordered somewhere, it is on fewer
-    writable masters than its cluster has, or its source has an order config for it."""
+def _aggregate(spark: Any, rows: Any, facts: Facts) -> list[tuple[str, str, str]]:
+    """One pass over the topic rows, grouped two ways at once (GROUPING SETS: one scan, one shuffle): per
+    broker, the topic and write-queue counts of regular topics (into ``facts.counts``); per topic, the
+    brokers of each %RETRY%/%DLQ% topic (into ``facts.retry_like``), and whether a regular topic may have a
+    topic or order finding: its read or write queue counts vary or differ, a broker lacks read or write, it
+    is ordered somewhere, it is on fewer writable masters than its cluster has, or its source has an order
+    config for it. Returns those suspects' (source, cluster, topic)."""
     from pyspark.sql import functions as F
 
     col = F.col
-    flags = regular.groupBy(*_KEY, "topic").agg(
-        F.sum(col("on_writable").cast("int")).alias("on_writable"),
-        (
-            (F.min("read") != F.max("read"))
-            | (F.min("write") != F.max("write"))
-            | F.max(col("read") != col("write"))
-            | F.max(col("perm").bitwiseAND(6) != 6)
-            | F.max(F.coalesce(col("order"), F.lit(False)))
-        ).alias("flagged"),
+    agg = spark.sql(
+        """
+        SELECT source, cluster, topic, broker, grouping(topic) = 1 AS per_broker, NOT max(system) AS regular,
+               sum(IF(on_writable AND NOT system, 1, 0)) AS on_writable,
+               min(read) != max(read) OR min(write) != max(write) OR max(read != write)
+                 OR max((perm & 6) != 6) OR max(coalesce(`order`, false)) AS flagged,
+               count(IF(system, NULL, 1)) AS topics, sum(IF(system, 0, write)) AS queues,
+               array_sort(collect_set(IF(startswith(topic, {retry}) OR startswith(topic, {dlq}), broker, NULL)))
+                 AS retry_brokers
+        FROM {rows}
+        GROUP BY GROUPING SETS ((source, cluster, topic), (source, cluster, broker))
+        """,
+        rows=rows,
+        retry=RETRY_PREFIX,  # strings become quoted SQL literals
+        dlq=DLQ_PREFIX,
     )
     writable = spark.createDataFrame(
         [(s, c, len(names)) for (s, c), names in facts.writable.items()], "source string, cluster string, writable int"
@@ -871,13 +867,26 @@ def _suspects(spark: Any, regular: Any, facts: Facts) -> list[tuple[str, str, st
         [(s, t, True) for s, t in facts.order_conf if s in facts.conf_sources],
         "source string, topic string, conf boolean",
     )
-    found = (
-        flags.join(F.broadcast(writable), _KEY, "left")
-        .join(F.broadcast(with_conf), ["source", "topic"], "left")
-        .where(col("flagged") | (col("on_writable") < F.coalesce("writable", F.lit(0))) | col("conf").isNotNull())
-        .select(*_KEY, "topic")
+    suspect = col("regular") & (
+        col("flagged") | (col("on_writable") < F.coalesce("writable", F.lit(0))) | col("conf").isNotNull()
     )
-    return [(r[0], r[1], r[2]) for r in found.collect()]
+    found = (
+        agg.join(F.broadcast(writable), _KEY, "left")
+        .join(F.broadcast(with_conf), ["source", "topic"], "left")
+        .where(col("per_broker") | (F.size("retry_brokers") > 0) | suspect)
+        .select(*_KEY, "topic", "broker", "per_broker", "topics", "queues", "retry_brokers", suspect.alias("suspect"))
+    )
+    out = []
+    for r in found.collect():
+        s, c, t = r["source"], r["cluster"], r["topic"]
+        if r["per_broker"]:
+            if r["topics"]:
+                facts.counts[(s, c, r["broker"])] = [r["topics"], r["queues"]]
+        elif r["retry_brokers"]:
+            facts.retry_like[(s, c, t)] = set(r["retry_brokers"])
+        elif r["suspect"]:
+            out.append((s, c, t))
+    return out
 
 
 def namesrv_map(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], str]:
