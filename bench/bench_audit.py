@@ -25,8 +25,10 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -61,11 +63,13 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def run_measured(cmd: list[str], timeout: float, mem_cap: int) -> dict[str, Any]:
+def run_measured(cmd: list[str], timeout: float, mem_cap: int, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``cmd`` sampling its tree's memory every 0.2 s; stop it past ``timeout`` or ``mem_cap``."""
     load_before = os.getloadavg()[0]
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env
+    )
     peak, stopped = 0, None
     done = threading.Event()
 
@@ -123,12 +127,32 @@ def findings_digest(path: Path) -> str:
 
 
 def audit(engine: str, fleet: Path, out: Path, args: argparse.Namespace) -> dict[str, Any]:
-    cmd = [*MQADMIN, "--format", "json", "audit", str(fleet), "--out", str(out), "--engine", engine, "--top", "0"]
+    """One ``mqadmin audit`` run; engine ``cluster`` is Spark on a standalone cluster started for the run
+    (a master and two 1-core workers on 127.0.0.1, tests/audit/standalone.py); its memory figure is the
+    driver's alone (the daemons and executors are not the audit's children)."""
+    cmd = [*MQADMIN, "--format", "json", "audit", str(fleet), "--out", str(out), "--top", "0"]
+    cmd += ["--engine", "python" if engine == "python" else "spark"]
     if engine == "spark":
         cmd += ["--master", args.master]
-        if args.driver_memory:
-            cmd += ["--driver-memory", args.driver_memory]
-    res = run_measured(cmd, args.timeout, int(args.mem_cap * 2**30))
+    if engine != "python" and args.driver_memory:
+        cmd += ["--driver-memory", args.driver_memory]
+    if engine == "cluster":
+        sys.path.insert(0, str(ROOT))
+        from tests.audit.standalone import cluster_env, standalone_cluster
+
+        scratch = Path(tempfile.mkdtemp(prefix="bench-spark-cluster-"))
+        try:
+            with standalone_cluster(scratch, workers=2, memory=args.executor_memory) as master:
+                cmd += ["--master", master]
+                conf = {
+                    "SPARK_LOCAL_IP": "127.0.0.1",
+                    "PYSPARK_SUBMIT_ARGS": f"--executor-memory {args.executor_memory} pyspark-shell",
+                }
+                res = run_measured(cmd, args.timeout, int(args.mem_cap * 2**30), cluster_env(scratch) | conf)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    else:
+        res = run_measured(cmd, args.timeout, int(args.mem_cap * 2**30))
     row = {k: v for k, v in res.items() if k not in ("stdout", "stderr")}
     if res["returncode"] == 0:
         summary = json.loads(res["stdout"])
@@ -143,7 +167,8 @@ def audit(engine: str, fleet: Path, out: Path, args: argparse.Namespace) -> dict
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000000,10000000", help="topic-row counts, comma-separated")
-    parser.add_argument("--engines", default="spark,python")
+    parser.add_argument("--engines", default="spark,python", help="spark (local), python, cluster (standalone)")
+    parser.add_argument("--executor-memory", default="1g", help="per worker of the standalone cluster")
     parser.add_argument("--data", type=Path, default=Path.home() / ".cache" / "mqadmin" / "bench-audit")
     parser.add_argument("--work", type=Path, default=ROOT / "bench" / "results" / "audit-work")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="generator processes")
@@ -195,12 +220,15 @@ def _report(results: dict[str, Any], sizes: list[int], engines: list[str]) -> No
     runs = {(r["size"], r["engine"]): r for r in results["runs"]}
     print("\n== side by side")
     for size in sizes:
-        s, p = runs.get((size, "spark")), runs.get((size, "python"))
-        if s and p and "audit_s" in s and "audit_s" in p:
-            same = "same findings" if s["digest"] == p["digest"] else "FINDINGS DIFFER"
-            ratio = s["rows_per_s"] / p["rows_per_s"]
-            print(f"   {size:>11,} rows: spark/python throughput = {ratio:.2f}x ({same})")
-            results.setdefault("ratios", {})[str(size)] = round(ratio, 3)
+        p = runs.get((size, "python"))
+        for engine in ("spark", "cluster"):
+            s = runs.get((size, engine))
+            if s and p and "audit_s" in s and "audit_s" in p:
+                same = "same findings" if s["digest"] == p["digest"] else "FINDINGS DIFFER"
+                ratio = s["rows_per_s"] / p["rows_per_s"]
+                print(f"   {size:>11,} rows: {engine}/python throughput = {ratio:.2f}x ({same})")
+                key = str(size) if engine == "spark" else f"{size}-cluster"
+                results.setdefault("ratios", {})[key] = round(ratio, 3)
     _crossover(results, sizes, runs)
     if len(sizes) >= 2:
         lo, hi = min(sizes), max(sizes)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import json
 import os
 import re
@@ -38,9 +39,9 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # --- the rule catalogue ----------------------------------------------------------------------------
@@ -220,6 +221,204 @@ def coverage(manifests: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
 def order_conf_sources(manifests: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Sources whose ORDER_TOPIC_CONFIG list was read (order rules apply only there)."""
     return sorted(s["source"] for _, m in manifests for s in m.get("sources") or [] if s.get("order_conf_ok"))
+
+
+# --- evaluating the rules (driver side, shared by both engines) ------------------------------------
+
+Config = tuple[str, int, int, int, bool, str]  # broker, read, write, perm, order, attributes
+Key = tuple[str, str]  # source, cluster
+
+
+@dataclass
+class Facts:
+    """What the rules need, built by an engine from the tables: the plain-Python engine streams every row
+    into it; Spark aggregates the large tables and fills it with the few rows that can hold a finding.
+
+    ``per_topic``: the per-broker configs of regular topics (Spark: only those that may have a topic or order
+    finding); ``counts``: topics and write queues per (source, cluster, broker) over all regular topics;
+    ``retry_like``: brokers of every %RETRY%/%DLQ% topic; ``lag``: per (source, cluster, group) the summed lag
+    per topic (Spark: only groups above the threshold)."""
+
+    broker_names: dict[Key, set[str]] = field(default_factory=lambda: defaultdict(set))
+    source_brokers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    masters: dict[Key, set[str]] = field(default_factory=lambda: defaultdict(set))
+    writable: dict[Key, set[str]] = field(default_factory=lambda: defaultdict(set))
+    groups_complete: dict[Key, bool] = field(default_factory=dict)
+    per_topic: dict[tuple[str, str, str], list[Config]] = field(default_factory=lambda: defaultdict(list))
+    counts: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    retry_like: dict[tuple[str, str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    groups: dict[Key, set[str]] = field(default_factory=lambda: defaultdict(set))
+    lag: dict[tuple[str, str, str], dict[str, int]] = field(default_factory=dict)
+    conf_sources: set[str] = field(default_factory=set)
+    order_conf: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def add_brokers(self, rows: Iterable[dict[str, Any]]) -> None:
+        """The brokers table: names, collected and writable masters, whether every broker's groups were read."""
+        groups_ok: dict[tuple[str, str, str], bool] = {}
+        for r in rows:
+            key, name = (r["source"], r["cluster"]), r["broker_name"]
+            self.broker_names[key].add(name)
+            self.source_brokers[r["source"]].add(name)
+            is_master = r["role"] == "master"
+            if is_master and r["topics_ok"]:
+                self.masters[key].add(name)
+                if r["broker_perm"] is None or r["broker_perm"] & 2:
+                    self.writable[key].add(name)
+            groups_ok[(*key, name)] = groups_ok.get((*key, name), False) or bool(is_master and r["groups_ok"])
+        self.groups_complete = {k: all(groups_ok[(*k, b)] for b in names) for k, names in self.broker_names.items()}
+
+    def add_small_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
+        """Every table but topics, whose rows ``rows(table)`` yields: brokers, order configs, group names,
+        and the summed lag per (source, cluster, group) and topic."""
+        self.add_brokers(rows("brokers"))
+        self.order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in rows("order_conf")}
+        for r in rows("groups"):
+            self.groups[(r["source"], r["cluster"])].add(r["group"])
+        lag: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for r in rows("consumer_lag"):
+            lag[(r["source"], r["cluster"], r["group"])][r["topic"]] += r["lag"]
+        self.lag = lag
+
+
+def _finding(
+    source: str,
+    cluster: str,
+    rule: str,
+    message: str,
+    evidence: dict[str, Any],
+    topic: str | None = None,
+    broker: str | None = None,
+    group: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "source": source,
+        "cluster": cluster,
+        "topic": topic,
+        "broker": broker,
+        "group": group,
+        "rule": rule,
+        "severity": RULES[rule][0],
+        "message": message,
+        "evidence": evidence_json(evidence),
+    }
+
+
+def _config_json(c: Config) -> dict[str, Any]:
+    return {"broker": c[0], "read": c[1], "write": c[2], "perm": c[3], "order": c[4], "attributes": c[5]}
+
+
+def evaluate(facts: Facts, params: Params) -> list[dict[str, Any]]:
+    """Every finding the facts hold, sorted by ``finding_sort_key``."""
+    out: list[dict[str, Any]] = []
+    for (s, c, t), configs in facts.per_topic.items():
+        configs.sort()
+        out.extend(_topic_findings(s, c, t, configs, facts))
+    for (s, c, t), hosts in facts.retry_like.items():
+        if not facts.groups_complete.get((s, c), False):
+            continue
+        retry = t.startswith(RETRY_PREFIX)
+        rest = t[len(RETRY_PREFIX if retry else DLQ_PREFIX) :]
+        names = facts.groups.get((s, c), set())
+        if any(g in names for g in group_candidates(rest)):
+            continue
+        rule = "ORPHAN_RETRY_TOPIC" if retry else "ORPHAN_DLQ_TOPIC"
+        out.append(_finding(s, c, rule, MESSAGES[rule] % rest, {"group": rest, "brokers": sorted(hosts)}, topic=t))
+    for (s, c, g), per in facts.lag.items():
+        total = sum(per.values())
+        if total > params.lag_threshold:
+            topics = [{"topic": t, "lag": n} for t, n in sorted(per.items())]
+            evidence = {"lag": total, "threshold": params.lag_threshold, "topics": topics}
+            msg = MESSAGES["LAG_OVER_THRESHOLD"] % (total, params.lag_threshold)
+            out.append(_finding(s, c, "LAG_OVER_THRESHOLD", msg, evidence, group=g))
+    out.extend(_skew_findings(facts.masters, facts.counts, params))
+    out.sort(key=finding_sort_key)
+    return out
+
+
+def _topic_findings(s: str, c: str, t: str, configs: list[Config], facts: Facts) -> list[dict[str, Any]]:
+    out = []
+
+    def brokers() -> list[dict[str, Any]]:  # evidence, built only for a topic with a finding
+        return [_config_json(x) for x in configs]
+
+    present = [x[0] for x in configs]
+    w = facts.writable.get((s, c), set())
+    missing = sorted(w - set(present))
+    if missing:
+        msg = MESSAGES["PLACEMENT_SUBSET"] % (len(w & set(present)), len(w), ", ".join(missing))
+        out.append(
+            _finding(s, c, "PLACEMENT_SUBSET", msg, {"present": present, "missing": missing, "brokers": brokers()}, t)
+        )
+    if len({x[1] for x in configs}) > 1 or len({x[2] for x in configs}) > 1:
+        msg = MESSAGES["QUEUE_COUNT_UNEQUAL"] % ", ".join(f"{x[0]} {x[1]}/{x[2]}" for x in configs)
+        out.append(_finding(s, c, "QUEUE_COUNT_UNEQUAL", msg, {"brokers": brokers()}, t))
+    uneven = [x for x in configs if x[1] != x[2]]
+    if uneven:
+        msg = MESSAGES["READ_WRITE_MISMATCH"] % ", ".join(f"{x[0]} {x[1]}/{x[2]}" for x in uneven)
+        out.append(_finding(s, c, "READ_WRITE_MISMATCH", msg, {"brokers": brokers()}, t))
+    not_rw = [x for x in configs if x[3] & 6 != 6]
+    if not_rw:
+        msg = MESSAGES["PERM_NOT_RW"] % ", ".join(f"{x[0]} {perm_letters(x[3])}" for x in not_rw)
+        out.append(_finding(s, c, "PERM_NOT_RW", msg, {"brokers": brokers()}, t))
+    if s in facts.conf_sources:
+        conf = facts.order_conf.get((s, t))
+        expected = ";".join(sorted(f"{x[0]}:{x[2]}" for x in configs))
+        if conf is None and any(x[4] for x in configs):
+            msg = MESSAGES["ORDER_CONF_MISSING"] % expected
+            out.append(_finding(s, c, "ORDER_CONF_MISSING", msg, {"expected": expected, "brokers": brokers()}, t))
+        entries = order_conf_entries(conf) if conf is not None else []
+        names = facts.broker_names.get((s, c), set())
+        relevant = any(x[4] for x in configs) or any(conf_entry_broker(e) in names for e in entries)
+        if conf is not None and relevant:
+            unseen = facts.source_brokers.get(s, set()) - facts.masters.get((s, c), set())
+            if ";".join(sorted(e for e in entries if conf_entry_broker(e) not in unseen)) != expected:
+                msg = MESSAGES["ORDER_CONF_MISMATCH"] % (conf, expected)
+                other = sorted(e for e in entries if conf_entry_broker(e) and conf_entry_broker(e) not in names)
+                evidence = {"order_conf": conf, "expected": expected, "other_clusters": other, "brokers": brokers()}
+                out.append(_finding(s, c, "ORDER_CONF_MISMATCH", msg, evidence, t))
+    return out
+
+
+def _skew_findings(
+    masters: dict[Key, set[str]], counts: dict[tuple[str, str, str], list[int]], params: Params
+) -> list[dict[str, Any]]:
+    out = []
+    f = float(params.skew_factor)
+    for (s, c), names in masters.items():
+        if len(names) < 2:
+            continue
+        for index, rule in enumerate(("BROKER_TOPIC_SKEW", "BROKER_QUEUE_SKEW")):
+            values = {b: counts.get((s, c, b), [0, 0])[index] for b in names}
+            m = _median(list(values.values()))
+            for b, n in values.items():
+                x = float(n)
+                if (x > m * f or x * f < m) and abs(x - m) >= params.skew_min:
+                    evidence = {"count": n, "median": m, "factor": f, "min_diff": params.skew_min}
+                    msg = MESSAGES[rule] % (n, median_text(m))
+                    out.append(_finding(s, c, rule, msg, evidence, broker=b))
+    return out
+
+
+def _median(values: list[int]) -> float:
+    v = sorted(values)
+    mid = len(v) // 2
+    return float(v[mid]) if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+
+
+def write_parquet(findings: list[dict[str, Any]], path: str) -> bool:
+    """``findings.parquet/part-00000.parquet`` with pyarrow, in Spark's layout; False without pyarrow."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return False
+    os.makedirs(path, exist_ok=True)
+    for old in os.listdir(path):
+        if old.endswith(".parquet"):
+            os.unlink(os.path.join(path, old))
+    table = pa.table({c: pa.array([f[c] for f in findings], pa.string()) for c in FINDING_COLUMNS})
+    pq.write_table(table, os.path.join(path, "part-00000.parquet"))
+    return True
 
 
 # --- outputs (driver side, shared by both engines) -------------------------------------------------
@@ -489,6 +688,15 @@ def stop_session(spark: Any) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """The rows of one local gzip JSON Lines table file."""
+    decode = json.JSONDecoder().raw_decode  # one object per line: skips loads()'s whitespace regexes
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if len(line) > 1:
+                yield decode(line)[0]
+
+
 def _local(path: str) -> str | None:
     """The local filesystem path of ``path``, or None for a URI Spark must read (hdfs://, s3a://, ...)."""
     for scheme in ("file://", "file:"):
@@ -539,81 +747,53 @@ class _Tables:
     def __getitem__(self, name: str) -> Any:
         return self.spark.read.schema(self.schemas[name]).option("mode", "FAILFAST").json(self.files(name))
 
-
-def spark_findings(spark: Any, inputs: list[str], params: Params, manifests: list[tuple[str, dict[str, Any]]]) -> Any:
-    """All findings as one DataFrame with FINDING_COLUMNS, sorted by severity and place.
-
-    The topics table, by far the largest, is parsed once into a cached flat table. A cheap aggregation
-    per (source, cluster, topic) (counts, min/max, flags) picks the topics that can have a finding; only
-    those get the sorted array of per-broker configs the rules and the evidence need. Only built-in
-    expressions are used (no Python UDFs), so the work stays in the JVM.
-    """
-    from pyspark.sql import functions as F
-
-    tables = _Tables(spark, inputs, manifests)
-    conf_sources = order_conf_sources(manifests)
-    brokers = tables["brokers"].cache()
-    meta = _cluster_meta(brokers).cache()
-    rows = _topic_rows(tables["topics"], brokers).cache()
-    regular = rows.where(~F.col("system"))
-    per_topic = _configs_of(regular, _suspects(regular, meta, tables["order_conf"], conf_sources))
-    out = _topic_rules(per_topic, meta)
-    out += _order_rules(per_topic, meta, tables["order_conf"], conf_sources)
-    out += _orphan_rules(rows, meta, tables["groups"])
-    out += _lag_rule(tables["consumer_lag"], params)
-    out += _skew_rules(regular, meta, params)
-    result = out[0]
-    for df in out[1:]:
-        result = result.unionByName(df)
-    # Cached before sorting: the sort samples its input first, which would otherwise run every rule twice.
-    return sort_findings(result.cache())
+    def rows(self, name: str) -> Iterator[dict[str, Any]]:
+        """A small table's rows on the driver: read directly when the files are local (no Spark job), else
+        collected through Spark."""
+        files = self.files(name)
+        local = [_local(f) for f in files]
+        if any(p is None for p in local):
+            yield from (r.asDict() for r in self[name].collect())
+            return
+        for path in local:
+            yield from iter_jsonl(path)
 
 
 _KEY = ["source", "cluster"]
 
 
-def _cluster_meta(brokers: Any) -> Any:
-    """Per (source, cluster): every broker name, the collected masters, the writable ones, whether every
-    broker's groups were read, and ``unseen``: broker names of the source that are not collected masters
-    of this cluster (an order conf may name them, but they cannot be checked here)."""
-    from pyspark.sql import functions as F
+def spark_findings(
+    spark: Any, inputs: list[str], params: Params, manifests: list[tuple[str, dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """All findings, sorted by severity and place: Spark reduces the tables to the facts the rules need,
+    and the driver evaluates them (``evaluate``, the code the plain-Python engine runs).
 
-    col = F.col
-    master = col("role") == "master"
-    collected = master & col("topics_ok")
-    writable = _writable_master()
-    per_broker = brokers.groupBy(*_KEY, "broker_name").agg(
-        F.max(collected.cast("int")).alias("collected"),
-        F.max(writable.cast("int")).alias("writable"),
-        F.max((master & col("groups_ok")).cast("int")).alias("groups_ok"),
-    )
-
-    def names(flag: str) -> Any:
-        return F.array_sort(F.collect_set(F.when(col(flag) == 1, col("broker_name"))))
-
-    per_cluster = per_broker.groupBy(*_KEY).agg(
-        F.collect_set("broker_name").alias("broker_names"),
-        names("collected").alias("masters"),
-        names("writable").alias("writable"),
-        (F.min("groups_ok") == 1).alias("groups_complete"),
-    )
-    per_source = brokers.groupBy("source").agg(F.collect_set("broker_name").alias("source_brokers"))
-    return per_cluster.join(per_source, "source").withColumn("unseen", F.array_except("source_brokers", "masters"))
-
-
-def _topic_rows(topics: Any, brokers: Any) -> Any:
-    """The topics table, flat, with per row ``system`` (left out of every rule but the orphan one) and
-    ``on_writable`` (the broker is a writable master of the cluster). Both come from broadcast joins on
-    flat keys, which is cheaper per row than carrying the cluster's broker lists."""
+    The topics table, by far the largest, is read twice and never cached (building Spark's in-memory cache
+    of it cost more than reading it again): one aggregation grouped two ways gives the per-broker counts,
+    the %RETRY%/%DLQ% topics, and the topics that can have a topic or order finding (necessary conditions
+    of each rule, from plain aggregates); then only those topics' per-broker configs reach the driver. The
+    small tables (brokers, order configs, groups, lag) are read on the driver, and the cluster facts go back
+    to the executors as small broadcast tables. Only built-in expressions run on the executors (no Python
+    UDFs): two jobs over the topics, whatever the fleet's size.
+    """
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
-    writable = (
-        brokers.where(_writable_master())
-        .select(*_KEY, col("broker_name").alias("broker"), lit(True).alias("on_writable"))
-        .distinct()
+    tables = _Tables(spark, inputs, manifests)
+    facts = Facts(conf_sources=set(order_conf_sources(manifests)))
+    facts.add_small_tables(tables.rows)
+
+    def small(rows: list[tuple[Any, ...]], schema: str) -> Any:
+        return F.broadcast(spark.createDataFrame(rows, schema))
+
+    writable = small(
+        [(s, c, b, True) for (s, c), names in facts.writable.items() for b in names],
+        "source string, cluster string, broker string, on_writable boolean",
     )
-    named = brokers.select(*_KEY, col("broker_name").alias("topic"), lit(True).alias("broker_topic")).distinct()
+    named = small(
+        [(s, c, b, True) for (s, c), names in facts.broker_names.items() for b in names],
+        "source string, cluster string, topic string, broker_topic boolean",
+    )
     system = (
         col("topic").isin(sorted(SYSTEM_TOPICS))
         | col("topic").startswith(SYSTEM_PREFIXES[0])
@@ -623,8 +803,9 @@ def _topic_rows(topics: Any, brokers: Any) -> Any:
         | (col("topic") == F.concat(col("cluster"), lit(REPLY_SUFFIX)))
         | col("broker_topic").isNotNull()
     )
-    return (
-        topics.select(
+    rows = (
+        tables["topics"]
+        .select(
             *_KEY,
             col("broker_name").alias("broker"),
             "topic",
@@ -634,8 +815,8 @@ def _topic_rows(topics: Any, brokers: Any) -> Any:
             "order",
             "attributes",
         )
-        .join(F.broadcast(writable), [*_KEY, "broker"], "left")
-        .join(F.broadcast(named), [*_KEY, "topic"], "left")
+        .join(writable, [*_KEY, "broker"], "left")
+        .join(named, [*_KEY, "topic"], "left")
         .select(
             *_KEY,
             "broker",
@@ -649,325 +830,75 @@ def _topic_rows(topics: Any, brokers: Any) -> Any:
             F.coalesce("on_writable", lit(False)).alias("on_writable"),
         )
     )
+    suspects = _aggregate(spark, rows, facts)
+    configs = rows.where(~col("system")).join(
+        small(suspects, "source string, cluster string, topic string"), [*_KEY, "topic"], "left_semi"
+    )
+    for r in configs.collect():
+        facts.per_topic[(r["source"], r["cluster"], r["topic"])].append(
+            (r["broker"], r["read"], r["write"], r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
+        )
+    return evaluate(facts, params)
 
 
-def _writable_master() -> Any:
-    """A master whose topic configs were collected and whose brokerPermission allows writes (or is unknown)."""
+def _aggregate(spark: Any, rows: Any, facts: Facts) -> list[tuple[str, str, str]]:
+    """One pass over the topic rows, grouped two ways at once (GROUPING SETS: one scan, one shuffle): per
+    broker, the topic and write-queue counts of regular topics (into ``facts.counts``); per topic, the
+    brokers of each %RETRY%/%DLQ% topic (into ``facts.retry_like``), and whether a regular topic may have a
+    topic or order finding: its read or write queue counts vary or differ, a broker lacks read or write, it
+    is ordered somewhere, it is on fewer writable masters than its cluster has, or its source has an order
+    config for it. Returns those suspects' (source, cluster, topic)."""
     from pyspark.sql import functions as F
 
     col = F.col
-    return (
-        (col("role") == "master")
-        & col("topics_ok")
-        & (col("broker_perm").isNull() | (col("broker_perm").bitwiseAND(2) != 0))
+    agg = spark.sql(
+        """
+        SELECT source, cluster, topic, broker, grouping(topic) = 1 AS per_broker, NOT max(system) AS regular,
+               sum(IF(on_writable AND NOT system, 1, 0)) AS on_writable,
+               min(read) != max(read) OR min(write) != max(write) OR max(read != write)
+                 OR max((perm & 6) != 6) OR max(coalesce(`order`, false)) AS flagged,
+               count(IF(system, NULL, 1)) AS topics, sum(IF(system, 0, write)) AS queues,
+               array_sort(collect_set(IF(startswith(topic, {retry}) OR startswith(topic, {dlq}), broker, NULL)))
+                 AS retry_brokers
+        FROM {rows}
+        GROUP BY GROUPING SETS ((source, cluster, topic), (source, cluster, broker))
+        """,
+        rows=rows,
+        retry=RETRY_PREFIX,  # strings become quoted SQL literals
+        dlq=DLQ_PREFIX,
     )
-
-
-_BROADCAST_SUSPECTS = 500_000
-
-
-def _suspects(regular: Any, meta: Any, order_conf: Any, conf_sources: list[str]) -> Any:
-    """(source, cluster, topic) of every topic that may have a topic or order finding: necessary
-    conditions of each rule, from plain aggregates (no arrays)."""
-    from pyspark.sql import functions as F
-
-    col = F.col
-    flags = regular.groupBy(*_KEY, "topic").agg(
-        F.sum(col("on_writable").cast("int")).alias("on_writable"),
-        (
-            (F.min("read") != F.max("read"))
-            | (F.min("write") != F.max("write"))
-            | F.max(col("read") != col("write"))
-            | F.max(col("perm").bitwiseAND(6) != 6)
-            | F.max(F.coalesce(col("order"), F.lit(False)))
-        ).alias("flagged"),
+    writable = spark.createDataFrame(
+        [(s, c, len(names)) for (s, c), names in facts.writable.items()], "source string, cluster string, writable int"
     )
-    with_conf = order_conf.where(col("source").isin(conf_sources)).select("source", "topic", F.lit(True).alias("conf"))
-    return (
-        flags.join(F.broadcast(meta.select(*_KEY, F.size("writable").alias("writable"))), _KEY, "left")
-        .join(with_conf, ["source", "topic"], "left")
-        .where(col("flagged") | (col("on_writable") < F.coalesce("writable", F.lit(0))) | col("conf").isNotNull())
-        .select(*_KEY, "topic")
+    with_conf = spark.createDataFrame(
+        [(s, t, True) for s, t in facts.order_conf if s in facts.conf_sources],
+        "source string, topic string, conf boolean",
     )
-
-
-def _configs_of(regular: Any, suspects: Any) -> Any:
-    """One row per suspect topic: ``brokers``, its per-broker configs sorted by broker, and ``present``."""
-    from pyspark.sql import functions as F
-
-    suspects = suspects.cache()
-    if suspects.count() <= _BROADCAST_SUSPECTS:  # normally a small fraction of the fleet
-        suspects = F.broadcast(suspects)
-    attrs = F.array_join(
-        F.array_sort(F.transform(F.map_entries("attributes"), lambda e: F.concat(e["key"], F.lit("="), e["value"]))),
-        ",",
+    suspect = col("regular") & (
+        col("flagged") | (col("on_writable") < F.coalesce("writable", F.lit(0))) | col("conf").isNotNull()
     )
-    config = F.struct("broker", "read", "write", "perm", "order", F.coalesce(attrs, F.lit("")).alias("attributes"))
-    return (
-        regular.join(suspects, [*_KEY, "topic"], "left_semi")
-        .groupBy(*_KEY, "topic")
-        .agg(F.array_sort(F.collect_list(config)).alias("brokers"))
-        .withColumn("present", F.transform("brokers", lambda b: b["broker"]))
+    found = (
+        agg.join(F.broadcast(writable), _KEY, "left")
+        .join(F.broadcast(with_conf), ["source", "topic"], "left")
+        .where(col("per_broker") | (F.size("retry_brokers") > 0) | suspect)
+        .select(*_KEY, "topic", "broker", "per_broker", "topics", "queues", "retry_brokers", suspect.alias("suspect"))
     )
-
-
-def _finding(df: Any, rule: str, message: Any, evidence: Any, topic: bool = True, broker: Any = None,
-             group: Any = None) -> Any:  # fmt: skip
-    from pyspark.sql import functions as F
-
-    none = F.lit(None).cast("string")
-    return df.select(
-        "source",
-        "cluster",
-        (F.col("topic") if topic else none).alias("topic"),
-        (none if broker is None else broker).alias("broker"),
-        (none if group is None else group).alias("group"),
-        F.lit(rule).alias("rule"),
-        F.lit(RULES[rule][0]).alias("severity"),
-        message.alias("message"),
-        F.to_json(evidence).alias("evidence"),
-    )
-
-
-def _topic_rules(per_topic: Any, meta: Any) -> list[Any]:
-    from pyspark.sql import functions as F
-
-    def listing(arr: Any, fn: Any) -> Any:
-        return F.array_join(F.transform(arr, fn), ", ")
-
-    def rw(b: Any) -> Any:
-        return F.concat(b["broker"], F.lit(" "), b["read"].cast("string"), F.lit("/"), b["write"].cast("string"))
-
-    def letters(p: Any) -> Any:
-        return F.concat(
-            *(F.when(p.bitwiseAND(bit) != 0, ch).otherwise("-") for bit, ch in ((4, "R"), (2, "W"), (1, "X")))
-        )
-
-    def not_rw(b: Any) -> Any:
-        return b["perm"].bitwiseAND(6) != 6
-
-    def uneven(b: Any) -> Any:
-        return b["read"] != b["write"]
-
-    placed = (
-        per_topic.join(F.broadcast(meta.select(*_KEY, "writable")), _KEY, "left")
-        .withColumn("writable", F.coalesce("writable", F.array().cast("array<string>")))
-        .withColumn("missing", F.array_sort(F.array_except("writable", "present")))
-    )
-
-    def varies(field: str) -> Any:
-        return F.size(F.array_distinct(F.transform("brokers", lambda b: b[field]))) > 1
-
-    template = MESSAGES
-    return [
-        _finding(
-            placed.where(F.size("missing") > 0),
-            "PLACEMENT_SUBSET",
-            F.format_string(
-                template["PLACEMENT_SUBSET"],
-                F.size(F.array_intersect("writable", "present")),
-                F.size("writable"),
-                F.array_join("missing", ", "),
-            ),
-            F.struct("present", "missing", "brokers"),
-        ),
-        _finding(
-            per_topic.where(varies("read") | varies("write")),
-            "QUEUE_COUNT_UNEQUAL",
-            F.format_string(template["QUEUE_COUNT_UNEQUAL"], listing("brokers", rw)),
-            F.struct("brokers"),
-        ),
-        _finding(
-            per_topic.where(F.exists("brokers", uneven)),
-            "READ_WRITE_MISMATCH",
-            F.format_string(template["READ_WRITE_MISMATCH"], listing(F.filter("brokers", uneven), rw)),
-            F.struct("brokers"),
-        ),
-        _finding(
-            per_topic.where(F.exists("brokers", not_rw)),
-            "PERM_NOT_RW",
-            F.format_string(
-                template["PERM_NOT_RW"],
-                listing(F.filter("brokers", not_rw), lambda b: F.concat(b["broker"], F.lit(" "), letters(b["perm"]))),
-            ),
-            F.struct("brokers"),
-        ),
-    ]
-
-
-def _order_rules(per_topic: Any, meta: Any, order_conf: Any, conf_sources: list[str]) -> list[Any]:
-    from pyspark.sql import functions as F
-
-    col, lit = F.col, F.lit
-    expected = F.array_join(
-        F.array_sort(F.transform("brokers", lambda b: F.concat(b["broker"], lit(":"), b["write"].cast("string")))),
-        ";",
-    )
-    entries = F.filter(F.transform(F.split(F.coalesce("order_conf", lit("")), ";"), F.trim), lambda e: e != "")
-    kept = F.filter(entries, lambda e: ~F.array_contains("unseen", F.regexp_extract(e, _ENTRY, 1)))
-    ordered_here = F.exists("brokers", lambda b: b["order"])
-    # A conf concerns this cluster when the topic is ordered here or the conf names one of its brokers
-    # (one name server may serve several clusters; the KV entry is per topic, not per cluster).
-    relevant = ordered_here | F.exists(
-        entries, lambda e: F.array_contains("broker_names", F.regexp_extract(e, _ENTRY, 1))
-    )
-    other_clusters = F.array_sort(
-        F.filter(
-            entries,
-            lambda e: (
-                (F.regexp_extract(e, _ENTRY, 1) != "")
-                & ~F.array_contains("broker_names", F.regexp_extract(e, _ENTRY, 1))
-            ),
-        )
-    )
-    ordered = (
-        per_topic.where(col("source").isin(conf_sources))
-        .join(order_conf, ["source", "topic"], "left")
-        .where(col("order_conf").isNotNull() | ordered_here)
-        .join(F.broadcast(meta.select(*_KEY, "broker_names", "unseen")), _KEY, "left")
-        .withColumn("expected", expected)
-    )
-    return [
-        _finding(
-            ordered.where(ordered_here & col("order_conf").isNull()),
-            "ORDER_CONF_MISSING",
-            F.format_string(MESSAGES["ORDER_CONF_MISSING"], col("expected")),
-            F.struct("expected", "brokers"),
-        ),
-        _finding(
-            ordered.where(
-                col("order_conf").isNotNull() & relevant & (F.array_join(F.array_sort(kept), ";") != col("expected"))
-            ),
-            "ORDER_CONF_MISMATCH",
-            F.format_string(MESSAGES["ORDER_CONF_MISMATCH"], col("order_conf"), col("expected")),
-            F.struct("order_conf", "expected", other_clusters.alias("other_clusters"), "brokers"),
-        ),
-    ]
-
-
-def _orphan_rules(rows: Any, meta: Any, groups: Any) -> list[Any]:
-    from pyspark.sql import functions as F
-
-    col = F.col
-    rest = F.when(col("topic").startswith(RETRY_PREFIX), F.substring("topic", len(RETRY_PREFIX) + 1, 1 << 20))
-    retry_like = (
-        rows.where(col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX))
-        .join(F.broadcast(meta.where(col("groups_complete")).select(*_KEY)), _KEY, "left_semi")
-        .groupBy(*_KEY, "topic")
-        .agg(F.array_sort(F.collect_set("broker")).alias("brokers"))
-        .withColumn("rest", rest.otherwise(F.substring("topic", len(DLQ_PREFIX) + 1, 1 << 20)))
-    )
-    separators = ", ".join(f"'{c}'" for c in GROUP_SEPARATORS)
-    candidates = F.expr(
-        "array_union(array(rest), filter(transform(sequence(1, greatest(length(rest), 1)), "
-        f"i -> IF(i > 1 AND substr(rest, i, 1) IN ({separators}), substr(rest, 1, i - 1), NULL)), x -> x IS NOT NULL))"
-    )
-    names = groups.select(*_KEY, col("group").alias("candidate")).distinct()
-    matched = (
-        retry_like.select(*_KEY, "topic", F.explode(candidates).alias("candidate"))
-        .join(names, [*_KEY, "candidate"], "left_semi")
-        .select(*_KEY, "topic")
-        .distinct()
-    )
-    orphans = retry_like.join(matched, [*_KEY, "topic"], "left_anti")
-    return [
-        _finding(
-            orphans.where(col("topic").startswith(prefix)),
-            rule,
-            F.format_string(MESSAGES[rule], col("rest")),
-            F.struct(col("rest").alias("group"), "brokers"),
-        )
-        for rule, prefix in (("ORPHAN_RETRY_TOPIC", RETRY_PREFIX), ("ORPHAN_DLQ_TOPIC", DLQ_PREFIX))
-    ]
-
-
-def _lag_rule(consumer_lag: Any, params: Params) -> list[Any]:
-    from pyspark.sql import functions as F
-
-    threshold = F.lit(params.lag_threshold).cast("long")
-    lag = (
-        consumer_lag.groupBy(*_KEY, "group", "topic")
-        .agg(F.sum("lag").alias("lag"))
-        .groupBy(*_KEY, "group")
-        .agg(F.sum("lag").alias("lag"), F.array_sort(F.collect_list(F.struct("topic", "lag"))).alias("topics"))
-        .where(F.col("lag") > threshold)
-    )
-    return [
-        _finding(
-            lag,
-            "LAG_OVER_THRESHOLD",
-            F.format_string(MESSAGES["LAG_OVER_THRESHOLD"], F.col("lag"), threshold),
-            F.struct("lag", threshold.alias("threshold"), "topics"),
-            topic=False,
-            group=F.col("group"),
-        )
-    ]
-
-
-def _skew_rules(regular: Any, meta: Any, params: Params) -> list[Any]:
-    from pyspark.sql import functions as F
-
-    col, lit = F.col, F.lit
-    counts = regular.groupBy(*_KEY, "broker").agg(F.count(lit(1)).alias("topics"), F.sum("write").alias("queues"))
-    per_broker = (
-        meta.where(F.size("masters") >= 2)
-        .select(*_KEY, F.explode("masters").alias("broker"))
-        .join(counts, [*_KEY, "broker"], "left")
-        .select(*_KEY, "broker", *(F.coalesce(c, lit(0)).cast("long").alias(c) for c in ("topics", "queues")))
-    )
-    medians = per_broker.groupBy(*_KEY).agg(
-        *(F.expr(f"percentile({c}, 0.5)").alias(f"{c}_median") for c in ("topics", "queues"))
-    )
-    base = per_broker.join(medians, _KEY)
-    f = float(params.skew_factor)
     out = []
-    for rule, what in (("BROKER_TOPIC_SKEW", "topics"), ("BROKER_QUEUE_SKEW", "queues")):
-        c, m = col(what).cast("double"), col(f"{what}_median")
-        far = ((c > m * f) | (c * f < m)) & (F.abs(c - m) >= params.skew_min)
-        whole = F.floor(m).cast("long").cast("string")
-        median_txt = F.when(m == F.floor(m), whole).otherwise(F.concat(whole, lit(".5")))
-        out.append(
-            _finding(
-                base.where(far),
-                rule,
-                F.format_string(MESSAGES[rule], col(what), median_txt),
-                F.struct(
-                    col(what).alias("count"),
-                    m.alias("median"),
-                    lit(f).alias("factor"),
-                    lit(params.skew_min).cast("long").alias("min_diff"),
-                ),
-                topic=False,
-                broker=col("broker"),
-            )
-        )
+    for r in found.collect():
+        s, c, t = r["source"], r["cluster"], r["topic"]
+        if r["per_broker"]:
+            if r["topics"]:
+                facts.counts[(s, c, r["broker"])] = [r["topics"], r["queues"]]
+        elif r["retry_brokers"]:
+            facts.retry_like[(s, c, t)] = set(r["retry_brokers"])
+        elif r["suspect"]:
+            out.append((s, c, t))
     return out
 
 
-def sort_findings(df: Any) -> Any:
-    """Severity first (high to low), then place; the order of ``finding_sort_key``."""
-    from pyspark.sql import functions as F
-
-    rank = F.when(F.col("severity") == HIGH, 0).when(F.col("severity") == MEDIUM, 1).otherwise(2)
-    return df.orderBy(rank, "source", "cluster", "rule", "topic", "broker", "group")
-
-
-def namesrv_map(spark: Any, tables: _Tables) -> dict[tuple[str, str], str]:
-    """(source, cluster) -> the ``-n`` value, for the plan's commands (a small table)."""
-    out: dict[tuple[str, str], str] = {}
-    for path in tables.files("clusters"):
-        local = _local(path)
-        if local is None:
-            rows = [r.asDict() for r in tables["clusters"].collect()]
-        else:
-            import gzip
-
-            with gzip.open(local, "rt", encoding="utf-8") as f:
-                rows = [json.loads(line) for line in f if line.strip()]
-        out.update({(r["source"], r["cluster"]): r["namesrv"] for r in rows if r.get("namesrv")})
-        if local is None:
-            break
-    return out
+def namesrv_map(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(source, cluster) -> the ``-n`` value, for the plan's commands, from the clusters table."""
+    return {(r["source"], r["cluster"]): r["namesrv"] for r in rows if r.get("namesrv")}
 
 
 def run_spark(spark: Any, inputs: list[str], out: str, params: Params, master: str | None) -> dict[str, Any]:
@@ -976,11 +907,15 @@ def run_spark(spark: Any, inputs: list[str], out: str, params: Params, master: s
     summary = new_summary(inputs, "spark", master or spark.sparkContext.master, params)
     manifests = read_manifests_spark(spark, inputs)
     summary["coverage"] = coverage(manifests)
-    findings = spark_findings(spark, inputs, params, manifests).cache()
-    findings.write.mode("overwrite").parquet(os.path.join(out, "findings.parquet"))
-    rows = (r.asDict() for r in findings.toLocalIterator())
-    summary = write_outputs(out, rows, namesrv_map(spark, _Tables(spark, inputs, manifests)), summary)
-    findings.unpersist()
+    findings = spark_findings(spark, inputs, params, manifests)
+    parquet = os.path.join(out, "findings.parquet")
+    if not write_parquet(findings, parquet):  # no pyarrow on this driver: Spark writes it
+        from pyspark.sql import types as T
+
+        schema = T.StructType([T.StructField(c, T.StringType(), True) for c in FINDING_COLUMNS])
+        rows = [tuple(f[c] for c in FINDING_COLUMNS) for f in findings]
+        spark.createDataFrame(rows, schema).coalesce(1).write.mode("overwrite").parquet(parquet)
+    summary = write_outputs(out, findings, namesrv_map(_Tables(spark, inputs, manifests).rows("clusters")), summary)
     summary["elapsed_s"] = round(time.monotonic() - started, 3)
     write_summary(out, summary)
     return summary

@@ -72,7 +72,7 @@ def comparable(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def spark_findings(spark: Any, inputs: list[Path], params: Params) -> list[dict[str, Any]]:
     roots = [str(p) for p in inputs]
     manifests = job.read_manifests_spark(spark, roots)
-    return [r.asDict() for r in job.spark_findings(spark, roots, params, manifests).collect()]
+    return job.spark_findings(spark, roots, params, manifests)
 
 
 def test_spark_finds_exactly_the_planted_defects_like_the_python_engine(spark, tmp_path):
