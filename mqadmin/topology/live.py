@@ -16,6 +16,7 @@ from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.names import is_retry_or_dlq_topic, is_system_topic
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import ClusterInfo
+from mqadmin.model.rpc import clients as clients_rpc
 from mqadmin.model.rpc import stats as stats_rpc
 from mqadmin.model.topic import TopicConfig
 from mqadmin.model.version import version_desc
@@ -127,11 +128,11 @@ async def _order_conf(admin: AdminClient) -> tuple[dict[str, str] | None, str | 
 
 async def online_consumers(admin: AdminClient, addr: str, group: str) -> int:
     """How many consumers of ``group`` are connected to the broker (0 when none: CONSUMER_NOT_ONLINE)."""
-    header = stats_rpc.ConsumerGroupHeader(consumer_group=group)
+    header = clients_rpc.ConsumerGroupHeader(consumer_group=group)
     try:
-        body = (await admin.request(addr, stats_rpc.GET_CONSUMER_CONNECTION_LIST, header)).body or {}
+        body = (await admin.request(addr, clients_rpc.GET_CONSUMER_CONNECTION_LIST, header)).body
     except ResponseError as e:
         if e.code == ResponseCode.CONSUMER_NOT_ONLINE:
             return 0
         raise
-    return len(body.get("connectionSet") or [])
+    return len(body.connections) if body is not None else 0

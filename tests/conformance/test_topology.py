@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mqadmin.model.route import TopicRouteData
+from mqadmin.model.rpc.namesrv import ROUTE
 from tests.cli.test_json_contract import documented_shapes, mismatch
 from tests.conformance.backends import Backend
 from tests.conformance.test_cli_commands import mq, new_topic, on_cluster
@@ -35,7 +35,7 @@ def java_queues(b: Backend, topic: str) -> list[tuple[str, int, int, int]]:
     """(broker, read, write, perm) of the topic's route as Java's ``topicRoute`` prints it."""
     assert b.java_mqadmin is not None
     out = b.java_mqadmin(["topicRoute", "-t", topic])
-    route = TopicRouteData.from_body(out[out.index("{") : out.rindex("}") + 1].encode())
+    route = ROUTE.decode(out[out.index("{") : out.rindex("}") + 1].encode())
     return sorted((q.broker_name, q.read_queue_nums, q.write_queue_nums, q.perm) for q in route.queue_datas)
 
 
