@@ -11,6 +11,8 @@ from typing import TypeVar
 import pytest
 from hypothesis import settings
 
+from tests.applicability import NOT_APPLICABLE
+
 settings.register_profile("mqadmin", deadline=None, derandomize=False)
 settings.load_profile("mqadmin")
 """No time limit per example: tests never assert timings, and the machine may be loaded."""
@@ -113,5 +115,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         and any(item.get_closest_marker(m) for m in _REQUIRED_MARKERS)
     ):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        if reason.startswith(("Skipped: " + NOT_APPLICABLE, NOT_APPLICABLE)):
+            return
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, where it must run: {reason}"
+
+
+# --- parallel runs (pytest-xdist, ``--dist loadgroup``) ------------------------------------------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep together what shares an expensive fixture: every test of one conformance backend (its cluster is
+    session-scoped, started once per worker that needs it) and every test of one module (module-scoped
+    servers). Groups are spread over the workers; without xdist the marker does nothing."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        backend = callspec.params.get("backend") if callspec is not None else None
+        group = f"backend-{backend}" if isinstance(backend, str) else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.applicability import not_applicable
 from tests.cli.test_json_contract import documented_shapes, mismatch
 from tests.conformance.backends import Backend
 from tests.conformance.test_cli_commands import mq
@@ -139,7 +140,7 @@ def test_reset_master_flush_offset_on_a_slave(backend: Backend) -> None:
         assert backend.name != "embedded" or "replication" in doc["results"][0]["reason"]
         return
     if backend.start_slave is None:
-        pytest.skip(f"{backend.name} cannot start a slave")
+        not_applicable(f"{backend.name} cannot start a slave")
     with backend.start_slave("broker-a") as slave:
         doc = ours_json("resetMasterFlushOffset", *n, "-b", slave, "-o", "0")
     check_documented("resetMasterFlushOffset", doc)

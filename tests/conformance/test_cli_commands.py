@@ -16,6 +16,7 @@ import pytest
 
 from mqadmin.admin import AdminClient
 from mqadmin.model.rpc.namesrv import ROUTE
+from tests.applicability import not_applicable
 from tests.conformance.backends import Backend
 from tests.conftest import free_port, wait_until
 
@@ -227,7 +228,7 @@ def test_dead_name_server_exits_4_and_a_live_one_in_the_list_is_used(backend: Ba
 
 def test_slave_address_is_refused(backend: Backend) -> None:
     if backend.start_slave is None:
-        pytest.skip(f"{backend.name} cannot start a slave")
+        not_applicable(f"{backend.name} cannot start a slave")
     topic = new_topic("Slave")
     with backend.start_slave("broker-a") as slave_addr:
         r = mq("updateTopic", "-n", backend.namesrv_addr, "-b", slave_addr, "-t", topic)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.applicability import not_applicable
 from tests.cli.test_json_contract import documented_shapes, mismatch
 from tests.conformance.backends import Backend
 from tests.conformance.test_cli_commands import mq
@@ -73,7 +74,7 @@ def test_ha_status_of_masters_matches_java(backend: Backend) -> None:
 
 def test_ha_status_with_a_slave_matches_java(backend: Backend) -> None:
     if backend.name == "apache-4.9":
-        pytest.skip(NO_HA_STATUS)
+        not_applicable(NO_HA_STATUS)
     assert backend.start_slave is not None
     master = backend.brokers["broker-a"]
     with backend.start_slave("broker-a") as slave:

@@ -13,6 +13,7 @@ import pytest
 
 from mqadmin.admin import AdminClient
 from mqadmin.model.route import TopicRouteData
+from tests.applicability import not_applicable
 from tests.cli.test_json_contract import documented_shapes, mismatch
 from tests.conformance.backends import Backend
 from tests.conformance.test_cli_commands import both_brokers, mq, on_cluster, rows, wait_for_route
@@ -150,7 +151,7 @@ def test_update_topic_list_creates_topics_that_java_lists(backend: Backend, tmp_
 def test_a_file_java_applied_is_unchanged_for_us(backend: Backend, tmp_path: Path) -> None:
     """The same file means the same topics to Java's updateTopicList and to ours (defaults included)."""
     if version_of(backend) < (5, 0, 0) or backend.name == "embedded":
-        pytest.skip(
+        not_applicable(
             f"{backend.name}: its Java mqadmin has no updateTopicList (added in 5.x)"
             if backend.name != "embedded"
             else "embedded: Java's updateTopicList needs the broker's list request, checked on Apache 5.3"
@@ -268,7 +269,7 @@ def test_static_topics_create_expand_and_remap_as_java_sees_them(backend: Backen
 
 def test_lite_commands_need_5_5_and_say_so(backend: Backend) -> None:
     if version_of(backend) >= (5, 5, 0):
-        pytest.skip(f"{backend.name} has lite topics: test_lite_topics_on_5_5 covers it")
+        not_applicable(f"{backend.name} has lite topics: test_lite_topics_on_5_5 covers it")
     r = mq("getBrokerLiteInfo", "-n", backend.namesrv_addr, "-c", backend.cluster)
     assert r.code == 1
     assert r.out.count("REQUEST_CODE_NOT_SUPPORTED (3)") == 2 and "lite topics need RocketMQ 5.5" in r.out
@@ -276,7 +277,7 @@ def test_lite_commands_need_5_5_and_say_so(backend: Backend) -> None:
 
 def test_lite_topics_on_5_5(backend: Backend) -> None:
     if version_of(backend) < (5, 5, 0):
-        pytest.skip(f"{backend.name}: lite topics need 5.5 brokers")
+        not_applicable(f"{backend.name}: lite topics need 5.5 brokers")
     parent, group = new_name("Chats"), new_name("ChatReaders")
     assert mq("updateTopic", *on_cluster(backend), "-t", parent, "-a", "+message.type=LITE").code == 0
     wait_for_route(backend, parent, both_brokers)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import mqadmin.model.rpc as rpc_package
-from mqadmin.model.rpc import REGISTRY, Rpc, clients, messages
+from mqadmin.model.rpc import REGISTRY, Rpc, clients, load_all, messages
 
 RPC_DIR = Path(rpc_package.__file__).parent
 
@@ -25,6 +25,7 @@ def test_a_second_declaration_of_a_code_is_refused_even_under_the_same_name() ->
 def test_every_declaration_in_the_package_is_the_one_registered() -> None:
     """Each ``NAME = Rpc(...)`` in mqadmin/model/rpc is in the registry under its code, and no two
     declarations in the sources share a name (a duplicate module would fail at import)."""
+    load_all()
     declared: list[str] = []
     for path in sorted(RPC_DIR.glob("*.py")):
         for node in ast.parse(path.read_text()).body:
