@@ -46,6 +46,10 @@ def export_clusters(states: list[ClusterState], namesrv: dict[str, str] | None =
             entry["namesrv"] = namesrv[state.cluster]
         out.doc["clusters"][state.cluster] = entry
         brokers = [b for b in state.brokers if b.ok]
+        if static := sorted({t for b in brokers for t in b.static_topics}):
+            out.warnings.append(
+                f"static topics of {state.cluster} not written (updateStaticTopic manages them): {', '.join(static)}"
+            )
         for name in sorted({t for b in brokers for t in b.topics or {} if state.is_managed_topic(t)}):
             per_topic.setdefault(name, {})[state.cluster] = _topic(out, state, brokers, name)
         for name in sorted({g for b in brokers for g in b.groups or {} if is_managed_group(g)}):

@@ -18,6 +18,7 @@ from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import ClusterInfo
 from mqadmin.model.rpc import clients as clients_rpc
 from mqadmin.model.rpc import stats as stats_rpc
+from mqadmin.model.rpc.topics import TopicTable
 from mqadmin.model.topic import TopicConfig
 from mqadmin.model.version import version_desc
 from mqadmin.transport.errors import TransportError
@@ -43,6 +44,8 @@ class BrokerState:
     groups: dict[str, SubscriptionGroupConfig] | None = None
     own_topics: frozenset[str] = frozenset()
     """The topics the broker lists as its system topics (GET_SYSTEM_TOPIC_LIST_FROM_BROKER, where it has it)."""
+    static_topics: frozenset[str] = frozenset()
+    """Its static topics (5.x): their queue mapping is managed by the static-topic commands, not as code."""
     error: str | None = None
 
     @property
@@ -74,12 +77,13 @@ class ClusterState:
 
     def is_managed_topic(self, topic: str) -> bool:
         """A topic a topology may hold: not a system topic (fixed, the brokers' own, the cluster's and the brokers'
-        names), not a retry, dead-letter or light message queue topic."""
+        names), not a retry, dead-letter or light message queue topic, not a static topic (its brokers differ by
+        design: the static-topic commands manage it)."""
         if is_system_topic(topic) or is_retry_or_dlq_topic(topic) or topic.startswith(LMQ_PREFIX):
             return False
         if topic in (self.cluster, self.cluster + REPLY_SUFFIX) or topic in self.broker_names:
             return False
-        return not any(topic in b.own_topics for b in self.brokers)
+        return not any(topic in b.own_topics or topic in b.static_topics for b in self.brokers)
 
 
 def is_managed_group(group: str) -> bool:
@@ -107,7 +111,8 @@ async def _read_broker(admin: AdminClient, t: Target) -> TargetResult:
     (topics, version), (groups, _), own = await asyncio.gather(
         admin.all_topic_config(t.addr), admin.group_configs(t.addr), _own_topics(admin, t.addr)
     )
-    state = BrokerState(t.name, t.addr, version, topics, groups, own)
+    static = topics.static if isinstance(topics, TopicTable) else frozenset()
+    state = BrokerState(t.name, t.addr, version, topics, groups, own, static)
     return TargetResult(t.name, t.addr, Status.OK, data=state)
 
 

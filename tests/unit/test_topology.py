@@ -170,3 +170,33 @@ def test_every_rule_has_one_definition_shared_with_the_audit() -> None:
 
     assert not set(job.RULES) & set(doctor.LIVE_RULES)
     assert all(sev in doctor.SEVERITIES for sev, _ in (*job.RULES.values(), *doctor.LIVE_RULES.values()))
+
+
+def test_static_topics_are_left_to_the_static_topic_commands() -> None:
+    """A 5.x static topic differs between brokers by design (its queues are mapped): exportTopology leaves it
+    out with a warning, and plan neither lists it as extra nor deletes it with --prune."""
+    from mqadmin.model.rpc.topics import GET_ALL_TOPIC_CONFIG
+    from mqadmin.topology.export import export_clusters
+    from mqadmin.topology.live import BrokerState, ClusterState
+
+    def table(queues: int) -> dict[str, TopicConfig]:
+        body = {
+            "topicConfigTable": {
+                "Plain": {"topicName": "Plain", "readQueueNums": 4, "writeQueueNums": 4, "perm": 6},
+                "Mapped": {"topicName": "Mapped", "readQueueNums": queues, "writeQueueNums": queues, "perm": 6},
+            },
+            "topicQueueMappingInfoMap": {"Mapped": {"topic": "Mapped", "totalQueues": 6, "bname": "broker-a"}},
+        }
+        return GET_ALL_TOPIC_CONFIG.response_body.decode(json.dumps(body).encode())
+
+    a, b = table(6), table(3)
+    assert getattr(a, "static", None) == frozenset({"Mapped"})
+    brokers = [
+        BrokerState(name, f"127.0.0.1:{port}", 0, t, {}, frozenset(), t.static)  # type: ignore[attr-defined]
+        for name, port, t in (("broker-a", 10911, a), ("broker-b", 10921, b))
+    ]
+    state = ClusterState("DefaultCluster", ["127.0.0.1:9876"], brokers, frozenset({"broker-a", "broker-b"}))
+    assert state.is_managed_topic("Plain") and not state.is_managed_topic("Mapped")
+    out = export_clusters([state])
+    assert list(out.doc["topics"]) == ["Plain"]
+    assert out.warnings == ["static topics of DefaultCluster not written (updateStaticTopic manages them): Mapped"]

@@ -73,9 +73,19 @@ class GetTopicConfigHeader(Header):
     lo: bool | None = wire("lo", None)
 
 
-def _topic_table(obj: Any) -> dict[str, TopicConfig]:
-    table = obj.get("topicConfigTable") or {}
-    return {name: TopicConfig.from_json(cfg, name) for name, cfg in table.items()}
+class TopicTable(dict[str, TopicConfig]):
+    """A broker's topics by name (GET_ALL_TOPIC_CONFIG). ``static`` names the static topics among them (5.x:
+    their queues are mapped by updateStaticTopic / remappingStaticTopic, so the brokers' configs differ)."""
+
+    static: frozenset[str] = frozenset()
+
+
+def _topic_table(obj: Any) -> TopicTable:
+    table = TopicTable(
+        (name, TopicConfig.from_json(cfg, name)) for name, cfg in (obj.get("topicConfigTable") or {}).items()
+    )
+    table.static = frozenset(obj.get("topicQueueMappingInfoMap") or {})
+    return table
 
 
 def _topic_table_json(table: dict[str, TopicConfig]) -> dict[str, Any]:
