@@ -9,12 +9,14 @@ plan then shows the others' update, and ``doctor`` reports the disagreement).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from mqadmin.admin import groups as group_ops
 from mqadmin.admin import topics as topic_ops
 from mqadmin.model.group import SCALARS, SubscriptionGroupConfig
+from mqadmin.model.names import group_problem, shown, topic_problem
 from mqadmin.model.order import parse_order_conf
 from mqadmin.model.topic import TopicConfig
 from mqadmin.topology.live import BrokerState, ClusterState, is_managed_group
@@ -50,15 +52,25 @@ def export_clusters(states: list[ClusterState], namesrv: dict[str, str] | None =
             out.warnings.append(
                 f"static topics of {state.cluster} not written (updateStaticTopic manages them): {', '.join(static)}"
             )
-        for name in sorted({t for b in brokers for t in b.topics or {} if state.is_managed_topic(t)}):
+        topics = {t for b in brokers for t in b.topics or {} if state.is_managed_topic(t)}
+        for name in sorted(_writable(out, state.cluster, topics, topic_problem)):
             per_topic.setdefault(name, {})[state.cluster] = _topic(out, state, brokers, name)
-        for name in sorted({g for b in brokers for g in b.groups or {} if is_managed_group(g)}):
+        groups = {g for b in brokers for g in b.groups or {} if is_managed_group(g)}
+        for name in sorted(_writable(out, state.cluster, groups, group_problem)):
             per_group.setdefault(name, {})[state.cluster] = _group(out, state, brokers, name)
     masters = {s.cluster: sorted(b.name for b in s.brokers) for s in states}
     out.doc["topics"] = {n: _merge(per, masters) for n, per in sorted(per_topic.items())}
     out.doc["groups"] = {n: _merge(per, masters) for n, per in sorted(per_group.items())}
     out.topics, out.groups = len(per_topic), len(per_group)
     return out
+
+
+def _writable(out: Export, cluster: str, names: set[str], problem: Callable[[str], str | None]) -> set[str]:
+    """The names a topology file can hold; a broker may keep one Apache's rules refuse (an old broker's, one
+    written by hand), which is left out with a warning instead of making a file that plan refuses to read."""
+    refused = {name: why for name in names if (why := problem(name))}
+    out.warnings += [f"{shown(name)} of {cluster} not written: {why}" for name, why in sorted(refused.items())]
+    return names - set(refused)
 
 
 def _merge(per_cluster: dict[str, dict[str, Any]], masters: dict[str, list[str]]) -> dict[str, Any]:

@@ -200,3 +200,17 @@ def test_static_topics_are_left_to_the_static_topic_commands() -> None:
     out = export_clusters([state])
     assert list(out.doc["topics"]) == ["Plain"]
     assert out.warnings == ["static topics of DefaultCluster not written (updateStaticTopic manages them): Mapped"]
+
+
+def test_names_a_topology_file_cannot_hold_are_left_out_of_an_export_with_a_warning() -> None:
+    """A broker may hold a group named "" (Java's updateSubGroup accepts it): the exported file stays readable."""
+    from mqadmin.model.group import SubscriptionGroupConfig
+    from mqadmin.topology.export import export_clusters
+    from mqadmin.topology.live import BrokerState, ClusterState
+
+    groups = {"": SubscriptionGroupConfig(""), "Orders": SubscriptionGroupConfig("Orders")}
+    broker = BrokerState("broker-a", "127.0.0.1:10911", 0, {}, groups)
+    out = export_clusters([ClusterState("DefaultCluster", ["127.0.0.1:9876"], [broker], frozenset({"broker-a"}))])
+    assert list(out.doc["groups"]) == ["Orders"]
+    assert len(out.warnings) == 1 and "not written: the group name is blank" in out.warnings[0]
+    parse_topology(out.toml())
