@@ -124,12 +124,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 # --- parallel runs (pytest-xdist, ``--dist loadgroup``) ------------------------------------------
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep together what shares an expensive fixture: every test of one conformance backend (its cluster is
     session-scoped, started once per worker that needs it) and every test of one module (module-scoped
-    servers). Groups are spread over the workers; without xdist the marker does nothing."""
+    servers). Groups are spread over the workers in order, so the longest (a backend's, then the other
+    conformance and Spark modules) start first and the quick ones fill the gaps; the sort is stable, so what
+    pytest put together for a fixture stays together. Without xdist the marker does nothing."""
+    weight = {}
     for item in items:
         callspec = getattr(item, "callspec", None)
         backend = callspec.params.get("backend") if callspec is not None else None
         group = f"backend-{backend}" if isinstance(backend, str) else item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
+        slow = item.get_closest_marker("conformance") or item.get_closest_marker("spark")
+        weight[item.nodeid] = 0 if backend is not None else 1 if slow else 2
+    items.sort(key=lambda item: weight[item.nodeid])
