@@ -54,3 +54,8 @@ def assert_one_line_error(result: Outcome, *fragments: str) -> None:
     assert "Traceback" not in result.err
     for f in fragments:
         assert f in result.err, (f, result.err)
+
+
+def rows(out: str) -> list[list[str]]:
+    """A plain (not a TTY) table's lines, split into cells."""
+    return [line.split() for line in out.strip().splitlines()]

@@ -7,12 +7,8 @@ import json
 
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.frame import RemotingCommand
-from tests.unit.cli_helpers import Cli, assert_one_line_error
+from tests.unit.cli_helpers import Cli, assert_one_line_error, rows
 from tests.unit.fake_remoting import FakeBroker, two_broker_cluster
-
-
-def _rows(out: str) -> list[list[str]]:
-    return [line.split() for line in out.strip().splitlines()]
 
 
 def _with_slave():
@@ -26,7 +22,7 @@ def test_cluster_list_table(monkeypatch, capsys) -> None:
     ns, a, b, slave = _with_slave()
     r = Cli(monkeypatch, capsys, ns, a, b, slave)("clusterList")
     assert r.code == 0, r.err
-    assert _rows(r.out) == [
+    assert rows(r.out) == [
         ["CLUSTER", "BROKER", "BID", "ROLE", "ADDRESS", "VERSION", "IN", "TPS", "OUT", "TPS"],
         ["DefaultCluster", "broker-a", "0", "master", a.addr, "V5_3_3", "12.50", "3.25"],
         ["DefaultCluster", "broker-a", "1", "slave", slave.addr, "V5_3_3", "12.50", "3.25"],
@@ -110,7 +106,7 @@ def test_broker_status_of_one_broker_and_of_a_cluster(monkeypatch, capsys) -> No
     cli = Cli(monkeypatch, capsys, ns, a, b, slave)
     r = cli("brokerStatus", "-b", a.addr)
     assert r.code == 0
-    assert ["brokerVersionDesc", "V5_3_3"] in _rows(r.out)
+    assert ["brokerVersionDesc", "V5_3_3"] in rows(r.out)
     doc = cli("--format", "json", "brokerStatus", "-c", "DefaultCluster").json()
     assert [x["addr"] for x in doc["brokers"]] == [a.addr, slave.addr, b.addr]
     assert doc["brokers"][0]["info"]["putTps"] == "12.5 11.0 10.0"

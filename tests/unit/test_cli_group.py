@@ -12,25 +12,10 @@ from mqadmin.model.topic import TopicConfig
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
-from tests.unit.cli_helpers import Cli, assert_one_line_error
+from tests.unit.cli_helpers import Cli, assert_one_line_error, rows
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, two_broker_cluster
 
 C = ["-c", "DefaultCluster"]
-
-
-@pytest.fixture
-def cluster():
-    return two_broker_cluster()
-
-
-@pytest.fixture
-def cli(monkeypatch, capsys, cluster) -> Cli:
-    ns, a, b = cluster
-    return Cli(monkeypatch, capsys, ns, a, b)
-
-
-def _rows(out: str) -> list[list[str]]:
-    return [line.split() for line in out.strip().splitlines()]
 
 
 def _bodies(cli: Cli, code: int) -> list[dict]:
@@ -44,7 +29,7 @@ def test_update_sub_group_created_unchanged_then_only_the_given_setting_changes(
     _, a, b = cluster
     r = cli("updateSubGroup", *C, "-g", "Orders", "-d", "false")
     assert r.code == 0, r.err
-    assert _rows(r.out) == [
+    assert rows(r.out) == [
         ["BROKER", "ADDRESS", "RESULT"],
         ["broker-a", a.addr, "created"],
         ["broker-b", b.addr, "created"],
@@ -52,11 +37,11 @@ def test_update_sub_group_created_unchanged_then_only_the_given_setting_changes(
     assert a.groups["Orders"] == b.groups["Orders"] == SubscriptionGroupConfig("Orders", consume_broadcast_enable=False)
 
     r = cli("updateSubGroup", *C, "-g", "Orders", "-d", "false")
-    assert (r.code, [row[2] for row in _rows(r.out)[1:]]) == (0, ["unchanged", "unchanged"])
+    assert (r.code, [row[2] for row in rows(r.out)[1:]]) == (0, ["unchanged", "unchanged"])
 
     r = cli("updateSubGroup", *C, "-g", "Orders", "-r", "3")
     assert r.code == 0, r.err
-    assert [row[2:] for row in _rows(r.out)[1:]] == [["updated", "retryMaxTimes", "16→3"]] * 2
+    assert [row[2:] for row in rows(r.out)[1:]] == [["updated", "retryMaxTimes", "16→3"]] * 2
     # Java's tool would also have reset consumeBroadcastEnable/consumeFromMinEnable to false: ours keeps them.
     assert a.groups["Orders"] == SubscriptionGroupConfig("Orders", consume_broadcast_enable=False, retry_max_times=3)
 
@@ -105,7 +90,7 @@ def test_if_not_exists_leaves_an_existing_group_as_it_is(cli: Cli, cluster) -> N
     a.groups["G"] = SubscriptionGroupConfig("G", retry_max_times=9)
     r = cli("updateSubGroup", *C, "-g", "G", "-r", "3", "--if-not-exists")
     assert r.code == 0, r.err
-    assert [row[2] for row in _rows(r.out)[1:]] == ["unchanged", "created"]
+    assert [row[2] for row in rows(r.out)[1:]] == ["unchanged", "created"]
     assert a.groups["G"].retry_max_times == 9 and b.groups["G"].retry_max_times == 3
     assert RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP not in cli.transport.codes_sent_to(a.addr)
 
@@ -166,7 +151,7 @@ def test_older_brokers_are_told_apart_settings_they_do_not_keep_are_warned_about
     assert r.code == 0, r.err
     assert "broker-a does not keep consumeMessageOrderly" in r.err
     again = cli("updateSubGroup", *C, "-g", "G", "-o", "true", "-r", "2")
-    assert [row[2] for row in _rows(again.out)[1:]] == ["unchanged", "unchanged"], again.out
+    assert [row[2] for row in rows(again.out)[1:]] == ["unchanged", "unchanged"], again.out
 
 
 def test_a_hanging_broker_is_a_partial_failure(cli: Cli, cluster) -> None:
@@ -199,7 +184,7 @@ def test_update_sub_group_list_one_request_per_broker_with_only_the_groups_that_
     path = _file(tmp_path, "groups.json", json.dumps(doc))
     r = cli("updateSubGroupList", *C, "-f", path)
     assert r.code == 0, r.err
-    assert _rows(r.out) == [
+    assert rows(r.out) == [
         ["GROUP", "BROKER", "ADDRESS", "RESULT"],
         ["New", "broker-a", a.addr, "created"],
         ["New", "broker-b", b.addr, "created"],
@@ -306,7 +291,7 @@ def test_delete_sub_group_dry_run_changes_nothing(cli: Cli, cluster) -> None:
     a.topics["%RETRY%G"] = TopicConfig("%RETRY%G", 1, 1)
     r = cli("deleteSubGroup", *C, "-g", "G", "--dry-run")
     assert r.code == 0, r.err
-    assert _rows(r.out) == [
+    assert rows(r.out) == [
         ["BROKER", "ADDRESS", "RESULT"],
         ["broker-a", a.addr, "would", "delete"],
         ["broker-b", b.addr, "not", "found"],
@@ -369,7 +354,7 @@ def test_a_failed_broker_keeps_the_retry_topics(cli: Cli, cluster) -> None:
 def test_delete_of_a_group_no_broker_has(cli: Cli) -> None:
     r = cli("deleteSubGroup", *C, "-g", "Nope")
     assert r.code == 1
-    assert [row[2:] for row in _rows(r.out)[1:]] == [["not", "found"]] * 2
+    assert [row[2:] for row in rows(r.out)[1:]] == [["not", "found"]] * 2
     assert_one_line_error(r, "group 'Nope' does not exist on cluster 'DefaultCluster'", "--if-exists")
     assert cli("deleteSubGroup", *C, "-g", "Nope", "--if-exists").code == 0
     assert not [c for _, c in cli.transport.sent if c.code == RC.DELETE_SUBSCRIPTIONGROUP]
@@ -399,12 +384,12 @@ def test_get_consumer_config_shows_each_broker_that_has_the_group(cli: Cli, clus
     a.groups["G"] = SubscriptionGroupConfig("G", retry_max_times=3, attributes={"priority.factor": "1"})
     r = cli("getConsumerConfig", "-g", "G")
     assert r.code == 0, r.err
-    rows = _rows(r.out)
-    assert rows[0] == ["CLUSTER", "BROKER", "SETTING", "VALUE"]
-    assert ["DefaultCluster", "broker-a", "retryMaxTimes", "3"] in rows
-    assert ["DefaultCluster", "broker-a", "groupRetryPolicy", '{"type":"CUSTOMIZED"}'] in rows
-    assert ["DefaultCluster", "broker-a", "attributes", '{"priority.factor":"1"}'] in rows
-    assert {row[1] for row in rows[1:]} == {"broker-a"}
+    table = rows(r.out)
+    assert table[0] == ["CLUSTER", "BROKER", "SETTING", "VALUE"]
+    assert ["DefaultCluster", "broker-a", "retryMaxTimes", "3"] in table
+    assert ["DefaultCluster", "broker-a", "groupRetryPolicy", '{"type":"CUSTOMIZED"}'] in table
+    assert ["DefaultCluster", "broker-a", "attributes", '{"priority.factor":"1"}'] in table
+    assert {row[1] for row in table[1:]} == {"broker-a"}
 
     doc = cli("--format", "json", "getConsumerConfig", "-g", "G").json()
     assert [(e["name"], e["status"], e["cluster"]) for e in doc["results"]] == [

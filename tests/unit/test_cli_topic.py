@@ -7,30 +7,15 @@ import pytest
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire.codes import RequestCode as RC
-from tests.unit.cli_helpers import Cli, assert_one_line_error
+from tests.unit.cli_helpers import Cli, assert_one_line_error, rows
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, two_broker_cluster
-
-
-@pytest.fixture
-def cluster():
-    return two_broker_cluster()
-
-
-@pytest.fixture
-def cli(monkeypatch, capsys, cluster) -> Cli:
-    ns, a, b = cluster
-    return Cli(monkeypatch, capsys, ns, a, b)
-
-
-def _rows(out: str) -> list[list[str]]:
-    return [line.split() for line in out.strip().splitlines()]
 
 
 def test_update_topic_on_a_cluster_then_unchanged_then_updated(cli: Cli, cluster) -> None:
     _, a, b = cluster
     r = cli("updateTopic", "-c", "DefaultCluster", "-t", "Orders")
     assert r.code == 0, r.err
-    assert _rows(r.out) == [
+    assert rows(r.out) == [
         ["BROKER", "ADDRESS", "RESULT"],
         ["broker-a", a.addr, "created"],
         ["broker-b", b.addr, "created"],
@@ -38,10 +23,10 @@ def test_update_topic_on_a_cluster_then_unchanged_then_updated(cli: Cli, cluster
     assert a.topics["Orders"] == b.topics["Orders"] == TopicConfig("Orders", 8, 8, 6)
 
     r = cli("updateTopic", "-c", "DefaultCluster", "-t", "Orders")
-    assert (r.code, [row[2] for row in _rows(r.out)[1:]]) == (0, ["unchanged", "unchanged"])
+    assert (r.code, [row[2] for row in rows(r.out)[1:]]) == (0, ["unchanged", "unchanged"])
 
     r = cli("updateTopic", "-c", "DefaultCluster", "-t", "Orders", "-w", "4")
-    assert (r.code, [row[2] for row in _rows(r.out)[1:]]) == (0, ["updated", "updated"])
+    assert (r.code, [row[2] for row in rows(r.out)[1:]]) == (0, ["updated", "updated"])
     assert a.topics["Orders"].write_queue_nums == 4
 
 
@@ -90,7 +75,7 @@ def test_every_broker_failing_is_exit_1_and_the_table_says_why(cli: Cli, cluster
     a.hang = b.hang = True
     r = cli("--timeout", "0.2", "updateTopic", "-c", "DefaultCluster", "-t", "Orders")
     assert r.code == 1
-    assert [row[2] for row in _rows(r.out)[1:]] == ["failed", "failed"]
+    assert [row[2] for row in rows(r.out)[1:]] == ["failed", "failed"]
     assert "REASON" in r.out
     assert_one_line_error(r, "failed on every target")
 
@@ -99,7 +84,7 @@ def test_update_topic_on_one_broker(cli: Cli, cluster) -> None:
     _, a, b = cluster
     r = cli("updateTopic", "-b", b.addr, "-t", "Orders", "-a", "+message.type=fifo")
     assert r.code == 0
-    assert _rows(r.out)[1] == ["broker-b", b.addr, "created"]
+    assert rows(r.out)[1] == ["broker-b", b.addr, "created"]
     assert b.topics["Orders"].attributes == {"message.type": "FIFO"}
     assert "Orders" not in a.topics
 
@@ -211,9 +196,9 @@ def test_topic_route_table_json_and_list(cli: Cli, cluster) -> None:
 
     r = cli("topicRoute", "-t", "Orders")
     assert r.code == 0
-    assert ["DefaultCluster", "broker-a", "0", "master", a.addr] in _rows(r.out)
-    assert ["broker-a", "8", "4", "RW-", "0"] in _rows(r.out)
-    assert ["broker-b", "2", "2", "R--", "0"] in _rows(r.out)
+    assert ["DefaultCluster", "broker-a", "0", "master", a.addr] in rows(r.out)
+    assert ["broker-a", "8", "4", "RW-", "0"] in rows(r.out)
+    assert ["broker-b", "2", "2", "R--", "0"] in rows(r.out)
     assert "orderTopicConf: broker-a:4;broker-b:2" in r.out
 
     doc = cli("--format", "json", "topicRoute", "-t", "Orders").json()
@@ -228,9 +213,9 @@ def test_topic_route_table_json_and_list(cli: Cli, cluster) -> None:
     }
     assert doc["orderTopicConf"] == "broker-a:4;broker-b:2"
 
-    rows = _rows(cli("topicRoute", "-t", "Orders", "-l").out)
-    assert rows[1] == ["DefaultCluster", "broker-a", f"0={a.addr}", "8", "4", "RW-"]
-    assert rows[-1] == ["Total:", "2", "10", "6"]
+    table = rows(cli("topicRoute", "-t", "Orders", "-l").out)
+    assert table[1] == ["DefaultCluster", "broker-a", f"0={a.addr}", "8", "4", "RW-"]
+    assert table[-1] == ["Total:", "2", "10", "6"]
 
 
 def test_topic_route_of_an_unknown_topic(cli: Cli) -> None:
@@ -264,7 +249,7 @@ def test_topic_status_with_a_failing_broker(cli: Cli, cluster) -> None:
     b.hang = True
     r = cli("--timeout", "0.2", "topicStatus", "-t", "Orders")
     assert r.code == 3
-    assert ["broker-a", "1", "0", "0"] in _rows(r.out)
+    assert ["broker-a", "1", "0", "0"] in rows(r.out)
     assert "Brokers that did not answer" in r.out
 
 
@@ -286,7 +271,7 @@ def test_update_topic_if_not_exists_creates_where_missing_and_never_overwrites(c
     a.topics["Orders"] = TopicConfig("Orders", 4, 4, 4)
     r = cli("updateTopic", "-c", "DefaultCluster", "-t", "Orders", "-r", "16", "-w", "16", "--if-not-exists")
     assert r.code == 0, r.err
-    assert [row[2] for row in _rows(r.out)[1:]] == ["unchanged", "created"]
+    assert [row[2] for row in rows(r.out)[1:]] == ["unchanged", "created"]
     assert a.topics["Orders"] == TopicConfig("Orders", 4, 4, 4)
     assert b.topics["Orders"] == TopicConfig("Orders", 16, 16, 6)
 

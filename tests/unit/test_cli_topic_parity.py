@@ -13,25 +13,10 @@ from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from tests.cli.test_json_contract import documented_shapes, mismatch
-from tests.unit.cli_helpers import Cli, assert_one_line_error
+from tests.unit.cli_helpers import Cli, assert_one_line_error, rows
 from tests.unit.fake_remoting import FakeBroker, two_broker_cluster
 
 V4_9_8, V5_2_0, V5_3_3 = 409, 453, 479
-
-
-@pytest.fixture
-def cluster():
-    return two_broker_cluster()
-
-
-@pytest.fixture
-def cli(monkeypatch, capsys, cluster) -> Cli:
-    ns, a, b = cluster
-    return Cli(monkeypatch, capsys, ns, a, b)
-
-
-def _rows(out: str) -> list[list[str]]:
-    return [line.split() for line in out.strip().splitlines()]
 
 
 def _matches_docs(command: str, doc: object) -> None:
@@ -48,14 +33,14 @@ def test_update_topic_perm_changes_only_the_permission(cli: Cli, cluster) -> Non
     b.topics["Orders"] = TopicConfig("Orders", 4, 4, 6)
     r = cli("updateTopicPerm", "-c", "DefaultCluster", "-t", "Orders", "-p", "4")
     assert r.code == 0, r.err
-    assert _rows(r.out)[1:] == [
+    assert rows(r.out)[1:] == [
         ["broker-a", a.addr, "updated", "perm", "6→4"],
         ["broker-b", b.addr, "updated", "perm", "6→4"],
     ]
     assert a.topics["Orders"] == TopicConfig("Orders", 16, 16, 4, attributes={"message.type": "FIFO"})
     assert b.topics["Orders"] == TopicConfig("Orders", 4, 4, 4)
     again = cli("updateTopicPerm", "-c", "DefaultCluster", "-t", "Orders", "-p", "4")
-    assert [row[2] for row in _rows(again.out)[1:]] == ["unchanged", "unchanged"]
+    assert [row[2] for row in rows(again.out)[1:]] == ["unchanged", "unchanged"]
     assert cli.transport.codes_sent_to(a.addr).count(RC.UPDATE_AND_CREATE_TOPIC) == 1
 
 
@@ -131,7 +116,7 @@ def test_update_topic_list_sends_only_what_changed_in_one_list_request(cli: Cli,
     )
     r = cli("updateTopicList", "-c", "DefaultCluster", "-f", path)
     assert r.code == 0, r.err
-    assert [row[:4] for row in _rows(r.out)[1:]] == [
+    assert [row[:4] for row in rows(r.out)[1:]] == [
         ["Same", "broker-a", a.addr, "unchanged"],
         ["Same", "broker-b", b.addr, "unchanged"],
         ["Narrow", "broker-a", a.addr, "updated"],
@@ -260,7 +245,7 @@ def test_allocate_mq_shares_sorted_queues_among_sorted_clients(cli: Cli, cluster
     b.topics["Orders"] = TopicConfig("Orders", 3, 3, 6)
     r = cli("allocateMQ", "-t", "Orders", "-i", "c3,c1,c2")
     assert r.code == 0, r.err
-    assert _rows(r.out) == [
+    assert rows(r.out) == [
         ["CLIENT", "BROKER", "COUNT", "QUEUE", "IDS"],
         ["c1", "broker-a", "3", "0", "1", "2"],
         ["c2", "broker-a", "1", "3"],
@@ -294,7 +279,7 @@ def test_topic_list_cluster_model_unions_each_brokers_groups(cli: Cli, cluster) 
     b.consumers["Orders"] = ["G2", "G1"]
     r = cli("topicList", "-c")
     assert r.code == 0, r.err
-    assert _rows(r.out) == [
+    assert rows(r.out) == [
         ["CLUSTER", "TOPIC", "CONSUMER", "GROUP"],
         ["DefaultCluster", "Idle"],
         ["DefaultCluster", "Orders", "G1"],

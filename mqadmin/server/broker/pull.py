@@ -83,16 +83,6 @@ class PullProcessor(Processor):
 
     def _moved_by_reset(self, cmd: RemotingCommand, h: PullHeader, offset: int) -> RemotingCommand:
         """Apache 5.x's OFFSET_RESET answer: the consumer continues from ``offset``."""
-        ext = {
-            "suggestWhichBrokerId": "0",
-            "nextBeginOffset": str(offset),
-            "minOffset": str(self.messages.min_offset(h.topic, h.queue_id)),
-            "maxOffset": str(self.messages.max_offset(h.topic, h.queue_id)),
-        }
-        return cmd.response(ResponseCode.PULL_OFFSET_MOVED, "OFFSET_RESET", ext)
-
-    def _moved_by_reset(self, cmd: RemotingCommand, h: PullHeader, offset: int) -> RemotingCommand:
-        """Apache 5.x's OFFSET_RESET answer: the consumer continues from ``offset``."""
         header = PullResultHeader(
             next_begin_offset=offset,
             min_offset=self.messages.min_offset(h.topic, h.queue_id),

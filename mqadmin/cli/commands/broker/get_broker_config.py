@@ -26,8 +26,8 @@ def get_broker_config(
     A broker that does not answer is reported after the others (exit 3, or 1 if none answered).
     """
     from mqadmin.cli.commands.broker._shared import brokers
-    from mqadmin.cli.render import Column, json_output, print_json, print_table
-    from mqadmin.cli.runner import exit_for_results, print_results, results_json, run_admin
+    from mqadmin.cli.runner import run_admin
+    from mqadmin.cli.views.config import show_configs
 
     exactly_one(broker_addr, cluster)
 
@@ -35,20 +35,7 @@ def get_broker_config(
         return await admin.broker_configs(await brokers(admin, broker_addr, cluster, slaves=True))
 
     results = run_admin(namesrv, go)
-    if json_output():
-        doc = results_json(results, cluster=cluster)
-        for entry, r in zip(doc["results"], results, strict=True):
-            entry["config"] = dict(sorted(r.data.items())) if r.ok else None
-        print_json(doc)
-    else:
-        answered = [r for r in results if r.ok]
-        if broker_addr:
-            print_table([Column("KEY"), Column("VALUE")], sorted(answered[0].data.items()) if answered else [])
-        else:
-            rows = [(r.name, r.addr, k, v) for r in answered for k, v in sorted(r.data.items())]
-            print_table([Column("BROKER"), Column("ADDRESS"), Column("KEY"), Column("VALUE")], rows)
-        failed = [r for r in results if not r.ok]
-        if failed:
-            print()
-            print_results(failed)
-    exit_for_results(results, "getBrokerConfig")
+    show_configs(
+        results, "getBrokerConfig", single=bool(broker_addr), who=["BROKER", "ADDRESS"],
+        who_of=lambda r: (r.name, r.addr), cluster=cluster,
+    )  # fmt: skip

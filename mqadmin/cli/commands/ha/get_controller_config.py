@@ -23,8 +23,7 @@ def get_controller_config(controller: ControllerOpt) -> None:
     A controller that does not answer is reported after the others (exit 3, or 1 if none answered).
     """
     from mqadmin.cli.commands.ha._shared import controller_addrs, run_controller
-    from mqadmin.cli.render import Column, json_output, print_json, print_table
-    from mqadmin.cli.runner import exit_for_results, print_results, results_json
+    from mqadmin.cli.views.config import show_configs
 
     addrs = controller_addrs(controller)
 
@@ -32,20 +31,7 @@ def get_controller_config(controller: ControllerOpt) -> None:
         return await admin.controller_configs(addrs)
 
     results = run_controller(addrs, go)
-    if json_output():
-        doc = results_json(results)
-        for entry, r in zip(doc["results"], results, strict=True):
-            entry["config"] = dict(sorted(r.data.items())) if r.ok else None
-        print_json(doc)
-    else:
-        answered = [r for r in results if r.ok]
-        if len(results) == 1:
-            print_table([Column("KEY"), Column("VALUE")], sorted(answered[0].data.items()) if answered else [])
-        else:
-            rows = [(r.addr, k, v) for r in answered for k, v in sorted(r.data.items())]
-            print_table([Column("CONTROLLER"), Column("KEY"), Column("VALUE")], rows)
-        failed = [r for r in results if not r.ok]
-        if failed:
-            print()
-            print_results(failed, "CONTROLLER")
-    exit_for_results(results, "getControllerConfig")
+    show_configs(
+        results, "getControllerConfig", single=len(results) == 1, who=["CONTROLLER"], who_of=lambda r: (r.addr,),
+        kind="CONTROLLER",
+    )  # fmt: skip

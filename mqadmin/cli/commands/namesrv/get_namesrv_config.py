@@ -22,27 +22,14 @@ def get_namesrv_config(namesrv: NamesrvOpt = None) -> None:
     One KEY/VALUE row per config key; with several name servers, each row starts with the name server's
     address. A name server that does not answer is reported after the others (exit 3, or 1 if none answered).
     """
-    from mqadmin.cli.render import Column, json_output, print_json, print_table
-    from mqadmin.cli.runner import exit_for_results, print_results, results_json, run_admin
+    from mqadmin.cli.runner import run_admin
+    from mqadmin.cli.views.config import show_configs
 
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.namesrv_configs()
 
     results = run_admin(namesrv, go)
-    if json_output():
-        doc = results_json(results)
-        for entry, r in zip(doc["results"], results, strict=True):
-            entry["config"] = dict(sorted(r.data.items())) if r.ok else None
-        print_json(doc)
-    else:
-        answered = [r for r in results if r.ok]
-        if len(results) == 1:
-            print_table([Column("KEY"), Column("VALUE")], sorted(answered[0].data.items()) if answered else [])
-        else:
-            rows = [(r.addr, k, v) for r in answered for k, v in sorted(r.data.items())]
-            print_table([Column("NAME SERVER"), Column("KEY"), Column("VALUE")], rows)
-        failed = [r for r in results if not r.ok]
-        if failed:
-            print()
-            print_results(failed, "NAME SERVER")
-    exit_for_results(results, "getNamesrvConfig")
+    show_configs(
+        results, "getNamesrvConfig", single=len(results) == 1, who=["NAME SERVER"], who_of=lambda r: (r.addr,),
+        kind="NAME SERVER",
+    )  # fmt: skip

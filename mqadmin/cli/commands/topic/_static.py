@@ -1,17 +1,18 @@
 """What updateStaticTopic and remappingStaticTopic share: their options (Java's -c clusters, -b broker names,
--mf, -fr), choosing the target brokers, saving the before/after mapping files, and printing the result."""
+-mf, -fr), choosing the target brokers, the run itself (read the mappings, plan or read a plan, save the
+before/after mapping files, write), and printing the result."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 if TYPE_CHECKING:
-    from mqadmin.admin import TargetResult
+    from mqadmin.admin import AdminClient, TargetResult
     from mqadmin.model.route import ClusterInfo
     from mqadmin.model.static_topic import StaticTopicConfig, StaticTopicPlan
 
@@ -34,6 +35,11 @@ ForceOpt = Annotated[
     ),
 ]
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the new mapping and change nothing.")]
+
+Current = dict[str, "StaticTopicConfig"]
+"""Each broker's config of the topic as it is now (broker name → config)."""
+Planner = Callable[["ClusterInfo", Current], "StaticTopicPlan"]
+Writer = Callable[["AdminClient", "StaticTopicPlan", "ClusterInfo", Current], Awaitable[list["TargetResult"]]]
 
 FILE_HINT = "pass a mapping file written by --dry-run (or Java's tools: <topic>-<epoch>.after)"
 
@@ -181,3 +187,37 @@ def exit_for_writes(command: str, results: list[TargetResult], files: dict[str, 
     if "before" in files:
         hint += f", or restore the old mapping with -mf {files['before']} -fr true"
     raise CliError(message, hint, ExitCode.PARTIAL if done else ExitCode.FAILURE)
+
+
+def run_static(
+    command: str,
+    topic: str,
+    namesrv: str | None,
+    from_file: StaticTopicPlan | None,
+    dry_run: bool,
+    plan_for: Planner,
+    write: Writer,
+) -> None:
+    """Plan (``from_file``, or ``plan_for`` the current mappings), save the before/after files, write the
+    plan unless ``dry_run``, print the outcome and exit as the brokers' results say."""
+    from mqadmin.cli.runner import run_admin
+    from mqadmin.model.static_topic import complete_with_cluster_peers
+
+    async def go(admin: AdminClient) -> tuple[StaticTopicPlan, list[TargetResult] | None, dict[str, str]]:
+        info = await admin.cluster_info()
+        current = await admin.static_topic_configs(topic, info)
+        files: dict[str, str] = {}
+        plan = from_file if from_file is not None else plan_for(info, current)
+        complete_with_cluster_peers(plan, peers_of(info, set(plan.brokers)))
+        if dry_run:
+            return plan, None, files
+        if current:
+            files["before"] = save(old_plan(topic, current), ".before")
+        files["after"] = save(plan, ".after")
+        return plan, await write(admin, plan, info, current), files
+
+    with reported(f"{command} {topic}"):
+        plan, results, files = run_admin(namesrv, go)
+    print_outcome(command, plan, results, files)
+    if results is not None:
+        exit_for_writes(f"{command} {topic}", results, files)

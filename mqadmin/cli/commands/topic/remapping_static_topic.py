@@ -10,6 +10,7 @@ from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
+    from mqadmin.model.route import ClusterInfo
     from mqadmin.model.static_topic import StaticTopicPlan
 
 
@@ -38,47 +39,25 @@ def remapping_static_topic(
     <tmpdir>/<topic>-<epoch>.before/.after; --dry-run prints the new mapping and changes nothing, -mf
     applies a saved one.
     """
-    from mqadmin.cli.commands.topic._static import (
-        exit_for_writes,
-        old_plan,
-        peers_of,
-        print_outcome,
-        read_plan,
-        reported,
-        save,
-        target_brokers,
-    )
+    from mqadmin.cli.commands.topic._static import Current, read_plan, run_static, target_brokers
     from mqadmin.cli.errors import CliError, ExitCode
-    from mqadmin.cli.runner import run_admin
-    from mqadmin.model.static_topic import complete_with_cluster_peers, plan_remapping
+    from mqadmin.model.static_topic import plan_remapping
 
     check_topic(topic, allow_system=False)
     forced = bool(parse_bool(force, "-fr"))
     from_file = read_plan(map_file, topic) if map_file else None
 
-    async def go(admin: AdminClient) -> tuple[StaticTopicPlan, list[TargetResult] | None, dict[str, str]]:
-        info = await admin.cluster_info()
-        current = await admin.static_topic_configs(topic, info)
-        files: dict[str, str] = {}
-        if from_file is not None:
-            plan = from_file
-        else:
-            targets = target_brokers(info, clusters, brokers)
-            if not current:
-                raise CliError(
-                    f"no broker holds topic {topic!r}", "create it with: mqadmin updateStaticTopic", ExitCode.FAILURE
-                )
-            plan = plan_remapping(topic, targets, current)
-        complete_with_cluster_peers(plan, peers_of(info, set(plan.brokers)))
-        if dry_run:
-            return plan, None, files
-        if current:
-            files["before"] = save(old_plan(topic, current), ".before")
-        files["after"] = save(plan, ".after")
-        return plan, await admin.remap_static_topic(plan, info, current, force=forced), files
+    def plan_for(info: ClusterInfo, current: Current) -> StaticTopicPlan:
+        targets = target_brokers(info, clusters, brokers)
+        if not current:
+            raise CliError(
+                f"no broker holds topic {topic!r}", "create it with: mqadmin updateStaticTopic", ExitCode.FAILURE
+            )
+        return plan_remapping(topic, targets, current)
 
-    with reported(f"remappingStaticTopic {topic}"):
-        plan, results, files = run_admin(namesrv, go)
-    print_outcome("remappingStaticTopic", plan, results, files)
-    if results is not None:
-        exit_for_writes(f"remappingStaticTopic {topic}", results, files)
+    async def write(
+        admin: AdminClient, plan: StaticTopicPlan, info: ClusterInfo, current: Current
+    ) -> list[TargetResult]:
+        return await admin.remap_static_topic(plan, info, current, force=forced)
+
+    run_static("remappingStaticTopic", topic, namesrv, from_file, dry_run, plan_for, write)

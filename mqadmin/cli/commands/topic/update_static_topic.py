@@ -12,6 +12,7 @@ from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
+    from mqadmin.model.route import ClusterInfo
     from mqadmin.model.static_topic import StaticTopicPlan
 
 
@@ -43,19 +44,9 @@ def update_static_topic(
     broker is written with UPDATE_AND_CREATE_STATIC_TOPIC, the first one alone: a broker that refuses
     stops the command before any other is changed.
     """
-    from mqadmin.cli.commands.topic._static import (
-        exit_for_writes,
-        old_plan,
-        peers_of,
-        print_outcome,
-        read_plan,
-        reported,
-        save,
-        target_brokers,
-    )
+    from mqadmin.cli.commands.topic._static import Current, read_plan, run_static, target_brokers
     from mqadmin.cli.errors import CliError, ExitCode, usage_error
-    from mqadmin.cli.runner import run_admin
-    from mqadmin.model.static_topic import MappingError, complete_with_cluster_peers, plan_create_or_expand
+    from mqadmin.model.static_topic import MappingError, plan_create_or_expand
 
     check_topic(topic, allow_system=False)
     forced = bool(parse_bool(force, "-fr"))
@@ -65,32 +56,19 @@ def update_static_topic(
         )
     from_file = read_plan(map_file, topic) if map_file else None
 
-    async def go(admin: AdminClient) -> tuple[StaticTopicPlan, list[TargetResult] | None, dict[str, str]]:
-        info = await admin.cluster_info()
-        current = await admin.static_topic_configs(topic, info)
-        files: dict[str, str] = {}
-        if from_file is not None:
-            plan = from_file
-        else:
-            assert total is not None
-            targets = target_brokers(info, clusters, brokers)
-            try:
-                plan = plan_create_or_expand(topic, total, targets, current)
-            except MappingError as e:
-                raise CliError(f"updateStaticTopic {topic}: {e}", _hint(e), ExitCode.FAILURE) from None
-        complete_with_cluster_peers(plan, peers_of(info, set(plan.brokers)))
-        if dry_run:
-            return plan, None, files
-        if current:
-            files["before"] = save(old_plan(topic, current), ".before")
-        files["after"] = save(plan, ".after")
-        return plan, await admin.write_static_plan(plan, info, current, force=forced), files
+    def plan_for(info: ClusterInfo, current: Current) -> StaticTopicPlan:
+        assert total is not None
+        try:
+            return plan_create_or_expand(topic, total, target_brokers(info, clusters, brokers), current)
+        except MappingError as e:
+            raise CliError(f"updateStaticTopic {topic}: {e}", _hint(e), ExitCode.FAILURE) from None
 
-    with reported(f"updateStaticTopic {topic}"):
-        plan, results, files = run_admin(namesrv, go)
-    print_outcome("updateStaticTopic", plan, results, files)
-    if results is not None:
-        exit_for_writes(f"updateStaticTopic {topic}", results, files)
+    async def write(
+        admin: AdminClient, plan: StaticTopicPlan, info: ClusterInfo, current: Current
+    ) -> list[TargetResult]:
+        return await admin.write_static_plan(plan, info, current, force=forced)
+
+    run_static("updateStaticTopic", topic, namesrv, from_file, dry_run, plan_for, write)
 
 
 def _hint(e: Exception) -> str:
