@@ -166,24 +166,26 @@ _GLOBAL_PARAMS = (
 
 
 _FORMATS = frozenset(f.value for f in OutputFormat)
+_OWNABLE = ("format_", "tls_")
 
 
 def with_global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with the global options added to its parameters (Typer reads the signature)."""
 
     sig = inspect.signature(fn, eval_str=True)
-    own_format = "format_" in sig.parameters
-    """The command declares its own ``--format`` (more formats than table and json: ``doctor``'s nagios)."""
+    own = {name for name in _OWNABLE if name in sig.parameters}
+    """Global options the command declares itself: ``--format`` with more formats than table and json
+    (``doctor``'s nagios), ``--tls`` meaning "serve TLS" (``dev up``)."""
 
     @functools.wraps(fn)
     def command(*args: Any, timeout_: str | None, debug_: bool | None, **kw: Any) -> Any:
-        connection = {name: kw.pop(f"{name}_") for name, _ in CONNECTION_OPTIONS}
-        given = kw["format_"] if own_format else kw.pop("format_")
+        connection = {name: kw.pop(f"{name}_") for name, _ in CONNECTION_OPTIONS if f"{name}_" not in own}
+        given = kw["format_"] if "format_" in own else kw.pop("format_")
         fmt = OutputFormat(given.value) if given is not None and given.value in _FORMATS else None
         set_globals(fmt, timeout_, debug_, **connection)
         return fn(*args, **kw)
 
     params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]
-    extra = [p for p in _GLOBAL_PARAMS if not (own_format and p.name == "format_")]
+    extra = [p for p in _GLOBAL_PARAMS if p.name not in own]
     command.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
     return command

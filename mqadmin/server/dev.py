@@ -20,7 +20,9 @@ from mqadmin.server.broker.broker import Broker
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
+from mqadmin.server.nsaddr import AddressServer
 from mqadmin.server.remoting import ConnectionLimits
+from mqadmin.server.tls import ServerTls, generate
 
 HOST = "127.0.0.1"
 BROKER_PORT_STEP = 10
@@ -42,8 +44,10 @@ def broker_name(index: int) -> str:
 class DevCluster:
     namesrv: NameServer
     brokers: list[Broker]
+    address_server: AddressServer
     data_dir: Path
     cluster: str
+    tls: ServerTls | None = None
     temporary: bool = False
     stopped: bool = field(default=False, init=False)
 
@@ -58,6 +62,8 @@ class DevCluster:
             "brokers": [
                 {"name": b.config.broker_name, "addr": b.config.addr, "id": b.config.broker_id} for b in self.brokers
             ],
+            "nsaddrUrl": self.address_server.url,
+            "tlsCa": str(self.tls.ca_file) if self.tls else None,
             "dataDir": str(self.data_dir),
             "temporaryDataDir": self.temporary,
             "autoCreateTopicEnable": all(b.config.auto_create_topic_enable for b in self.brokers),
@@ -67,6 +73,7 @@ class DevCluster:
         if self.stopped:
             return
         self.stopped = True
+        await self.address_server.stop()
         await asyncio.gather(*(b.stop() for b in self.brokers), return_exceptions=True)
         await self.namesrv.stop()
         if self.temporary:
@@ -83,16 +90,27 @@ async def start_cluster(
     cluster: str = "DefaultCluster",
     reset_unreadable_metadata: bool = False,
     limits: ConnectionLimits | None = None,
+    tls: bool = False,
+    nsaddr_port: int = 0,
 ) -> DevCluster:
     """A name server and ``brokers`` masters; returns once every broker has registered.
 
     Port 0 picks free ports (for the name server, or for every broker). Without ``data_dir`` a
     temporary directory is used and deleted by ``stop()``. A metadata file that cannot be read (nor
     its backup) stops the start with MetadataError, unless ``reset_unreadable_metadata``. ``limits``
-    bound every server's client connections (default: ConnectionLimits()).
+    bound every server's client connections (default: ConnectionLimits()). With ``tls`` every server
+    serves TLS only, with a certificate for 127.0.0.1 made at start under ``<data_dir>/tls`` (CertificateError
+    when it cannot be made), and the brokers register over TLS. The name-server list is also served over HTTP
+    at ``http://127.0.0.1:<nsaddr_port>/rocketmq/nsaddr``, as Java's address server.
     """
     temporary = data_dir is None
     root = Path(tempfile.mkdtemp(prefix="mqadmin-dev-")) if data_dir is None else Path(data_dir)
+    try:
+        certs = generate(root / "tls") if tls else None
+    except BaseException:
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
+        raise
     namesrv = NameServer(
         NamesrvConfig(
             listen_host=HOST,
@@ -100,8 +118,10 @@ async def start_cluster(
             data_dir=root / "namesrv",
             reset_unreadable_metadata=reset_unreadable_metadata,
             limits=limits or ConnectionLimits(),
+            tls=certs,
         )
     )
+    address_server = AddressServer(lambda: [namesrv.addr])
     started: list[Broker] = []
     try:
         await namesrv.start()
@@ -117,17 +137,19 @@ async def start_cluster(
                 auto_create_topic_enable=auto_create,
                 reset_unreadable_metadata=reset_unreadable_metadata,
                 limits=limits or ConnectionLimits(),
+                tls=certs,
             )
             broker = Broker(cfg)
             await broker.start()
             started.append(broker)
+        await address_server.start(HOST, nsaddr_port)
     except BaseException:
         await asyncio.gather(*(b.stop() for b in started), return_exceptions=True)
         await namesrv.stop()
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
         raise
-    return DevCluster(namesrv, started, root, cluster, temporary)
+    return DevCluster(namesrv, started, address_server, root, cluster, certs, temporary)
 
 
 async def run_until_signalled(stop: Callable[[], Awaitable[None]], ready: Callable[[], None] | None = None) -> None:

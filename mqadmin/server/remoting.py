@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -202,8 +203,18 @@ class RemotingServer:
     def on_close(self, listener: CloseListener) -> None:
         self._close_listeners.append(listener)
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
-        self._server = await asyncio.start_server(self._accept, host, port, limit=READ_BUFFER, reuse_address=True)
+    async def start(self, host: str = "127.0.0.1", port: int = 0, tls: ssl.SSLContext | None = None) -> int:
+        """Listen (TLS only when ``tls`` is given: a client that does not shake hands within the frame timeout,
+        or sends plain frames, loses its connection and nothing else happens)."""
+        self._server = await asyncio.start_server(
+            self._accept,
+            host,
+            port,
+            limit=READ_BUFFER,
+            reuse_address=True,
+            ssl=tls,
+            ssl_handshake_timeout=self.limits.frame_timeout if tls else None,
+        )
         self.port = self._server.sockets[0].getsockname()[1]
         self._watchdog = asyncio.get_running_loop().create_task(self._watch())
         return self.port

@@ -115,9 +115,10 @@ def test_dev_up_table_output_and_ctrl_c(procs, tmp_path):
     procs.append(p)
     first = p.line()
     assert first.startswith("NAMESRV_ADDR=127.0.0.1:")
-    lines = [p.line() for _ in range(3)]
+    lines = [p.line() for _ in range(4)]
     assert lines[0].startswith("broker-a ") and lines[1].startswith("broker-b ")
-    assert lines[2].startswith("ready in ")
+    assert lines[2].startswith("address server  http://127.0.0.1:") and lines[2].rstrip().endswith("/rocketmq/nsaddr")
+    assert lines[3].startswith("ready in ")
     assert p.stop(signal.SIGINT) == 0
     assert (tmp_path / "d" / "broker-a" / "config").is_dir()  # a given data dir is kept
 

@@ -110,22 +110,43 @@ def up(
             help="First broker's port; the next ones are +10 each; 0 picks free ones.",
         ),
     ] = 10911,
+    nsaddr_port: Annotated[
+        int,
+        typer.Option(
+            "--nsaddr-port",
+            min=0,
+            max=65535,
+            metavar="PORT",
+            help="Port of the address server (http://127.0.0.1:PORT/rocketmq/nsaddr); 0 picks a free one.",
+        ),
+    ] = 0,
     cluster: Annotated[str, typer.Option("--cluster", metavar="NAME", help="Cluster name.")] = "DefaultCluster",
     auto_create: AutoCreateOpt = True,
     reset_unreadable_metadata: ResetMetadataOpt = False,
     idle_timeout: IdleTimeoutOpt = 120.0,
     frame_timeout: FrameTimeoutOpt = 30.0,
     partial_frame_memory: FrameMemoryOpt = 256,
+    tls_: Annotated[
+        bool,
+        typer.Option(
+            "--tls",
+            help="Serve TLS only, on every port, with a certificate for 127.0.0.1 / localhost made at start "
+            "under <data-dir>/tls (needs the openssl command); its CA's path is printed on stderr.",
+        ),
+    ] = False,
 ) -> None:
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
 
-    Prints NAMESRV_ADDR=… and a ready line once every broker has registered.
+    Prints NAMESRV_ADDR=…, the address-server URL (for -n URL, or Java's -Drocketmq.namesrv.domain) and a
+    ready line once every broker has registered. With --tls, clients pass --tls --tls-ca <the CA printed>.
     """
     from mqadmin.server.dev import BROKER_PORT_STEP, run_until_signalled, start_cluster
+    from mqadmin.server.tls import CertificateError
 
     if broker_port and broker_port + BROKER_PORT_STEP * (brokers - 1) + 1 > 65535:
         raise usage_error(f"--broker-port {broker_port} leaves no room for {brokers} brokers", "use a lower port")
     _check_data_dir(data_dir)
+    tls = tls_ or GLOBAL.tls is True  # also `mqadmin --tls dev up`
 
     async def main() -> None:
         t0 = time.perf_counter()
@@ -139,17 +160,23 @@ def up(
                 cluster=cluster,
                 reset_unreadable_metadata=reset_unreadable_metadata,
                 limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
+                tls=tls,
+                nsaddr_port=nsaddr_port,
             ),
-            "--namesrv-port / --broker-port",
+            "--namesrv-port / --broker-port / --nsaddr-port",
         )
         info = cluster_.describe() | {"readySeconds": round(time.perf_counter() - t0, 3)}
 
         def ready() -> None:
+            if cluster_.tls:
+                ca = cluster_.tls.ca_file
+                sys.stderr.write(f"mqadmin: TLS on every port; CA certificate: {ca} (clients: --tls --tls-ca {ca})\n")
             if _json():
                 _print_json_line(info)
                 return
             lines = [f"NAMESRV_ADDR={cluster_.namesrv_addr}"]
             lines += [f"{b['name']}  {b['addr']}  {cluster}" for b in info["brokers"]]  # type: ignore[union-attr]
+            lines.append(f"address server  {cluster_.address_server.url}")
             kept = "deleted at exit" if cluster_.temporary else "kept"
             lines.append(
                 f"ready in {info['readySeconds']:.3f} s: {brokers} broker(s) registered; "
@@ -159,7 +186,10 @@ def up(
 
         await run_until_signalled(cluster_.stop, ready)
 
-    _run(main)
+    try:
+        _run(main)
+    except CertificateError as e:
+        raise CliError(f"cannot start with --tls: {e}", "install openssl, or start without --tls") from None
 
 
 @dev_command("namesrv")

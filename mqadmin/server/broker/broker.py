@@ -162,7 +162,8 @@ class Broker:
         self.schedule.configure()
         await self.store.open()
         self.schedule.start()
-        self.config.listen_port = await self.server.start(self.config.listen_host, self.config.listen_port)
+        tls = self.config.tls.server_context() if self.config.tls else None
+        self.config.listen_port = await self.server.start(self.config.listen_host, self.config.listen_port, tls)
         self.started = True
         await self.registrar.start()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from mqadmin.model.topic import PERM_READ, PERM_WRITE
 from mqadmin.server.properties import Prop, apply_properties, properties_of
 from mqadmin.server.remoting import ConnectionLimits
 from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType
+from mqadmin.server.tls import ServerTls
 
 
 @dataclass
@@ -47,6 +49,9 @@ class BrokerConfig:
     """Size of a commit-log segment file."""
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
+    tls: ServerTls | None = None
+    """Serve TLS with this certificate, and register with the name servers over TLS trusting its CA (None:
+    plain TCP both ways)."""
     reset_unreadable_metadata: bool = False
     """Start with empty tables when a metadata file and its backup cannot be read (they are moved
     aside), instead of refusing to start (mqadmin.server.persist.read_metadata)."""
@@ -54,6 +59,10 @@ class BrokerConfig:
     @property
     def addr(self) -> str:
         return f"{self.listen_host}:{self.listen_port}"
+
+    def namesrv_tls(self) -> ssl.SSLContext | None:
+        """The context the broker dials its name servers with (None: plain TCP)."""
+        return self.tls.client_context() if self.tls else None
 
     @property
     def ha_addr(self) -> str:

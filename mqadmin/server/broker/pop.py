@@ -153,7 +153,7 @@ class PopProcessor(Processor):
     async def _route(self, topic: str) -> TopicRouteData | None:
         """The topic's route from the first name server that answers (None: no route)."""
         if self._transport is None:
-            self._transport = TcpTransport(timeout=ROUTE_TIMEOUT)
+            self._transport = TcpTransport(timeout=ROUTE_TIMEOUT, tls=self.config.namesrv_tls())
         header = ns.RouteHeader(topic=topic, accept_standard_json_only=True)
         for addr in self.config.namesrv_addrs:
             try:

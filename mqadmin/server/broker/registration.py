@@ -49,6 +49,7 @@ class NamesrvRegistrar:
         self._opaque = itertools.count(1)
         self._batcher: Batcher[TopicConfig] = Batcher(self._register_changes)
         self._task: asyncio.Task[None] | None = None
+        self._tls = config.namesrv_tls()
         self.registrations = 0
 
     @property
@@ -148,7 +149,7 @@ class NamesrvRegistrar:
             self._known.discard(addr)
             if conn is not None:
                 await conn.close()
-            conn = await Connection.open(addr, timeout=self.config.register_timeout)
+            conn = await Connection.open(addr, timeout=self.config.register_timeout, ssl=self._tls)
             self._conns[addr] = conn
         return conn
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from mqadmin.server.paths import child
 from mqadmin.server.properties import Prop, apply_properties, properties_of
 from mqadmin.server.remoting import ConnectionLimits
+from mqadmin.server.tls import ServerTls
 
 
 @dataclass
@@ -29,6 +30,8 @@ class NamesrvConfig:
     cluster_test: bool = False
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     """Idle and partial-frame limits of client connections (mqadmin.server.remoting)."""
+    tls: ServerTls | None = None
+    """Serve TLS with this certificate (None: plain TCP)."""
     reset_unreadable_metadata: bool = False
     """Start with empty tables when a metadata file and its backup cannot be read (they are moved
     aside), instead of refusing to start (mqadmin.server.persist.read_metadata)."""

@@ -52,7 +52,8 @@ class NameServer:
 
     async def start(self) -> None:
         self.kv.load()
-        self.config.listen_port = await self.server.start(self.config.listen_host, self.config.listen_port)
+        tls = self.config.tls.server_context() if self.config.tls else None
+        self.config.listen_port = await self.server.start(self.config.listen_host, self.config.listen_port, tls)
         self._scan_task = asyncio.get_running_loop().create_task(self._scan_loop())
 
     async def stop(self) -> None:
