@@ -5,6 +5,7 @@
 //   produce      <namesrv> <topic> <count>
 //   produce-auto <namesrv> <topic> <count>    (topic need not exist: broker auto-creates it via TBW102)
 //   consume      <namesrv> <topic> <group> <count> <timeoutSec>
+//   <namesrv> "-": none, the client asks the address server (-Drocketmq.namesrv.domain)
 //
 // stdout carries only JSON lines, one per message.  Diagnostics go to stderr; the client's own
 // log goes to files under -Drocketmq.client.logRoot (set by the harness).
@@ -118,13 +119,20 @@ public final class PeerClient {
         System.exit(rc);
     }
 
+    /** "-": no address, so the client asks the address server (-Drocketmq.namesrv.domain). */
+    static void useNamesrv(org.apache.rocketmq.client.ClientConfig client, String namesrv) {
+        if (!namesrv.equals("-")) {
+            client.setNamesrvAddr(namesrv);
+        }
+    }
+
     static int produce(String namesrv, String topic, int count) {
         String prefix = opt("PEER_BODY_PREFIX", "peer-java-" + pid() + "-" + System.currentTimeMillis());
         String tags = opt("PEER_TAGS", "TagA");
         DefaultMQProducer producer = trace()
             ? new DefaultMQProducer(opt("PEER_GROUP", "PG_PEER_JAVA"), true, opt("PEER_TRACE_TOPIC", null))
             : new DefaultMQProducer(opt("PEER_GROUP", "PG_PEER_JAVA"));
-        producer.setNamesrvAddr(namesrv);
+        useNamesrv(producer, namesrv);
         producer.setInstanceName(instanceName("p"));
         producer.setVipChannelEnabled(false);
         producer.setClientIP("127.0.0.1");
@@ -194,7 +202,7 @@ public final class PeerClient {
         if (fail) {
             consumer.setAwaitTerminationMillisWhenShutdown(4000);
         }
-        consumer.setNamesrvAddr(namesrv);
+        useNamesrv(consumer, namesrv);
         consumer.setInstanceName(instanceName("c"));
         consumer.setVipChannelEnabled(false);
         consumer.setClientIP("127.0.0.1");
