@@ -22,7 +22,7 @@ from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
 from mqadmin.server.nsaddr import AddressServer
 from mqadmin.server.remoting import ConnectionLimits
-from mqadmin.server.tls import ServerTls, generate
+from mqadmin.server.tls import ServerTls, TlsMode, generate
 
 HOST = "127.0.0.1"
 BROKER_PORT_STEP = 10
@@ -64,6 +64,7 @@ class DevCluster:
             ],
             "nsaddrUrl": self.address_server.url,
             "tlsCa": str(self.tls.ca_file) if self.tls else None,
+            "tlsMode": None if self.tls is None else "permissive" if self.tls.permissive else "enforcing",
             "dataDir": str(self.data_dir),
             "temporaryDataDir": self.temporary,
             "autoCreateTopicEnable": all(b.config.auto_create_topic_enable for b in self.brokers),
@@ -90,7 +91,7 @@ async def start_cluster(
     cluster: str = "DefaultCluster",
     reset_unreadable_metadata: bool = False,
     limits: ConnectionLimits | None = None,
-    tls: bool = False,
+    tls: TlsMode | None = None,
     nsaddr_port: int = 0,
 ) -> DevCluster:
     """A name server and ``brokers`` masters; returns once every broker has registered.
@@ -99,14 +100,15 @@ async def start_cluster(
     temporary directory is used and deleted by ``stop()``. A metadata file that cannot be read (nor
     its backup) stops the start with MetadataError, unless ``reset_unreadable_metadata``. ``limits``
     bound every server's client connections (default: ConnectionLimits()). With ``tls`` every server
-    serves TLS only, with a certificate for 127.0.0.1 made at start under ``<data_dir>/tls`` (CertificateError
-    when it cannot be made), and the brokers register over TLS. The name-server list is also served over HTTP
-    at ``http://127.0.0.1:<nsaddr_port>/rocketmq/nsaddr``, as Java's address server.
+    serves TLS (only, or also plain TCP when "permissive"), with a certificate for 127.0.0.1 made at start
+    under ``<data_dir>/tls`` (CertificateError when it cannot be made), and the brokers register over TLS.
+    The name-server list is also served over HTTP at ``http://127.0.0.1:<nsaddr_port>/rocketmq/nsaddr``, as
+    Java's address server.
     """
     temporary = data_dir is None
     root = Path(tempfile.mkdtemp(prefix="mqadmin-dev-")) if data_dir is None else Path(data_dir)
     try:
-        certs = generate(root / "tls") if tls else None
+        certs = generate(root / "tls", tls) if tls else None
     except BaseException:
         if temporary:
             shutil.rmtree(root, ignore_errors=True)

@@ -31,6 +31,7 @@ from typing import Any
 
 from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
 from mqadmin.server.ratelog import RateLimitedLog
+from mqadmin.server.sniff import PermissiveListener
 from mqadmin.transport.frames import FrameBudget, FrameReader, PendingRequests, read_frames
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RESPONSE_FLAG, FrameError, RemotingCommand, encode_frame
@@ -172,7 +173,7 @@ class RemotingServer:
         below switch it off."""
         self._handlers: dict[int, tuple[Rpc[Any, Any, Any, Any] | None, Any]] = {}
         self._close_listeners: list[CloseListener] = []
-        self._server: asyncio.Server | None = None
+        self._server: asyncio.Server | PermissiveListener | None = None
         self._channels: set[ClientChannel] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._watchdog: asyncio.Task[None] | None = None
@@ -203,18 +204,25 @@ class RemotingServer:
     def on_close(self, listener: CloseListener) -> None:
         self._close_listeners.append(listener)
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0, tls: ssl.SSLContext | None = None) -> int:
-        """Listen (TLS only when ``tls`` is given: a client that does not shake hands within the frame timeout,
-        or sends plain frames, loses its connection and nothing else happens)."""
-        self._server = await asyncio.start_server(
-            self._accept,
-            host,
-            port,
-            limit=READ_BUFFER,
-            reuse_address=True,
-            ssl=tls,
-            ssl_handshake_timeout=self.limits.frame_timeout if tls else None,
-        )
+    async def start(
+        self, host: str = "127.0.0.1", port: int = 0, tls: ssl.SSLContext | None = None, plain_too: bool = False
+    ) -> int:
+        """Listen. With ``tls``, TLS only (a client that does not shake hands within the frame timeout, or sends
+        plain frames, loses its connection and nothing else happens), or, with ``plain_too``, TLS and plain
+        TCP on the one port (mqadmin.server.sniff)."""
+        if tls is not None and plain_too:
+            timeout = self.limits.frame_timeout
+            self._server = PermissiveListener(self._accept, host, port, tls, limit=READ_BUFFER, timeout=timeout)
+        else:
+            self._server = await asyncio.start_server(
+                self._accept,
+                host,
+                port,
+                limit=READ_BUFFER,
+                reuse_address=True,
+                ssl=tls,
+                ssl_handshake_timeout=self.limits.frame_timeout if tls else None,
+            )
         self.port = self._server.sockets[0].getsockname()[1]
         self._watchdog = asyncio.get_running_loop().create_task(self._watch())
         return self.port

@@ -15,11 +15,15 @@ import ssl
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from mqadmin.transport.tls import TlsSettings
 
 SERVER_NAMES = ("127.0.0.1", "localhost")
 VALID_DAYS = 365
+
+TlsMode = Literal["enforcing", "permissive"]
+"""Apache's ``tls.server.mode``: TLS only, or TLS and plain TCP on one port."""
 
 
 class CertificateError(Exception):
@@ -32,6 +36,8 @@ class ServerTls:
     """The CA that signed ``cert_file``: what clients pass to ``--tls-ca``."""
     cert_file: Path
     key_file: Path
+    permissive: bool = False
+    """Accept plain TCP on the same ports too (Apache's ``tls.server.mode=permissive``); else TLS only."""
 
     def server_context(self) -> ssl.SSLContext:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -90,7 +96,7 @@ def server_ext(names: tuple[str, ...] = SERVER_NAMES) -> str:
     return f"subjectAltName={sans}\nextendedKeyUsage=serverAuth\n"
 
 
-def generate(directory: Path) -> ServerTls:
+def generate(directory: Path, mode: TlsMode = "enforcing") -> ServerTls:
     """A new CA (``ca.pem``) and server certificate (``server.pem`` / ``server.key``) in ``directory``,
     replacing what was there. They are made in a sibling directory first, so ``directory`` never holds
     a half-made set."""
@@ -109,4 +115,4 @@ def generate(directory: Path) -> ServerTls:
         with contextlib.suppress(OSError):
             shutil.rmtree(work)
         raise
-    return ServerTls(directory / "ca.pem", directory / "server.pem", directory / "server.key")
+    return ServerTls(directory / "ca.pem", directory / "server.pem", directory / "server.key", mode == "permissive")

@@ -142,3 +142,45 @@ def test_tls_without_openssl_is_a_one_line_error(tmp_path):
         "and it is not on PATH",
         "  hint: install openssl, or start without --tls",
     ]
+
+
+# --- permissive: TLS and plain TCP on the same ports ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def permissive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Proc, dict]]:
+    data = tmp_path_factory.mktemp("dev-permissive")
+    p, info = start_dev(
+        "up", "--tls-mode", "permissive", "--frame-timeout", "1", "--namesrv-port", "0", "--broker-port", "0",
+        "--data-dir", str(data),
+    )  # fmt: skip
+    yield p, info
+    assert p.stop() == 0
+
+
+def test_permissive_serves_tls_and_plain_clients_alike(permissive):
+    _, info = permissive
+    assert info["tlsMode"] == "permissive"
+    expected = {b["name"]: b["addr"] for b in info["brokers"]}
+    assert cluster_brokers(info) == expected  # TLS, and the brokers registered over TLS
+
+    plain = cli("--format", "json", "updateTopic", "-n", info["namesrvAddr"], "-c", "DefaultCluster", "-t", "Mixed")
+    assert plain.returncode == 0, plain.stderr
+    assert sorted(r["status"] for r in json.loads(plain.stdout)["results"]) == ["created", "created"]
+    done = cli("--format", "json", "topicRoute", "-n", info["namesrvAddr"], *tls_args(info), "-t", "Mixed")
+    assert done.returncode == 0, done.stderr
+    assert sorted(q["broker"] for q in json.loads(done.stdout)["queues"]) == ["broker-a", "broker-b"]
+
+
+def test_permissive_drops_silent_and_broken_clients_only(permissive):
+    p, info = permissive
+    for addr in (info["namesrvAddr"], info["brokers"][0]["addr"]):
+        host, port = addr.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=30) as silent:  # sends nothing: closed after
+            assert silent.recv(1) == b""  # --frame-timeout
+        with socket.create_connection((host, int(port)), timeout=30) as broken:
+            broken.sendall(b"\x16\x03\x01\x00\x05hello")
+            broken.shutdown(socket.SHUT_WR)
+            assert broken.recv(4096) == b""
+    assert p.p.poll() is None
+    assert cluster_brokers(info) == {b["name"]: b["addr"] for b in info["brokers"]}

@@ -11,6 +11,7 @@ import errno
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,6 +79,11 @@ FrameMemoryOpt = Annotated[
 ]
 
 
+class TlsModeChoice(StrEnum):
+    enforcing = "enforcing"
+    permissive = "permissive"
+
+
 APPS["dev"] = dev_app
 
 
@@ -134,6 +140,15 @@ def up(
             "under <data-dir>/tls (needs the openssl command); its CA's path is printed on stderr.",
         ),
     ] = False,
+    tls_mode: Annotated[
+        TlsModeChoice | None,
+        typer.Option(
+            "--tls-mode",
+            help="enforcing (what --tls does): TLS only; permissive: TLS and plain TCP on the same ports, told "
+            "apart by the first byte (Apache's tls.server.mode). Implies --tls.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
 
@@ -146,7 +161,7 @@ def up(
     if broker_port and broker_port + BROKER_PORT_STEP * (brokers - 1) + 1 > 65535:
         raise usage_error(f"--broker-port {broker_port} leaves no room for {brokers} brokers", "use a lower port")
     _check_data_dir(data_dir)
-    tls = tls_ or GLOBAL.tls is True  # also `mqadmin --tls dev up`
+    tls = tls_mode.value if tls_mode else "enforcing" if tls_ or GLOBAL.tls is True else None  # also `--tls dev up`
 
     async def main() -> None:
         t0 = time.perf_counter()
@@ -170,7 +185,10 @@ def up(
         def ready() -> None:
             if cluster_.tls:
                 ca = cluster_.tls.ca_file
-                sys.stderr.write(f"mqadmin: TLS on every port; CA certificate: {ca} (clients: --tls --tls-ca {ca})\n")
+                only = "plain TCP too" if cluster_.tls.permissive else "TLS only"
+                sys.stderr.write(
+                    f"mqadmin: TLS ({only}) on every port; CA certificate: {ca} (clients: --tls --tls-ca {ca})\n"
+                )
             if _json():
                 _print_json_line(info)
                 return

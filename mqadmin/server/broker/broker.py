@@ -162,8 +162,10 @@ class Broker:
         self.schedule.configure()
         await self.store.open()
         self.schedule.start()
-        tls = self.config.tls.server_context() if self.config.tls else None
-        self.config.listen_port = await self.server.start(self.config.listen_host, self.config.listen_port, tls)
+        cfg = self.config
+        tls = cfg.tls.server_context() if cfg.tls else None
+        permissive = cfg.tls is not None and cfg.tls.permissive
+        cfg.listen_port = await self.server.start(cfg.listen_host, cfg.listen_port, tls, permissive)
         self.started = True
         await self.registrar.start()
 

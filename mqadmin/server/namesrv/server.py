@@ -52,8 +52,10 @@ class NameServer:
 
     async def start(self) -> None:
         self.kv.load()
-        tls = self.config.tls.server_context() if self.config.tls else None
-        self.config.listen_port = await self.server.start(self.config.listen_host, self.config.listen_port, tls)
+        cfg = self.config
+        tls = cfg.tls.server_context() if cfg.tls else None
+        permissive = cfg.tls is not None and cfg.tls.permissive
+        cfg.listen_port = await self.server.start(cfg.listen_host, cfg.listen_port, tls, permissive)
         self._scan_task = asyncio.get_running_loop().create_task(self._scan_loop())
 
     async def stop(self) -> None:
