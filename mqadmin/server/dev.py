@@ -108,7 +108,7 @@ async def start_cluster(
     temporary = data_dir is None
     root = Path(tempfile.mkdtemp(prefix="mqadmin-dev-")) if data_dir is None else Path(data_dir)
     try:
-        certs = generate(root / "tls", tls) if tls else None
+        certs = await asyncio.to_thread(generate, root / "tls", tls) if tls else None
     except BaseException:
         if temporary:
             shutil.rmtree(root, ignore_errors=True)

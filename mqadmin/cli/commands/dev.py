@@ -185,9 +185,10 @@ def up(
         def ready() -> None:
             if cluster_.tls:
                 ca = cluster_.tls.ca_file
-                only = "plain TCP too" if cluster_.tls.permissive else "TLS only"
+                plain = "accepted too" if cluster_.tls.permissive else "refused"
                 sys.stderr.write(
-                    f"mqadmin: TLS ({only}) on every port; CA certificate: {ca} (clients: --tls --tls-ca {ca})\n"
+                    f"mqadmin: TLS on every port, plain TCP {plain}; CA certificate: {ca} "
+                    f"(clients: --tls --tls-ca {ca})\n"
                 )
             if _json():
                 _print_json_line(info)
