@@ -50,6 +50,17 @@ ResetMetadataOpt = Annotated[
     ),
 ]
 
+AuthOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--auth",
+        metavar="FILE",
+        help="Secure the cluster with ACL 2.0 (authenticationEnabled + authorizationEnabled): a TOML file of "
+        "users and ACLs, with at least one Super user. Every request must then be signed "
+        "(--access-key/--secret-key); see docs/dev-cluster.md.",
+    ),
+]
+
 
 IdleTimeoutOpt = Annotated[
     float,
@@ -116,16 +127,19 @@ def up(
     idle_timeout: IdleTimeoutOpt = 120.0,
     frame_timeout: FrameTimeoutOpt = 30.0,
     partial_frame_memory: FrameMemoryOpt = 256,
+    auth: AuthOpt = None,
 ) -> None:
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
 
-    Prints NAMESRV_ADDR=… and a ready line once every broker has registered.
+    Prints NAMESRV_ADDR=… and a ready line once every broker has registered. With --auth FILE every
+    request must be signed by a user of FILE (or one created since with createUser).
     """
     from mqadmin.server.dev import BROKER_PORT_STEP, run_until_signalled, start_cluster
 
     if broker_port and broker_port + BROKER_PORT_STEP * (brokers - 1) + 1 > 65535:
         raise usage_error(f"--broker-port {broker_port} leaves no room for {brokers} brokers", "use a lower port")
     _check_data_dir(data_dir)
+    auth_settings = _auth_settings(auth)
 
     async def main() -> None:
         t0 = time.perf_counter()
@@ -139,6 +153,7 @@ def up(
                 cluster=cluster,
                 reset_unreadable_metadata=reset_unreadable_metadata,
                 limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
+                auth=auth_settings,
             ),
             "--namesrv-port / --broker-port",
         )
@@ -390,6 +405,18 @@ def _ready(info: dict[str, Any], lines: list[str]) -> None:
         _print_json_line(info)
     else:
         _print_lines([*lines, "ready; Ctrl-C stops"])
+
+
+def _auth_settings(path: Path | None) -> Any:
+    """The checked --auth file, or None; a file that cannot be used is a usage error naming the entry."""
+    if path is None:
+        return None
+    from mqadmin.server.auth.config import AuthFileError, load_auth_file
+
+    try:
+        return load_auth_file(path)
+    except AuthFileError as e:
+        raise usage_error(f"--auth {e}", "see the sample file in docs/dev-cluster.md (ACL 2.0)") from None
 
 
 def _limits(idle_timeout: float, frame_timeout: float, partial_frame_memory_mib: int) -> Any:

@@ -15,6 +15,7 @@ from mqadmin.model.clients import (
     producer_connections,
 )
 from mqadmin.model.names import first_refusal, group_refusal, topic_refusal
+from mqadmin.model.rpc.access import Consume, group
 from mqadmin.model.rpc.bodies import RAW, JsonBody
 from mqadmin.model.rpc.messages import OffsetHeader
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -86,11 +87,15 @@ HEART_BEAT = Rpc(
     summary="a client's producer and consumer groups and subscriptions",
 )  # fmt: skip
 UNREGISTER_CLIENT = Rpc(
-    C.UNREGISTER_CLIENT, "UNREGISTER_CLIENT", UnregisterClientHeader, summary="a client leaves its groups"
+    C.UNREGISTER_CLIENT,
+    "UNREGISTER_CLIENT",
+    UnregisterClientHeader,
+    access=group("consumer_group", "Sub"),
+    summary="a client leaves its groups",
 )
 GET_CONSUMER_LIST_BY_GROUP = Rpc(
     C.GET_CONSUMER_LIST_BY_GROUP, "GET_CONSUMER_LIST_BY_GROUP", ConsumerGroupHeader, response_body=CONSUMER_IDS,
-    summary="the client ids of a consumer group",
+    access=group("consumer_group", "Sub", "Get"), summary="the client ids of a consumer group",
 )  # fmt: skip
 GET_CONSUMER_CONNECTION_LIST = Rpc(
     C.GET_CONSUMER_CONNECTION_LIST, "GET_CONSUMER_CONNECTION_LIST", ConsumerGroupHeader,
@@ -104,11 +109,11 @@ GET_PRODUCER_CONNECTION_LIST = Rpc(
 QUERY_CONSUMER_OFFSET = Rpc(
     C.QUERY_CONSUMER_OFFSET, "QUERY_CONSUMER_OFFSET", QueryOffsetHeader, response_header=OffsetHeader,
     ok=frozenset({R.SUCCESS, R.QUERY_NOT_FOUND}),
-    summary="a group's committed offset in one queue (QUERY_NOT_FOUND when none)",
+    access=Consume(("Sub", "Get")), summary="a group's committed offset in one queue (QUERY_NOT_FOUND when none)",
 )  # fmt: skip
 UPDATE_CONSUMER_OFFSET = Rpc(
     C.UPDATE_CONSUMER_OFFSET, "UPDATE_CONSUMER_OFFSET", UpdateOffsetHeader,
-    summary="commit a group's offset in one queue",
+    access=Consume(("Sub", "Update")), summary="commit a group's offset in one queue",
 )  # fmt: skip
 LOCK_BATCH_MQ = Rpc(
     C.LOCK_BATCH_MQ, "LOCK_BATCH_MQ", body=LOCK_BATCH, response_body=LOCKED,
