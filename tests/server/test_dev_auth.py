@@ -1,0 +1,178 @@
+"""``mqadmin dev up --auth FILE`` as a real process, used by the CLI as a real process: ACL 2.0
+authentication on the name server and the brokers, authorization on the brokers, and the user/ACL
+commands against the embedded brokers (kept across a restart)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.devprocs import start_dev
+
+SUPER_SECRET = "admin-Secret-1"
+ALICE_SECRET = "alice-Secret-2"
+AUTH = f"""
+[[users]]
+username = "admin"
+password = "{SUPER_SECRET}"
+type = "Super"
+
+[[users]]
+username = "alice"
+password = "{ALICE_SECRET}"
+
+[[acls]]
+subject = "User:alice"
+policies = [{{ resource = "Topic:Orders", actions = ["Pub"], decision = "Allow" }}]
+"""
+AUTH_EXIT = 5
+
+
+def up(data: Path, auth: Path) -> tuple[object, dict]:
+    return start_dev("up", "--namesrv-port", "0", "--broker-port", "0", "--data-dir", str(data), "--auth", str(auth))
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    root = tmp_path_factory.mktemp("auth")
+    auth = root / "auth.toml"
+    auth.write_text(AUTH)
+    proc, info = up(root / "data", auth)
+    assert info["authEnabled"] is True
+    state = info | {"root": root, "auth": auth, "proc": proc}
+    yield state
+    state["proc"].stop()  # the one running now (a test restarts the cluster)
+
+
+def mqadmin(
+    cluster: dict, *args: str, key: str | None = None, secret: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCKETMQ_", "MQADMIN_", "NAMESRV_ADDR"))}
+    env |= {"NAMESRV_ADDR": cluster["namesrvAddr"], "MQADMIN_CONFIG": str(cluster["root"] / "none.toml")}
+    creds = ["--access-key", key, "--secret-key", secret] if key else []
+    cmd = [sys.executable, "-m", "mqadmin", *creds, *args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+
+
+def admin(cluster: dict, *args: str) -> subprocess.CompletedProcess[str]:
+    return mqadmin(cluster, *args, key="admin", secret=SUPER_SECRET)
+
+
+def alice(cluster: dict, *args: str) -> subprocess.CompletedProcess[str]:
+    return mqadmin(cluster, *args, key="alice", secret=ALICE_SECRET)
+
+
+def no_secret_in(*results: subprocess.CompletedProcess[str]) -> None:
+    for r in results:
+        for secret in (SUPER_SECRET, ALICE_SECRET, "bob-Secret-3"):
+            assert secret not in r.stdout and secret not in r.stderr
+
+
+def test_the_super_user_administers_the_cluster(cluster):
+    created = admin(cluster, "--format", "json", "updateTopic", "-c", "DefaultCluster", "-t", "Orders")
+    assert created.returncode == 0, created.stderr
+    assert {r["status"] for r in json.loads(created.stdout)["results"]} == {"created"}
+    route = admin(cluster, "--format", "json", "topicRoute", "-t", "Orders")
+    assert route.returncode == 0, route.stderr
+    assert len(json.loads(route.stdout)["brokers"]) == 2
+    listed = admin(cluster, "clusterList")
+    assert listed.returncode == 0 and "broker-a" in listed.stdout and "broker-b" in listed.stdout
+    traced = admin(cluster, "--debug", "topicRoute", "-t", "Orders")
+    assert traced.returncode == 0 and "AccessKey" in traced.stderr
+    no_secret_in(created, route, listed, traced)
+
+
+@pytest.mark.parametrize(
+    ("key", "secret", "remark"),
+    [
+        ("admin", "wrong", "check signature failed."),
+        ("nobody", "x", "User:nobody is not found."),
+        (None, None, "username cannot be null."),
+    ],
+)
+def test_bad_credentials_are_refused_with_the_auth_exit_code(cluster, key, secret, remark):
+    r = mqadmin(cluster, "clusterList", key=key, secret=secret)
+    assert r.returncode == AUTH_EXIT, r.stderr
+    error = [line for line in r.stderr.splitlines() if line.startswith("mqadmin: error:")]
+    assert len(error) == 1 and f"NO_PERMISSION (16): {remark}" in error[0]
+    no_secret_in(r)
+
+
+def test_a_normal_user_may_only_do_what_its_acl_allows(cluster):
+    assert admin(cluster, "updateTopic", "-c", "DefaultCluster", "-t", "Orders").returncode == 0
+    assert admin(cluster, "updateTopic", "-c", "DefaultCluster", "-t", "Other").returncode == 0
+    sent = alice(cluster, "--format", "json", "sendMessage", "-t", "Orders", "-p", "hello")
+    assert sent.returncode == 0, sent.stderr
+    assert json.loads(sent.stdout)["status"] == "SEND_OK"
+    other = alice(cluster, "sendMessage", "-t", "Other", "-p", "hello")
+    assert other.returncode == AUTH_EXIT
+    assert "User:alice has no permission to access Topic:Other from 127.0.0.1, no matched policies." in other.stderr
+    create = alice(cluster, "updateTopic", "-c", "DefaultCluster", "-t", "AliceTopic")
+    assert create.returncode == AUTH_EXIT
+    assert "no permission to access Topic:AliceTopic" in create.stdout
+    users = alice(cluster, "listUser", "-c", "DefaultCluster")
+    assert users.returncode == AUTH_EXIT and "Cluster:DefaultCluster" in users.stdout + users.stderr
+    no_secret_in(sent, other, create, users)
+
+
+def test_users_and_acls_are_managed_and_kept_across_a_restart(cluster, tmp_path):
+    pw = tmp_path / "bob.pw"
+    pw.write_text("bob-Secret-3")
+    pw.chmod(0o600)
+    steps = [
+        admin(cluster, "createUser", "-c", "DefaultCluster", "-u", "bob", "--password-file", str(pw)),
+        admin(
+            cluster,
+            "createAcl",
+            "-c",
+            "DefaultCluster",
+            "-s",
+            "User:bob",
+            "-r",
+            "Topic:Ord*",
+            "-a",
+            "Pub",
+            "-d",
+            "Allow",
+        ),  # fmt: skip
+    ]
+    assert [s.returncode for s in steps] == [0, 0], [s.stderr for s in steps]
+    bob = mqadmin(cluster, "sendMessage", "-t", "Orders", "-p", "from bob", key="bob", secret="bob-Secret-3")
+    assert bob.returncode == 0, bob.stderr
+    users = admin(cluster, "--format", "json", "listUser", "-c", "DefaultCluster")
+    acls = admin(cluster, "--format", "json", "listAcl", "-c", "DefaultCluster", "-s", "User:bob")
+    assert users.returncode == 0 and acls.returncode == 0, users.stderr + acls.stderr
+    assert "bob" in users.stdout and "Topic:Ord*" in acls.stdout
+    no_secret_in(*steps, bob, users, acls)
+
+    cluster["proc"].stop()
+    proc, info = up(cluster["root"] / "data", cluster["auth"])
+    cluster.update(info, proc=proc)
+    user = admin(cluster, "--format", "json", "getUser", "-c", "DefaultCluster", "-u", "bob")
+    assert user.returncode == 0, user.stderr
+    assert "Normal" in user.stdout
+    bob = mqadmin(cluster, "sendMessage", "-t", "Orders", "-p", "again", key="bob", secret="bob-Secret-3")
+    assert bob.returncode == 0, bob.stderr
+    gone = admin(cluster, "deleteUser", "-c", "DefaultCluster", "-u", "bob")
+    assert gone.returncode == 0, gone.stderr
+    refused = mqadmin(cluster, "clusterList", key="bob", secret="bob-Secret-3")
+    assert refused.returncode == AUTH_EXIT and "User:bob is not found." in refused.stderr
+    no_secret_in(user, bob, gone, refused)
+
+
+def test_a_bad_auth_file_stops_dev_up_with_one_line(tmp_path):
+    bad = tmp_path / "auth.toml"
+    bad.write_text('[[users]]\nusername = "a"\npassword = "p"\n')
+    r = subprocess.run(
+        [sys.executable, "-m", "mqadmin", "dev", "up", "--namesrv-port", "0", "--broker-port", "0", "--auth", str(bad)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 2
+    error = [line for line in r.stderr.splitlines() if line.startswith("mqadmin: error:")]
+    assert len(error) == 1 and f"--auth {bad}: no Super user" in error[0]
