@@ -176,3 +176,28 @@ def test_a_bad_auth_file_stops_dev_up_with_one_line(tmp_path):
     assert r.returncode == 2
     error = [line for line in r.stderr.splitlines() if line.startswith("mqadmin: error:")]
     assert len(error) == 1 and f"--auth {bad}: no Super user" in error[0]
+
+
+@pytest.mark.conformance
+def test_real_java_mqadmin_signs_with_aclclientrpchook(cluster):
+    """Java mqadmin 5.3.3 (AclClientRPCHook from conf/tools.yml) against ``dev up --auth``."""
+    from tests.realrmq import apache
+
+    if (reason := apache.skip_reason()) is not None:
+        pytest.skip(reason)
+    ns = cluster["namesrvAddr"]
+
+    def java(args: list[str], credentials: tuple[str, str] | None) -> str:
+        done = apache.java_mqadmin(apache.V5, args, ns, credentials=credentials)
+        return done.stdout + done.stderr
+
+    su = ("admin", SUPER_SECRET)
+    assert "broker-a" in java(["clusterList"], su)
+    assert java(["updateTopic", "-c", "DefaultCluster", "-t", "JavaOrders"], su).count("success") == 2
+    assert "alice" in java(["listUser", "-c", "DefaultCluster"], su)
+    assert "CODE: 16  DESC: check signature failed." in java(["clusterList"], ("admin", "wrong"))
+    assert "CODE: 16  DESC: username cannot be null." in java(["clusterList"], None)
+    sent = java(["sendMessage", "-t", "Orders", "-p", "from java"], ("alice", ALICE_SECRET))
+    assert "SEND_OK" in sent, sent
+    refused = java(["sendMessage", "-t", "JavaOrders", "-p", "from java"], ("alice", ALICE_SECRET))
+    assert "User:alice has no permission to access Topic:JavaOrders" in refused, refused
