@@ -17,6 +17,7 @@ from tests.devprocs import start_dev
 
 SUPER_SECRET = "admin-Secret-1"
 ALICE_SECRET = "alice-Secret-2"
+CAROL_SECRET = "carol-Secret-4"
 AUTH = f"""
 [[users]]
 username = "admin"
@@ -27,9 +28,21 @@ type = "Super"
 username = "alice"
 password = "{ALICE_SECRET}"
 
+[[users]]
+username = "carol"
+password = "{CAROL_SECRET}"
+
 [[acls]]
 subject = "User:alice"
 policies = [{{ resource = "Topic:Orders", actions = ["Pub"], decision = "Allow" }}]
+
+[[acls]]
+subject = "User:carol"
+policies = [
+  {{ resource = "Topic:Ord*", actions = ["Sub", "Get"], decision = "Allow" }},
+  {{ resource = "Group:Carol*", actions = ["All"], decision = "Allow" }},
+  {{ resource = "Group:CarolNot", actions = ["Sub"], decision = "Deny" }},
+]
 """
 AUTH_EXIT = 5
 
@@ -70,7 +83,7 @@ def alice(cluster: dict, *args: str) -> subprocess.CompletedProcess[str]:
 
 def no_secret_in(*results: subprocess.CompletedProcess[str]) -> None:
     for r in results:
-        for secret in (SUPER_SECRET, ALICE_SECRET, "bob-Secret-3"):
+        for secret in (SUPER_SECRET, ALICE_SECRET, CAROL_SECRET, "bob-Secret-3"):
             assert secret not in r.stdout and secret not in r.stderr
 
 
@@ -119,6 +132,24 @@ def test_a_normal_user_may_only_do_what_its_acl_allows(cluster):
     users = alice(cluster, "listUser", "-c", "DefaultCluster")
     assert users.returncode == AUTH_EXIT and "Cluster:DefaultCluster" in users.stdout + users.stderr
     no_secret_in(sent, other, create, users)
+
+
+def test_a_consumer_needs_sub_on_the_topic_and_the_group(cluster):
+    assert admin(cluster, "updateTopic", "-c", "DefaultCluster", "-t", "Orders").returncode == 0
+    assert alice(cluster, "sendMessage", "-t", "Orders", "-p", "for carol").returncode == 0
+
+    def carol(*args: str) -> subprocess.CompletedProcess[str]:
+        return mqadmin(cluster, "--format", "json", *args, key="carol", secret=CAROL_SECRET)
+
+    read = carol("consumeMessage", "-t", "Orders", "-g", "CarolGroup", "-c", "1")
+    assert read.returncode == 0, read.stderr
+    assert len(json.loads(read.stdout)) == 1
+    denied = carol("consumeMessage", "-t", "Orders", "-g", "CarolNot", "-c", "1")
+    assert denied.returncode == AUTH_EXIT
+    assert "access Group:CarolNot from 127.0.0.1, the decision is deny." in denied.stderr
+    other = carol("consumeMessage", "-t", "Orders", "-g", "SomeoneElse", "-c", "1")
+    assert other.returncode == AUTH_EXIT and "Group:SomeoneElse" in other.stderr
+    no_secret_in(read, denied, other)
 
 
 def test_users_and_acls_are_managed_and_kept_across_a_restart(cluster, tmp_path):

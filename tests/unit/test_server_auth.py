@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from mqadmin.model.auth import AclInfo, Policy, PolicyEntry, UserInfo
-from mqadmin.model.rpc import messages, topics
+from mqadmin.model.clients import ConsumerData, HeartbeatData, LockBatchBody
+from mqadmin.model.queue import MessageQueue
+from mqadmin.model.rpc import clients, messages, topics
+from mqadmin.model.tags import SubscriptionData
 from mqadmin.server.auth.config import AuthFileError, load_auth_file, parse_auth
 from mqadmin.server.auth.guard import Guard
 from mqadmin.server.auth.policy import decide
@@ -168,6 +171,15 @@ def test_authorization_of_a_normal_user_by_the_declared_access():
     cmd = RemotingCommand(code=create.code, ext={"topic": "Orders", "AccessKey": "alice", "readQueueNums": "1",
                                                   "writeQueueNums": "1", "perm": "6"})  # fmt: skip
     assert "Topic:Orders" in guard.authorize(create, create.decode(cmd, validate=False), "127.0.0.1").remark
+
+
+def test_heartbeats_and_locks_need_sub_on_their_groups_and_topics():
+    subs = (SubscriptionData("Orders", "*"), SubscriptionData("%RETRY%G", "*"))
+    heartbeat = HeartbeatData("c1", (ConsumerData("G", subscriptions=subs),), ("P",))
+    needs = clients.HEART_BEAT.access.needs(None, heartbeat)
+    assert [(n.resource, n.actions) for n in needs] == [("Group:G", ("Sub",)), ("Topic:Orders", ("Sub",))]
+    lock = LockBatchBody("G", "c1", (MessageQueue("Orders", "broker-a", 0), MessageQueue("Orders", "broker-a", 1)))
+    assert [n.resource for n in clients.LOCK_BATCH_MQ.access.needs(None, lock)] == ["Group:G", "Topic:Orders"]
 
 
 def test_the_store_keeps_runtime_changes_and_the_file_wins_at_start(tmp_path: Path):

@@ -85,7 +85,35 @@ class TopicsInBody:
         return [_named("Topic", tc.topic_name, self.actions) for tc in body or ()]
 
 
-Access = On | Send | Consume | TopicsInBody
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """Sub on each consumer group of a heartbeat body and on the topics it subscribes (not retry topics);
+    producer groups need nothing."""
+
+    def needs(self, header: Any, body: Any) -> list[Need]:
+        out = []
+        for consumer in body.consumers if body is not None else ():
+            out.append(Need(f"Group:{consumer.group}", ("Sub",)))
+            out += [Need(f"Topic:{s.topic}", ("Sub",)) for s in consumer.subscriptions if not _retry(s.topic)]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Locking:
+    """(UN)LOCK_BATCH_MQ: Sub on the body's group and on each queue's topic (not retry topics)."""
+
+    def needs(self, header: Any, body: Any) -> list[Need]:
+        if body is None:
+            return []
+        topics = dict.fromkeys(mq.topic for mq in body.queues if not _retry(mq.topic))
+        return [Need(f"Group:{body.group}", ("Sub",)), *(Need(f"Topic:{t}", ("Sub",)) for t in topics)]
+
+
+def _retry(topic: str) -> bool:
+    return topic.startswith(RETRY_PREFIX)
+
+
+Access = On | Send | Consume | TopicsInBody | Heartbeat | Locking
 
 
 def topic(*actions: str) -> On:

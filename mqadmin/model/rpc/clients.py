@@ -15,7 +15,7 @@ from mqadmin.model.clients import (
     producer_connections,
 )
 from mqadmin.model.names import first_refusal, group_refusal, topic_refusal
-from mqadmin.model.rpc.access import Consume, group
+from mqadmin.model.rpc.access import Consume, Heartbeat, Locking, group
 from mqadmin.model.rpc.bodies import RAW, JsonBody
 from mqadmin.model.rpc.messages import OffsetHeader
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -84,7 +84,7 @@ RUNNING_INFO = JsonBody("ConsumerRunningInfo", ConsumerRunningInfo.from_json, Co
 
 HEART_BEAT = Rpc(
     C.HEART_BEAT, "HEART_BEAT", body=HEARTBEAT_DATA, body_check=lambda hb: first_refusal(hb.names()),
-    summary="a client's producer and consumer groups and subscriptions",
+    access=Heartbeat(), summary="a client's producer and consumer groups and subscriptions",
 )  # fmt: skip
 UNREGISTER_CLIENT = Rpc(
     C.UNREGISTER_CLIENT,
@@ -117,11 +117,11 @@ UPDATE_CONSUMER_OFFSET = Rpc(
 )  # fmt: skip
 LOCK_BATCH_MQ = Rpc(
     C.LOCK_BATCH_MQ, "LOCK_BATCH_MQ", body=LOCK_BATCH, response_body=LOCKED,
-    body_check=lambda b: first_refusal(b.names()), summary="an orderly consumer locks queues",
+    body_check=lambda b: first_refusal(b.names()), access=Locking(), summary="an orderly consumer locks queues",
 )  # fmt: skip
 UNLOCK_BATCH_MQ = Rpc(
     C.UNLOCK_BATCH_MQ, "UNLOCK_BATCH_MQ", body=LOCK_BATCH,
-    body_check=lambda b: first_refusal(b.names()), summary="an orderly consumer unlocks queues",
+    body_check=lambda b: first_refusal(b.names()), access=Locking(), summary="an orderly consumer unlocks queues",
 )  # fmt: skip
 GET_CONSUMER_RUNNING_INFO = Rpc(
     C.GET_CONSUMER_RUNNING_INFO, "GET_CONSUMER_RUNNING_INFO", RunningInfoHeader, response_body=RUNNING_INFO,
