@@ -16,9 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mqadmin.model.auth import UserInfo
 from mqadmin.server.auth.config import AuthSettings
-from mqadmin.server.auth.guard import Guard
 from mqadmin.server.broker.broker import Broker
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.namesrv.config import NamesrvConfig
@@ -94,8 +92,8 @@ async def start_cluster(
     Port 0 picks free ports (for the name server, or for every broker). Without ``data_dir`` a
     temporary directory is used and deleted by ``stop()``. A metadata file that cannot be read (nor
     its backup) stops the start with MetadataError, unless ``reset_unreadable_metadata``. ``limits``
-    bound every server's client connections (default: ConnectionLimits()). ``auth``: ACL 2.0 on every
-    server (mqadmin.server.auth); the name server authenticates against the brokers' users.
+    bound every server's client connections (default: ConnectionLimits()). ``auth``: ACL 2.0 on the
+    brokers (mqadmin.server.auth); the name server, as Apache's, checks nothing.
     """
     temporary = data_dir is None
     root = Path(tempfile.mkdtemp(prefix="mqadmin-dev-")) if data_dir is None else Path(data_dir)
@@ -109,8 +107,6 @@ async def start_cluster(
         )
     )
     started: list[Broker] = []
-    if auth is not None:
-        namesrv.server.guard = Guard(lambda name: _user_of(started, name))
     try:
         await namesrv.start()
         for i in range(brokers):
@@ -128,8 +124,8 @@ async def start_cluster(
                 auth=auth,
             )
             broker = Broker(cfg)
-            started.append(broker)
             await broker.start()
+            started.append(broker)
     except BaseException:
         await asyncio.gather(*(b.stop() for b in started), return_exceptions=True)
         await namesrv.stop()
@@ -137,11 +133,6 @@ async def start_cluster(
             shutil.rmtree(root, ignore_errors=True)
         raise
     return DevCluster(namesrv, started, root, cluster, temporary)
-
-
-def _user_of(brokers: list[Broker], name: str) -> UserInfo | None:
-    """A user as the first broker that has it knows it (users created at run time included)."""
-    return next((u for b in brokers if b.auth is not None and (u := b.auth.user(name)) is not None), None)
 
 
 async def run_until_signalled(stop: Callable[[], Awaitable[None]], ready: Callable[[], None] | None = None) -> None:

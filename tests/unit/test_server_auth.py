@@ -137,12 +137,12 @@ def signed(code: int, ext: dict[str, str], body: bytes, key: str, secret: str) -
 )
 def test_authentication(key, secret, remark):
     cmd = signed(105, {"topic": "T"}, b"body", key, secret)
-    refused = Guard(USERS.get).authenticate(cmd)
+    refused = Guard(USERS.get, ACLS.get, "DefaultCluster").authenticate(cmd)
     assert (refused.code, refused.remark) == (ResponseCode.NO_PERMISSION, remark) if remark else refused is None
 
 
 def test_an_unsigned_request_or_a_changed_body_is_refused():
-    guard = Guard(USERS.get)
+    guard = Guard(USERS.get, ACLS.get, "DefaultCluster")
     assert guard.authenticate(RemotingCommand(code=105, ext={"topic": "T"})).remark == "username cannot be null."
     cmd = signed(105, {"topic": "T"}, b"body", "admin", "s3cret")
     cmd.body = b"other"

@@ -55,9 +55,9 @@ AuthOpt = Annotated[
     typer.Option(
         "--auth",
         metavar="FILE",
-        help="Secure the cluster with ACL 2.0 (authenticationEnabled + authorizationEnabled): a TOML file of "
-        "users and ACLs, with at least one Super user. Every request must then be signed "
-        "(--access-key/--secret-key); see docs/dev-cluster.md.",
+        help="Secure the brokers with ACL 2.0 (authenticationEnabled + authorizationEnabled): a TOML file of "
+        "users and ACLs, with at least one Super user. Every request to a broker must then be signed "
+        "(--access-key/--secret-key); the name server, as Apache's, checks nothing. See docs/dev-cluster.md.",
     ),
 ]
 
@@ -132,7 +132,7 @@ def up(
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
 
     Prints NAMESRV_ADDR=… and a ready line once every broker has registered. With --auth FILE every
-    request must be signed by a user of FILE (or one created since with createUser).
+    request to a broker must be signed by a user of FILE (or one created since with createUser).
     """
     from mqadmin.server.dev import BROKER_PORT_STEP, run_until_signalled, start_cluster
 

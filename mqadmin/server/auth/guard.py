@@ -1,5 +1,5 @@
-"""ACL 2.0 on an embedded server (``RemotingServer.guard``), as Apache 5.3+ brokers do with
-``authenticationEnabled`` and ``authorizationEnabled``.
+"""ACL 2.0 on an embedded broker (``RemotingServer.guard``), as Apache 5.3+ brokers do with
+``authenticationEnabled`` and ``authorizationEnabled``. The name server checks nothing, as Apache's.
 
 Authentication: every request carries ``AccessKey`` (the username) and ``Signature``, the HMAC-SHA1 of its
 ext fields sorted by name (``Signature`` left out) followed by its body, keyed with the user's password
@@ -8,7 +8,7 @@ access key, of an unknown or disabled user, or with a wrong signature is answere
 with Apache's remark (``username cannot be null.``, ``User:bob is not found.``, ``User:bob is disabled.``,
 ``check signature failed.``) and never reaches its handler.
 
-Authorization (brokers): a Super user may do everything; a Normal user needs, for each resource the request
+Authorization: a Super user may do everything; a Normal user needs, for each resource the request
 touches (its declaration's ``access`` rule, ``mqadmin.model.rpc.access``), a policy that allows one of the
 actions (``mqadmin.server.auth.policy``). Refused: NO_PERMISSION, ``User:bob has no permission to access
 Topic:Other from 127.0.0.1, no matched policies.``
@@ -33,14 +33,10 @@ SIGNATURE = "Signature"
 
 
 class Guard:
-    """``users`` finds a user by name; ``acls`` a subject's ACL (None: authentication only, as the name
-    server); ``cluster`` names the ``Cluster`` resource."""
+    """``users`` finds a user by name, ``acls`` a subject's ACL; ``cluster`` names the ``Cluster`` resource."""
 
     def __init__(
-        self,
-        users: Callable[[str], UserInfo | None],
-        acls: Callable[[str], AclInfo | None] | None = None,
-        cluster: str = "",
+        self, users: Callable[[str], UserInfo | None], acls: Callable[[str], AclInfo | None], cluster: str
     ) -> None:
         self._users = users
         self._acls = acls
@@ -63,7 +59,7 @@ class Guard:
 
     def authorize(self, rpc: Rpc[Any, Any, Any, Any], req: Decoded[Any, Any], source_ip: str) -> RemotingCommand | None:
         """The refusal of a request its (authenticated) user may not make, or None."""
-        if self._acls is None or rpc.access is None:
+        if rpc.access is None:
             return None
         name = req.cmd.ext[ACCESS_KEY]
         user = self._users(name)
