@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mqadmin.model.access import cluster
 from mqadmin.model.auth import AclInfo, UserInfo
-from mqadmin.model.rpc.access import cluster
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C

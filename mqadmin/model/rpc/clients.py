@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mqadmin.model.access import Consume, Heartbeat, Locking, group
 from mqadmin.model.clients import (
     ConsumerConnection,
     ConsumerIds,
@@ -15,7 +16,6 @@ from mqadmin.model.clients import (
     producer_connections,
 )
 from mqadmin.model.names import first_refusal, group_refusal, topic_refusal
-from mqadmin.model.rpc.access import Consume, Heartbeat, Locking, group
 from mqadmin.model.rpc.bodies import RAW, JsonBody
 from mqadmin.model.rpc.messages import OffsetHeader
 from mqadmin.model.rpc.spec import Header, Rpc, wire

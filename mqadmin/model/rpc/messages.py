@@ -7,8 +7,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.access import Consume, Send, group, topic
 from mqadmin.model.names import group_refusal, topic_refusal
-from mqadmin.model.rpc.access import Consume, Send, group, topic
 from mqadmin.model.rpc.bodies import RAW, JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mqadmin.model.access import On
 from mqadmin.model.names import group_refusal, topic_refusal
 from mqadmin.model.queue import MessageQueue
-from mqadmin.model.rpc.access import On
 from mqadmin.model.rpc.bodies import RAW, JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
+from mqadmin.model.access import Access
 from mqadmin.model.names import Refusal
-from mqadmin.model.rpc.access import Access
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
@@ -254,7 +254,7 @@ class Rpc(Generic[H, B, RH, RB]):
     (e.g. QUERY_NOT_FOUND for a KV read). ``body_check`` runs on the decoded body when a server
     validates (names inside bodies); ``raw_check`` runs on the header and the body's bytes before
     the body is decoded (a checksum). ``access``: what the request touches, for ACL 2.0 authorization
-    (``mqadmin.model.rpc.access``).
+    (``mqadmin.model.access``).
     """
 
     code: int

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mqadmin.model.access import TopicsInBody, topic
 from mqadmin.model.names import NameKind, first_refusal, topic_refusal
-from mqadmin.model.rpc.access import TopicsInBody, topic
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.model.stats import TopicStatsBody

@@ -9,7 +9,7 @@ with Apache's remark (``username cannot be null.``, ``User:bob is not found.``, 
 ``check signature failed.``) and never reaches its handler.
 
 Authorization: a Super user may do everything; a Normal user needs, for each resource the request
-touches (its declaration's ``access`` rule, ``mqadmin.model.rpc.access``), a policy that allows one of the
+touches (its declaration's ``access`` rule, ``mqadmin.model.access``), a policy that allows one of the
 actions (``mqadmin.server.auth.policy``). Refused: NO_PERMISSION, ``User:bob has no permission to access
 Topic:Other from 127.0.0.1, no matched policies.``
 """
@@ -20,8 +20,8 @@ import hmac
 from collections.abc import Callable
 from typing import Any
 
+from mqadmin.model.access import CLUSTER
 from mqadmin.model.auth import AclInfo, UserInfo
-from mqadmin.model.rpc.access import CLUSTER
 from mqadmin.model.rpc.spec import Decoded, Rpc
 from mqadmin.server.auth.policy import decide
 from mqadmin.wire.codes import ResponseCode
