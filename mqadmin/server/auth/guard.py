@@ -63,8 +63,10 @@ class Guard:
             return None
         name = req.cmd.ext[ACCESS_KEY]
         user = self._users(name)
-        if user is None or user.user_type == "Super":
-            return None if user is not None else _refuse(req.cmd, f"User:{name} not found.")
+        if user is None:  # deleted since it was authenticated (Apache's UserAuthorizationHandler remark)
+            return _refuse(req.cmd, f"User:{name} not found.")
+        if user.user_type == "Super":
+            return None
         acl = self._acls(f"User:{name}")
         for need in rpc.access.needs(req.header, req.body):
             resource = f"{CLUSTER}:{self._cluster}" if need.resource == CLUSTER else need.resource
