@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mqadmin.server.auth.config import AuthSettings
 from mqadmin.server.broker.broker import Broker
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.namesrv.config import NamesrvConfig
@@ -68,6 +69,7 @@ class DevCluster:
             "dataDir": str(self.data_dir),
             "temporaryDataDir": self.temporary,
             "autoCreateTopicEnable": all(b.config.auto_create_topic_enable for b in self.brokers),
+            "authEnabled": any(b.config.auth is not None for b in self.brokers),
         }
 
     async def stop(self) -> None:
@@ -93,6 +95,7 @@ async def start_cluster(
     limits: ConnectionLimits | None = None,
     tls: TlsMode | None = None,
     nsaddr_port: int = 0,
+    auth: AuthSettings | None = None,
 ) -> DevCluster:
     """A name server and ``brokers`` masters; returns once every broker has registered.
 
@@ -103,7 +106,8 @@ async def start_cluster(
     serves TLS (only, or also plain TCP when "permissive"), with a certificate for 127.0.0.1 made at start
     under ``<data_dir>/tls`` (CertificateError when it cannot be made), and the brokers register over TLS.
     The name-server list is also served over HTTP at ``http://127.0.0.1:<nsaddr_port>/rocketmq/nsaddr``, as
-    Java's address server.
+    Java's address server. ``auth``: ACL 2.0 on the brokers (mqadmin.server.auth); the name server, as
+    Apache's, checks nothing.
     """
     temporary = data_dir is None
     root = Path(tempfile.mkdtemp(prefix="mqadmin-dev-")) if data_dir is None else Path(data_dir)
@@ -140,6 +144,7 @@ async def start_cluster(
                 reset_unreadable_metadata=reset_unreadable_metadata,
                 limits=limits or ConnectionLimits(),
                 tls=certs,
+                auth=auth,
             )
             broker = Broker(cfg)
             await broker.start()

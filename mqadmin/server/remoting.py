@@ -1,7 +1,8 @@
 """An asyncio remoting server: frames in, dispatch by request code, responses out.
 
 It never dies on bad input: an undecodable or oversized frame closes that one connection; a
-request that fails the server's ``check`` (text that is not valid Unicode) or its declaration
+request that fails the server's ``check`` (text that is not valid Unicode), its ``guard`` (ACL 2.0
+authentication and authorization, ``mqadmin.server.auth``) or its declaration
 (``serve``: a missing or malformed field, an illegal name) is answered without reaching its
 handler; a handler that raises answers SYSTEM_ERROR with the exception text (as Java
 does); an unknown code answers REQUEST_CODE_NOT_SUPPORTED; a response that cannot be encoded is
@@ -27,7 +28,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
 from mqadmin.server.ratelog import RateLimitedLog
@@ -42,6 +43,17 @@ Handler = Callable[[RemotingCommand, "ClientChannel"], Awaitable[RemotingCommand
 DecodedHandler = Callable[[Decoded[Any, Any], "ClientChannel"], Awaitable[RemotingCommand | None]]
 Check = Callable[[RemotingCommand], RemotingCommand | None]
 CloseListener = Callable[["ClientChannel"], None]
+
+
+class RequestGuard(Protocol):
+    """ACL 2.0 (``mqadmin.server.auth.guard.Guard``): each answers the refusal, or None to go on."""
+
+    def authenticate(self, cmd: RemotingCommand) -> RemotingCommand | None: ...
+
+    def authorize(
+        self, rpc: Rpc[Any, Any, Any, Any], req: Decoded[Any, Any], source_ip: str
+    ) -> RemotingCommand | None: ...
+
 
 _DRAIN_ABOVE = 1 << 20
 """Bytes buffered on a connection above which ``send`` waits for the kernel to take them."""
@@ -75,6 +87,7 @@ class ClientChannel:
         self._writer = writer
         peer = writer.get_extra_info("peername") or ("?", 0)
         self.remote_addr = f"{peer[0]}:{peer[1]}"
+        self.remote_ip = str(peer[0])
         self.closed = False
         self.attrs: dict[str, Any] = {}
         self.pending = PendingRequests()
@@ -168,6 +181,8 @@ class RemotingServer:
         self.name = name
         self.limits = limits or ConnectionLimits()
         self._check = check
+        self.guard: RequestGuard | None = None
+        """Authentication of every request after ``check``, authorization of declared ones once decoded."""
         self.validate = True
         """Whether requests are checked against their declarations' rules (names); tests of the layers
         below switch it off."""
@@ -292,12 +307,18 @@ class RemotingServer:
 
     # --- dispatching -----------------------------------------------------------------------
 
+    def _refusal(self, cmd: RemotingCommand) -> RemotingCommand | None:
+        """The answer of a request refused before decoding: by ``check``, then by authentication."""
+        if self._check is not None and (refused := self._check(cmd)) is not None:
+            return refused
+        return self.guard.authenticate(cmd) if self.guard is not None else None
+
     async def _dispatch(self, cmd: RemotingCommand, ch: ClientChannel) -> None:
         rpc, handler = self._handlers.get(cmd.code, (None, None))
         try:
             if handler is None:
                 resp = cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
-            elif self._check is not None and (refused := self._check(cmd)) is not None:
+            elif (refused := self._refusal(cmd)) is not None:
                 resp = refused
             elif rpc is None:
                 resp = await handler(cmd, ch)
@@ -307,7 +328,9 @@ class RemotingServer:
                 except RequestRefused as e:
                     resp = cmd.response(e.code, e.remark)
                 else:
-                    resp = await handler(req, ch)
+                    guard = self.guard
+                    refused = guard.authorize(rpc, req, ch.remote_ip) if guard is not None else None
+                    resp = refused if refused is not None else await handler(req, ch)
         except asyncio.CancelledError:
             raise
         except Exception as e:  # answer like Java: SYSTEM_ERROR with the exception text

@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from mqadmin.transport.acl import signed_ext
 from mqadmin.transport.errors import (
     ConnectionClosed,
     ConnectionRefused,
@@ -34,6 +33,7 @@ from mqadmin.transport.trace import describe_request, describe_response
 from mqadmin.wire.address import split_addr
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, encode_frame
+from mqadmin.wire.signing import signed_ext
 
 ServerRequestHandler = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mqadmin.transport.acl import sign
+from mqadmin.wire.signing import sign
 from tests.unit.recording_server import recording_server
 from tests.unit.test_settings import run, write_config
 

@@ -10,7 +10,6 @@ import struct
 import pytest
 
 from mqadmin.model.rpc.namesrv import CLUSTER_INFO, ROUTE
-from mqadmin.transport.acl import sign
 from mqadmin.transport.frames import FrameReader
 from mqadmin.wire import fastjson
 from mqadmin.wire.frame import (
@@ -21,6 +20,7 @@ from mqadmin.wire.frame import (
     decode_frame,
     encode_frame,
 )
+from mqadmin.wire.signing import sign
 from tests.unit.captures import cap_frames, raw_stream, sniff_frames, stub_headers
 
 SNIFF = sniff_frames("sniff_mqadmin_ns.log") + sniff_frames("sniff_mqadmin_broker.log")

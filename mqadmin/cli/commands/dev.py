@@ -51,6 +51,17 @@ ResetMetadataOpt = Annotated[
     ),
 ]
 
+AuthOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--auth",
+        metavar="FILE",
+        help="Secure the brokers with ACL 2.0 (authenticationEnabled + authorizationEnabled): a TOML file of "
+        "users and ACLs, with at least one Super user. Every request to a broker must then be signed "
+        "(--access-key/--secret-key); the name server, as Apache's, checks nothing. See docs/dev-cluster.md.",
+    ),
+]
+
 
 IdleTimeoutOpt = Annotated[
     float,
@@ -149,11 +160,14 @@ def up(
             show_default=False,
         ),
     ] = None,
+    auth: AuthOpt = None,
 ) -> None:
     """Run a name server and brokers (broker-a, broker-b, …) in the foreground until Ctrl-C.
 
     Prints NAMESRV_ADDR=…, the address-server URL (for -n URL, or Java's -Drocketmq.namesrv.domain) and a
     ready line once every broker has registered. With --tls, clients pass --tls --tls-ca <the CA printed>.
+    With --auth FILE every request to a broker must be signed by a user of FILE (or one created since with
+    createUser).
     """
     from mqadmin.server.dev import BROKER_PORT_STEP, run_until_signalled, start_cluster
     from mqadmin.server.tls import CertificateError
@@ -162,6 +176,7 @@ def up(
         raise usage_error(f"--broker-port {broker_port} leaves no room for {brokers} brokers", "use a lower port")
     _check_data_dir(data_dir)
     tls = tls_mode.value if tls_mode else "enforcing" if tls_ or GLOBAL.tls is True else None  # also `--tls dev up`
+    auth_settings = _auth_settings(auth)
 
     async def main() -> None:
         t0 = time.perf_counter()
@@ -177,6 +192,7 @@ def up(
                 limits=_limits(idle_timeout, frame_timeout, partial_frame_memory),
                 tls=tls,
                 nsaddr_port=nsaddr_port,
+                auth=auth_settings,
             ),
             "--namesrv-port / --broker-port / --nsaddr-port",
         )
@@ -439,6 +455,18 @@ def _ready(info: dict[str, Any], lines: list[str]) -> None:
         _print_json_line(info)
     else:
         _print_lines([*lines, "ready; Ctrl-C stops"])
+
+
+def _auth_settings(path: Path | None) -> Any:
+    """The checked --auth file, or None; a file that cannot be used is a usage error naming the entry."""
+    if path is None:
+        return None
+    from mqadmin.server.auth.config import AuthFileError, load_auth_file
+
+    try:
+        return load_auth_file(path)
+    except AuthFileError as e:
+        raise usage_error(f"--auth {e}", "see the sample file in docs/dev-cluster.md (ACL 2.0)") from None
 
 
 def _limits(idle_timeout: float, frame_timeout: float, partial_frame_memory_mib: int) -> Any:

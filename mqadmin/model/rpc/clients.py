@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mqadmin.model.access import Consume, Heartbeat, Locking, group
 from mqadmin.model.clients import (
     ConsumerConnection,
     ConsumerIds,
@@ -83,14 +84,18 @@ RUNNING_INFO = JsonBody("ConsumerRunningInfo", ConsumerRunningInfo.from_json, Co
 
 HEART_BEAT = Rpc(
     C.HEART_BEAT, "HEART_BEAT", body=HEARTBEAT_DATA, body_check=lambda hb: first_refusal(hb.names()),
-    summary="a client's producer and consumer groups and subscriptions",
+    access=Heartbeat(), summary="a client's producer and consumer groups and subscriptions",
 )  # fmt: skip
 UNREGISTER_CLIENT = Rpc(
-    C.UNREGISTER_CLIENT, "UNREGISTER_CLIENT", UnregisterClientHeader, summary="a client leaves its groups"
+    C.UNREGISTER_CLIENT,
+    "UNREGISTER_CLIENT",
+    UnregisterClientHeader,
+    access=group("consumer_group", "Sub"),
+    summary="a client leaves its groups",
 )
 GET_CONSUMER_LIST_BY_GROUP = Rpc(
     C.GET_CONSUMER_LIST_BY_GROUP, "GET_CONSUMER_LIST_BY_GROUP", ConsumerGroupHeader, response_body=CONSUMER_IDS,
-    summary="the client ids of a consumer group",
+    access=group("consumer_group", "Sub", "Get"), summary="the client ids of a consumer group",
 )  # fmt: skip
 GET_CONSUMER_CONNECTION_LIST = Rpc(
     C.GET_CONSUMER_CONNECTION_LIST, "GET_CONSUMER_CONNECTION_LIST", ConsumerGroupHeader,
@@ -104,19 +109,19 @@ GET_PRODUCER_CONNECTION_LIST = Rpc(
 QUERY_CONSUMER_OFFSET = Rpc(
     C.QUERY_CONSUMER_OFFSET, "QUERY_CONSUMER_OFFSET", QueryOffsetHeader, response_header=OffsetHeader,
     ok=frozenset({R.SUCCESS, R.QUERY_NOT_FOUND}),
-    summary="a group's committed offset in one queue (QUERY_NOT_FOUND when none)",
+    access=Consume(("Sub", "Get")), summary="a group's committed offset in one queue (QUERY_NOT_FOUND when none)",
 )  # fmt: skip
 UPDATE_CONSUMER_OFFSET = Rpc(
     C.UPDATE_CONSUMER_OFFSET, "UPDATE_CONSUMER_OFFSET", UpdateOffsetHeader,
-    summary="commit a group's offset in one queue",
+    access=Consume(("Sub", "Update")), summary="commit a group's offset in one queue",
 )  # fmt: skip
 LOCK_BATCH_MQ = Rpc(
     C.LOCK_BATCH_MQ, "LOCK_BATCH_MQ", body=LOCK_BATCH, response_body=LOCKED,
-    body_check=lambda b: first_refusal(b.names()), summary="an orderly consumer locks queues",
+    body_check=lambda b: first_refusal(b.names()), access=Locking(), summary="an orderly consumer locks queues",
 )  # fmt: skip
 UNLOCK_BATCH_MQ = Rpc(
     C.UNLOCK_BATCH_MQ, "UNLOCK_BATCH_MQ", body=LOCK_BATCH,
-    body_check=lambda b: first_refusal(b.names()), summary="an orderly consumer unlocks queues",
+    body_check=lambda b: first_refusal(b.names()), access=Locking(), summary="an orderly consumer unlocks queues",
 )  # fmt: skip
 GET_CONSUMER_RUNNING_INFO = Rpc(
     C.GET_CONSUMER_RUNNING_INFO, "GET_CONSUMER_RUNNING_INFO", RunningInfoHeader, response_body=RUNNING_INFO,

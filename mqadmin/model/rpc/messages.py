@@ -7,6 +7,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.access import Consume, Send, group, topic
 from mqadmin.model.names import group_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import RAW, JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -159,48 +160,49 @@ _PULL_OK = frozenset({R.SUCCESS, R.PULL_NOT_FOUND, R.PULL_RETRY_IMMEDIATELY, R.P
 
 SEND_MESSAGE = Rpc(
     C.SEND_MESSAGE, "SEND_MESSAGE", SendHeader, RAW, SendResultHeader, ok=_SEND_OK,
-    summary="store one message (long header names)",
+    access=Send(), summary="store one message (long header names)",
 )  # fmt: skip
 SEND_MESSAGE_V2 = Rpc(
     C.SEND_MESSAGE_V2, "SEND_MESSAGE_V2", SendHeaderV2, RAW, SendResultHeader, ok=_SEND_OK,
-    summary="store one message (short header names)",
+    access=Send(), summary="store one message (short header names)",
 )  # fmt: skip
 SEND_BATCH_MESSAGE = Rpc(
     C.SEND_BATCH_MESSAGE, "SEND_BATCH_MESSAGE", SendHeaderV2, RAW, SendResultHeader, ok=_SEND_OK,
-    summary="store several messages of one queue (MessageBatch encoding)",
+    access=Send(), summary="store several messages of one queue (MessageBatch encoding)",
 )  # fmt: skip
 CONSUMER_SEND_MSG_BACK = Rpc(
     C.CONSUMER_SEND_MSG_BACK, "CONSUMER_SEND_MSG_BACK", SendBackHeader,
+    access=group("group", "Sub"),
     summary="store a copy of a consumed message in the group's retry (or dead-letter) topic",
 )  # fmt: skip
 PULL_MESSAGE = Rpc(
     C.PULL_MESSAGE, "PULL_MESSAGE", PullHeader, response_header=PullResultHeader, response_body=RAW, ok=_PULL_OK,
-    summary="read stored messages from one queue",
+    access=Consume(("Sub",)), summary="read stored messages from one queue",
 )  # fmt: skip
 GET_MAX_OFFSET = Rpc(
     C.GET_MAX_OFFSET, "GET_MAX_OFFSET", QueueHeader, response_header=OffsetHeader,
-    summary="the queue's next offset",
+    access=topic("Get"), summary="the queue's next offset",
 )  # fmt: skip
 GET_MIN_OFFSET = Rpc(
     C.GET_MIN_OFFSET, "GET_MIN_OFFSET", QueueHeader, response_header=OffsetHeader,
-    summary="the queue's first offset still stored",
+    access=topic("Get"), summary="the queue's first offset still stored",
 )  # fmt: skip
 SEARCH_OFFSET_BY_TIMESTAMP = Rpc(
     C.SEARCH_OFFSET_BY_TIMESTAMP, "SEARCH_OFFSET_BY_TIMESTAMP", SearchOffsetHeader, response_header=OffsetHeader,
-    summary="the first offset stored at or after a time",
+    access=topic("Get"), summary="the first offset stored at or after a time",
 )  # fmt: skip
 GET_EARLIEST_MSG_STORETIME = Rpc(
     C.GET_EARLIEST_MSG_STORETIME, "GET_EARLIEST_MSG_STORETIME", QueueHeader, response_header=TimestampHeader,
-    summary="the store time of the queue's first message",
+    access=topic("Get"), summary="the store time of the queue's first message",
 )  # fmt: skip
 QUERY_MESSAGE = Rpc(
     C.QUERY_MESSAGE, "QUERY_MESSAGE", QueryMessageHeader, response_header=QueryMessageResultHeader,
     response_body=RAW, ok=frozenset({R.SUCCESS, R.QUERY_NOT_FOUND}),
-    summary="stored messages by key (QUERY_NOT_FOUND when none)",
+    access=topic("Sub", "Get"), summary="stored messages by key (QUERY_NOT_FOUND when none)",
 )  # fmt: skip
 VIEW_MESSAGE_BY_ID = Rpc(
     C.VIEW_MESSAGE_BY_ID, "VIEW_MESSAGE_BY_ID", ViewMessageHeader, response_body=RAW,
-    summary="one stored message by its commit-log offset (the offset message id)",
+    access=topic("Get"), summary="one stored message by its commit-log offset (the offset message id)",
 )  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
+from mqadmin.model.access import Access
 from mqadmin.model.names import Refusal
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -252,7 +253,8 @@ class Rpc(Generic[H, B, RH, RB]):
     ``ok`` lists the response codes that are answers rather than errors for this request
     (e.g. QUERY_NOT_FOUND for a KV read). ``body_check`` runs on the decoded body when a server
     validates (names inside bodies); ``raw_check`` runs on the header and the body's bytes before
-    the body is decoded (a checksum).
+    the body is decoded (a checksum). ``access``: what the request touches, for ACL 2.0 authorization
+    (``mqadmin.model.access``).
     """
 
     code: int
@@ -265,6 +267,7 @@ class Rpc(Generic[H, B, RH, RB]):
     summary: str = ""
     body_check: Callable[[B], Refusal | None] | None = None
     raw_check: Callable[[H, bytes], Refusal | None] | None = None
+    access: Access | None = None
 
     def __post_init__(self) -> None:
         previous = REGISTRY.get(self.code)

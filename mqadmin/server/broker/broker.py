@@ -9,6 +9,9 @@ from pathlib import Path
 
 from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, messages, pop, stats, topics
 from mqadmin.model.rpc import store as store_rpc
+from mqadmin.server.auth.guard import Guard
+from mqadmin.server.auth.management import AuthManagement
+from mqadmin.server.auth.store import AuthStore
 from mqadmin.server.broker import refusals, store_admin
 from mqadmin.server.broker.admin import AdminProcessor
 from mqadmin.server.broker.broker_consume_stats import BrokerConsumeStatsProcessor
@@ -71,6 +74,12 @@ class Broker:
         self.pop = PopProcessor(self.parts, self.consumer_admin.mode_of)
         self.consumer_admin.on_reset = self.pop.reset
         self.server.on_close(self.store.clients.channel_closed)
+        self.auth: AuthStore | None = None
+        if config.auth is not None:
+            self.auth = AuthStore(
+                self.data_path("auth.json"), config.auth, reset_unreadable=config.reset_unreadable_metadata
+            )
+            self.server.guard = Guard(self.auth.user, self.auth.acl, config.cluster_name)
         self._serve()
         self.started = False
 
@@ -152,11 +161,15 @@ class Broker:
         serve(store_rpc.POP_ROLLBACK, store_admin.pop_rollback)
         for rpc, refuse in refusals.refused():
             serve(rpc, refuse)
+        if self.auth is not None:
+            AuthManagement(self.auth).serve(self.server)
 
     async def start(self) -> None:
         self.config.config_dir.mkdir(parents=True, exist_ok=True)
         self.topics.load()
         self.groups.load()
+        if self.auth is not None:
+            self.auth.load()
         self.groups.auto_create = self.config.auto_create_subscription_group
         self.consumer_admin.load()
         self.schedule.configure()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqadmin.model.topic import PERM_READ, PERM_WRITE
+from mqadmin.server.auth.config import AuthSettings
 from mqadmin.server.properties import Prop, apply_properties, properties_of
 from mqadmin.server.remoting import ConnectionLimits
 from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType
@@ -55,6 +56,9 @@ class BrokerConfig:
     reset_unreadable_metadata: bool = False
     """Start with empty tables when a metadata file and its backup cannot be read (they are moved
     aside), instead of refusing to start (mqadmin.server.persist.read_metadata)."""
+    auth: AuthSettings | None = None
+    """ACL 2.0 on (mqadmin.server.auth): every request authenticated and authorized, users and ACLs
+    managed by the AUTH_* requests, registrations signed with the first Super user's keys."""
 
     @property
     def addr(self) -> str:

@@ -29,6 +29,7 @@ from mqadmin.transport.tcp import Connection
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.message import body_crc
+from mqadmin.wire.signing import signed_ext
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,9 @@ class NamesrvRegistrar:
             ha_server_addr=cfg.ha_addr, broker_id=cfg.broker_id, compressed=False, enable_acting_master=False,
             body_crc32=body_crc(body),
         )  # fmt: skip
-        cmd = RemotingCommand(reg.REGISTER_BROKER.code, next(self._opaque), ext=header.to_ext(), body=body)
+        cmd = self._signed(
+            RemotingCommand(reg.REGISTER_BROKER.code, next(self._opaque), ext=header.to_ext(), body=body)
+        )
         resp = await conn.request(cmd, cfg.register_timeout)
         if resp.code != ResponseCode.SUCCESS:
             raise RegistrationError(f"code {resp.code}: {resp.remark}")
@@ -135,6 +138,13 @@ class NamesrvRegistrar:
             return
         if order:
             await self.topics.apply_order_config(order)
+
+    def _signed(self, cmd: RemotingCommand) -> RemotingCommand:
+        """With ACL on, signed with the first Super user's keys (a name server with --auth checks them)."""
+        if self.config.auth is not None:
+            user = self.config.auth.internal
+            cmd.ext = signed_ext(cmd.ext, cmd.body, user.username, user.password or "")
+        return cmd
 
     def _announced(self, tc: TopicConfig) -> TopicConfig:
         """A broker without read or write permission announces its topics with reduced perms."""
@@ -161,6 +171,6 @@ class NamesrvRegistrar:
         header = reg.BrokerIdentityHeader(
             broker_name=cfg.broker_name, broker_addr=cfg.addr, cluster_name=cfg.cluster_name, broker_id=cfg.broker_id
         )
-        cmd = RemotingCommand(reg.UNREGISTER_BROKER.code, next(self._opaque), ext=header.to_ext())
+        cmd = self._signed(RemotingCommand(reg.UNREGISTER_BROKER.code, next(self._opaque), ext=header.to_ext()))
         with contextlib.suppress(TransportError, TimeoutError):
             await conn.request(cmd, 1.0)

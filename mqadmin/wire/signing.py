@@ -1,4 +1,5 @@
-"""ACL request signing (AclClientRPCHook, 4.9.4+ and 5.x; also ACL 2.0 in 5.3)."""
+"""ACL request signing (AclClientRPCHook, 4.9.4+ and 5.x; also ACL 2.0 in 5.3): the client signs with it
+(``mqadmin.transport.tcp``), the embedded servers verify with it (``mqadmin.server.auth``)."""
 
 from __future__ import annotations
 

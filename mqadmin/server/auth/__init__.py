@@ -1,0 +1,1 @@
+"""ACL 2.0 authentication and authorization on the embedded servers (``mqadmin dev up --auth FILE``)."""
