@@ -244,3 +244,7 @@ def test_real_java_mqadmin_signs_with_aclclientrpchook(cluster):
     assert "SEND_OK" in sent, sent
     refused = java(["sendMessage", "-t", "JavaOrders", "-p", "from java"], ("alice", ALICE_SECRET))
     assert "User:alice has no permission to access Topic:JavaOrders" in refused, refused
+    consume = ["consumeMessage", "-t", "Orders", "-g", "CarolJava", "-c", "64"]
+    consumed = java(consume, ("carol", CAROL_SECRET))
+    assert "from java" in consumed, consumed
+    assert "CODE: 16  DESC: check signature failed." in java(consume, ("carol", "wrong")), "an unsigned pull"
