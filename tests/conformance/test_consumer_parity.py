@@ -306,7 +306,12 @@ def test_lagging_push_consumer_is_found_reset_and_catches_up(backend: Backend, j
         shape_ok("resetOffsetByTime", reset)
         queues = [q for r in reset["results"] for q in r["queues"]]
         assert reset["outcome"] == "ok" and queues and all(q["newOffset"] == 0 and q["done"] for q in queues)
-        assert sum(q["oldOffset"] for q in queues) == 30 - len(unconsumed)
+        olds = [(q["brokerName"], q["queueId"], q["oldOffset"]) for q in queues]
+        got = [(e["brokerName"], e["queueId"], e["queueOffset"]) for e in consumer.events if e.get("event") == "msg"]
+        assert sum(q["oldOffset"] for q in queues) == 30 - len(unconsumed), (
+            f"old offsets {olds}; progress before {our_rows(doc)}; delivered {got}; "
+            f"progress now {our_rows(ours(backend, 'consumerProgress', '-g', group))}"
+        )
         # 3. the live consumer receives the first batch again and catches up
         consumer.send("resume")
         consumer.got(first + second, "the replay of all 30", since=n)
