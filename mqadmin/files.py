@@ -3,6 +3,7 @@
 The new content goes to ``f.tmp`` and is fsynced; the current ``f`` is kept as ``f.bak``; ``f.tmp``
 is renamed over ``f``; the directory is fsynced. With ``backup=True`` (the servers' metadata files)
 the very first write also leaves a ``.bak`` copy, so a backup exists from the first snapshot on.
+``private=True`` (files holding secrets) makes the file and its backup readable by their owner only.
 Used by the servers (``mqadmin.server.persist``) and the fleet export.
 """
 
@@ -13,17 +14,17 @@ import os
 from pathlib import Path
 
 
-def atomic_write(path: Path, data: bytes, *, backup: bool = False) -> None:
+def atomic_write(path: Path, data: bytes, *, backup: bool = False, private: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     bak = backup_of(path)
     first = not path.exists()
-    _write_synced(path.with_name(path.name + ".tmp"), data)
+    _write_synced(path.with_name(path.name + ".tmp"), data, private)
     if not first:
         with contextlib.suppress(FileNotFoundError):
             os.replace(path, bak)
     os.replace(path.with_name(path.name + ".tmp"), path)
     if first and backup:
-        _write_synced(bak.with_name(bak.name + ".tmp"), data)
+        _write_synced(bak.with_name(bak.name + ".tmp"), data, private)
         os.replace(bak.with_name(bak.name + ".tmp"), bak)
     fsync_dir(path.parent)
 
@@ -33,8 +34,10 @@ def backup_of(path: Path) -> Path:
     return path.with_name(path.name + ".bak")
 
 
-def _write_synced(path: Path, data: bytes) -> None:
+def _write_synced(path: Path, data: bytes, private: bool = False) -> None:
     with open(path, "wb") as f:
+        if private:
+            os.fchmod(f.fileno(), 0o600)
         f.write(data)
         f.flush()
         os.fsync(f.fileno())

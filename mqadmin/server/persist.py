@@ -32,9 +32,11 @@ class MetadataError(Exception):
     """A metadata file that cannot be used, with no usable backup (the message names both)."""
 
 
-def write_json(path: Path, obj: Any) -> None:
-    """Pretty, key-sorted JSON (readable by Java's fastjson and by people), with a backup."""
-    atomic_write(path, json.dumps(obj, indent="\t", sort_keys=True, ensure_ascii=False).encode(), backup=True)
+def write_json(path: Path, obj: Any, *, private: bool = False) -> None:
+    """Pretty, key-sorted JSON (readable by Java's fastjson and by people), with a backup (both readable by
+    their owner only when ``private``)."""
+    data = json.dumps(obj, indent="\t", sort_keys=True, ensure_ascii=False).encode()
+    atomic_write(path, data, backup=True, private=private)
 
 
 def read_metadata(path: Path, parse: Callable[[Any], T], *, reset: bool = False) -> T | None:

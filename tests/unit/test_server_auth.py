@@ -191,6 +191,8 @@ def test_the_store_keeps_runtime_changes_and_the_file_wins_at_start(tmp_path: Pa
         store.create_user(UserInfo("bob", "x"))
     store.update_user(UserInfo("alice", "changed"))
     store.put_acl(AclInfo("User:bob", (Policy((allow("Group:G", "Sub"),)),)))
+    for written in (tmp_path / "auth.json", tmp_path / "auth.json.bak"):  # passwords: the owner's eyes only
+        assert written.stat().st_mode & 0o777 == 0o600, written
     again = AuthStore(tmp_path / "auth.json", settings)
     again.load()
     assert again.user("bob") == UserInfo("bob", "bob-pw", "Normal", "enable")

@@ -46,6 +46,7 @@ class AuthStore:
                 "users": [u.to_json() for _, u in sorted(self.users.items())],
                 "acls": [a.to_json() for _, a in sorted(self.acls.items())],
             },
+            private=True,  # passwords, in plain text as Apache keeps them
         )
 
     def user(self, username: str) -> UserInfo | None:
