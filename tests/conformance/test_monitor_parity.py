@@ -40,7 +40,7 @@ def test_monitor_reports_what_the_live_consumer_left_unconsumed(backend: Backend
         consumer.send("suspend")
         consumer.wait(lambda ev: ev[-1].get("event") == "suspended", "the consumer to suspend")
         second = produce("java", backend, topic, 12)
-        lag_settles(backend, group, lambda: len(set(second) - set(consumer.received())))
+        lag_settles(backend, group, lambda: len(set(second) - set(consumer.received())), topic)
         java_diff = java_rows(backend, group, topic)
 
         def reported() -> dict[str, object] | None:
