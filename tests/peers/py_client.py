@@ -70,6 +70,19 @@ def _watchdog(seconds, what):
     return t
 
 
+def _send(producer, msg, attempts=3):
+    """send_sync, again when the C++ client says "No route info" for a topic it has just sent to: while it
+    refreshes a route it can drop it for a moment (seen against Apache 4.9 and ours alike)."""
+    for attempt in range(attempts):
+        try:
+            return producer.send_sync(msg)
+        except Exception as e:
+            if "No route info" not in str(e) or attempt == attempts - 1:
+                raise
+            err(f"send: {e!r}; trying again")
+            time.sleep(0.5)
+
+
 def produce(namesrv, topic, count):
     prefix = os.environ.get("PEER_BODY_PREFIX") or f"peer-py-{os.getpid()}-{int(time.time() * 1000)}"
     tags = os.environ.get("PEER_TAGS") or "TagA"
@@ -89,7 +102,7 @@ def produce(namesrv, topic, count):
             msg.set_tags(tags)
             msg.set_body(body)
             try:
-                res = producer.send_sync(msg)
+                res = _send(producer, msg)
             except Exception as e:  # rocketmq.exceptions.ProducerSendSyncFailed etc.
                 err(f"send #{i} failed: {e!r}")
                 rc = EXIT_FAIL

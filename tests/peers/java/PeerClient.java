@@ -199,9 +199,10 @@ public final class PeerClient {
         if (!opt("PEER_MAX_RECONSUME", "").isEmpty()) {
             consumer.setMaxReconsumeTimes(Integer.parseInt(opt("PEER_MAX_RECONSUME", "")));
         }
-        if (fail) {
-            consumer.setAwaitTerminationMillisWhenShutdown(4000);
-        }
+        // The listener counts a message before it returns and its offset moves: shutdown waits for the
+        // running listeners, so the offsets it persists include the last message (and, with PEER_FAIL,
+        // the last send-back).
+        consumer.setAwaitTerminationMillisWhenShutdown(4000);
         useNamesrv(consumer, namesrv);
         consumer.setInstanceName(instanceName("c"));
         consumer.setVipChannelEnabled(false);
