@@ -12,6 +12,7 @@ from mqadmin.server.properties import Prop, apply_properties, properties_of
 from mqadmin.server.remoting import ConnectionLimits
 from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType
 from mqadmin.server.tls import ServerTls
+from mqadmin.transport.tcp import Credentials
 
 
 @dataclass
@@ -67,6 +68,14 @@ class BrokerConfig:
     def namesrv_tls(self) -> ssl.SSLContext | None:
         """The context the broker dials its name servers with (None: plain TCP)."""
         return self.tls.client_context() if self.tls else None
+
+    def internal_credentials(self) -> Credentials | None:
+        """What the broker signs its own requests to name servers with, as Apache brokers sign with
+        ``innerClientAuthenticationCredentials``: the first Super user's keys with ACL on, else None."""
+        if self.auth is None:
+            return None
+        user = self.auth.internal
+        return Credentials(user.username, user.password or "")
 
     @property
     def ha_addr(self) -> str:

@@ -40,7 +40,7 @@ from mqadmin.model.topic import PERM_READ
 from mqadmin.server.broker.brokerstore import BrokerParts, Processor
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.transport.errors import TransportError
-from mqadmin.transport.tcp import Credentials, TcpTransport
+from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
@@ -153,10 +153,9 @@ class PopProcessor(Processor):
     async def _route(self, topic: str) -> TopicRouteData | None:
         """The topic's route from the first name server that answers (None: no route)."""
         if self._transport is None:
-            auth, keys = self.parts.config.auth, None
-            if auth is not None:  # a name server with --auth checks signatures
-                keys = Credentials(auth.internal.username, auth.internal.password or "")
-            self._transport = TcpTransport(timeout=ROUTE_TIMEOUT, tls=self.config.namesrv_tls(), credentials=keys)
+            self._transport = TcpTransport(
+                timeout=ROUTE_TIMEOUT, tls=self.config.namesrv_tls(), credentials=self.config.internal_credentials()
+            )
         header = ns.RouteHeader(topic=topic, accept_standard_json_only=True)
         for addr in self.config.namesrv_addrs:
             try:

@@ -51,6 +51,7 @@ class NamesrvRegistrar:
         self._batcher: Batcher[TopicConfig] = Batcher(self._register_changes)
         self._task: asyncio.Task[None] | None = None
         self._tls = config.namesrv_tls()
+        self._credentials = config.internal_credentials()
         self.registrations = 0
 
     @property
@@ -140,10 +141,10 @@ class NamesrvRegistrar:
             await self.topics.apply_order_config(order)
 
     def _signed(self, cmd: RemotingCommand) -> RemotingCommand:
-        """With ACL on, signed with the first Super user's keys (a name server with --auth checks them)."""
-        if self.config.auth is not None:
-            user = self.config.auth.internal
-            cmd.ext = signed_ext(cmd.ext, cmd.body, user.username, user.password or "")
+        """With ACL on, signed with the broker's internal credentials (our name server, as Apache's, checks
+        nothing; a name server that does can check them)."""
+        if (c := self._credentials) is not None:
+            cmd.ext = signed_ext(cmd.ext, cmd.body, c.access_key, c.secret_key)
         return cmd
 
     def _announced(self, tc: TopicConfig) -> TopicConfig:
