@@ -62,7 +62,7 @@ from tests.peers import harness  # noqa: E402
 from tests.realrmq import apache  # noqa: E402
 
 BENCH = REPO / "bench"
-SEND_BENCH_SOURCE = BENCH / "java" / "SendBench.java"
+JAVA_BENCH_DIR = BENCH / "java"
 CLUSTER = "DefaultCluster"
 SEND_TOPIC = "BenchSendTopic"
 TOPIC_PREFIX = "BenchTopic"
@@ -396,20 +396,22 @@ def bench_startup(report: Report, targets: list[str], args: argparse.Namespace) 
 # --------------------------------------------------------------------------- part 2: sync send
 
 
-def send_bench_command() -> list[str]:
-    """java command running SendBench on the rocketmq-client classpath that tests/peers resolves."""
+def java_bench_command(main_class: str) -> list[str]:
+    """java command running ``main_class`` (bench/java: SendBench, DrainBench) on the rocketmq-client
+    classpath that tests/peers resolves; the sources are compiled once per content."""
     harness.ensure_java_peer()  # resolves (Maven) and caches the rocketmq-client jars once
     java, javac, _mvn = harness._java_tools()
     lib = harness._java_lib_dir()
-    digest = hashlib.sha256(SEND_BENCH_SOURCE.read_bytes() + harness.JAVA_CLIENT_VERSION.encode()).hexdigest()[:16]
+    sources = sorted(JAVA_BENCH_DIR.glob("*.java"))
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources) + harness.JAVA_CLIENT_VERSION.encode())
     base = harness.cache_root() / "bench"
-    classes = base / f"classes-{digest}"
-    if not (classes / "SendBench.class").exists():
+    classes = base / f"classes-{digest.hexdigest()[:16]}"
+    if not (classes / f"{main_class}.class").exists():
         base.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=base))
         try:
             subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp", str(lib / "*"),
-                            str(SEND_BENCH_SOURCE)], check=True, capture_output=True, timeout=180)  # fmt: skip
+                            *map(str, sources)], check=True, capture_output=True, timeout=180)  # fmt: skip
             if classes.exists():
                 shutil.rmtree(classes)
             os.replace(tmp, classes)
@@ -419,17 +421,26 @@ def send_bench_command() -> list[str]:
     logs.mkdir(parents=True, exist_ok=True)
     return [java, "-Xms256m", "-Xmx512m", "-Drocketmq.client.logUseSlf4j=false",
             f"-Drocketmq.client.logRoot={logs}", "-Drocketmq.client.logLevel=WARN",
-            "-cp", f"{classes}{os.pathsep}{lib / '*'}", "SendBench"]  # fmt: skip
+            "-cp", f"{classes}{os.pathsep}{lib / '*'}", main_class]  # fmt: skip
 
 
-def create_topic(namesrv: str, topic: str, queues: int = 8) -> None:
-    """What ``updateTopic -c DefaultCluster -t <topic> -r 8 -w 8`` does, then wait for the route."""
+def create_topic(servers: Servers, topic: str, queues: int = 8) -> None:
+    """What ``updateTopic -c DefaultCluster -t <topic> -r 8 -w 8`` does (code 17 to every broker of the
+    cluster), then wait for the name server to route it."""
 
     async def run() -> None:
-        async with AdminClient([namesrv], timeout=10) as admin:
-            for r in await admin.create_topic_on_cluster(CLUSTER, TopicConfig(topic, queues, queues)):
-                if not r.ok:
-                    raise RuntimeError(f"updateTopic {topic} on {r.name}: {r.reason}")
+        transport = TcpTransport(timeout=10)
+        try:
+            header = CreateTopicHeader.of(TopicConfig(topic, queues, queues)).to_ext()
+            for name, addr in servers.broker_addrs.items():
+                resp = await transport.request(
+                    addr, RemotingCommand(int(RequestCode.UPDATE_AND_CREATE_TOPIC), ext=header)
+                )
+                if resp.code != ResponseCode.SUCCESS:
+                    raise RuntimeError(f"updateTopic {topic} on {name}: {resp.code} {resp.remark}")
+        finally:
+            await transport.aclose()
+        async with AdminClient([servers.namesrv_addr], timeout=10) as admin:
             deadline = time.monotonic() + 30
             while True:
                 with contextlib.suppress(Exception):
@@ -487,12 +498,7 @@ def run_send(
                 continue
             kind = event.get("event")
             if kind in ("measuring", "measured"):
-                marks[kind] = (
-                    time.perf_counter(),
-                    cpu_seconds(servers.pids()),
-                    cpu_seconds([proc.pid]),
-                    machine_busy()[0],
-                )
+                marks[kind] = window_mark(servers, proc)
                 if kind == "measuring" and profile_to is not None:
                     spy = start_py_spy(servers, args.duration, profile_to)
             elif kind == "result":
@@ -510,8 +516,21 @@ def run_send(
         err.close()
     if result is None or len(marks) != 2:
         raise RuntimeError(f"SendBench failed (exit {proc.returncode}): {stderr[-2000:]}")
+    return SendRun(result, *window_cpu(marks))
+
+
+Mark = tuple[float, float, float, float]
+
+
+def window_mark(servers: Servers, client: subprocess.Popen) -> Mark:
+    """(time, server CPU, client CPU, whole machine's busy CPU) at one end of a measured window."""
+    return time.perf_counter(), cpu_seconds(servers.pids()), cpu_seconds([client.pid]), machine_busy()[0]
+
+
+def window_cpu(marks: dict[str, Mark]) -> tuple[float, float, float, float]:
+    """(server CPU, client CPU, every other process's CPU, seconds) between "measuring" and "measured"."""
     (w0, s0, c0, m0), (w1, s1, c1, m1) = marks["measuring"], marks["measured"]
-    return SendRun(result, s1 - s0, c1 - c0, (m1 - m0) - (s1 - s0) - (c1 - c0), w1 - w0)
+    return s1 - s0, c1 - c0, (m1 - m0) - (s1 - s0) - (c1 - c0), w1 - w0
 
 
 def _killpg(proc: subprocess.Popen) -> None:
@@ -522,13 +541,13 @@ def _killpg(proc: subprocess.Popen) -> None:
 def bench_send(report: Report, targets: list[str], args: argparse.Namespace) -> None:
     """Every target's cluster runs for the whole part; the runs alternate between targets for
     ``--rounds`` rounds and the best round counts (other load on the machine only slows a run)."""
-    cmd = send_bench_command()
+    cmd = java_bench_command("SendBench")
     with contextlib.ExitStack() as stack:
         clusters: dict[str, Servers] = {}
         for target in targets:
             servers = stack.enter_context(make_servers(target, 1, args))
             servers.start()
-            create_topic(servers.namesrv_addr, SEND_TOPIC)
+            create_topic(servers, SEND_TOPIC)
             clusters[target] = servers
         best: dict[tuple[str, int], SendRun] = {}
         for rnd in range(args.rounds):
@@ -569,6 +588,119 @@ def bench_send(report: Report, targets: list[str], args: argparse.Namespace) -> 
                     report.row(name, unit, better, g).values[target] = value
         for target, servers in clusters.items():
             report.row("server RSS after send runs", "MiB", "lower").values[target] = rss_mib(servers.pids())
+
+
+# --------------------------------------------------------------------------- part 3: drain a backlog
+
+DRAIN_TOPIC = "BenchDrainTopic"
+
+
+@dataclass
+class DrainRun:
+    result: dict
+    server_cpu: float
+    client_cpu: float
+    other_cpu: float
+    window: float
+
+    @property
+    def msgs_per_sec(self) -> float:
+        return float(self.result["msgsPerSec"])
+
+    def describe(self) -> str:
+        r, w = self.result, self.window
+        return (
+            f"{r['received']} received in {r['seconds']} s (complete: {r['complete']}); CPU in window: server"
+            f" {100 * self.server_cpu / w:.0f}%, consumer {100 * self.client_cpu / w:.0f}%, other processes"
+            f" {100 * self.other_cpu / w:.0f}% of one core"
+        )
+
+
+def java_events(cmd: list[str], timeout: float, on_event: Callable[[dict, subprocess.Popen[str]], None]) -> str:
+    """Run a bench/java program (own process group, killed after ``timeout`` s), handing each JSON line of
+    its stdout to ``on_event``; returns its stderr."""
+    err = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, text=True,
+                            start_new_session=True)  # fmt: skip
+    killer = threading.Timer(timeout, lambda: _killpg(proc))
+    killer.start()
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            with contextlib.suppress(ValueError):
+                on_event(json.loads(line), proc)
+        proc.wait(30)
+    finally:
+        killer.cancel()
+        _killpg(proc)
+        err.seek(0)
+        stderr = err.read().decode(errors="replace")
+        err.close()
+    return stderr
+
+
+def produce_backlog(cmd: list[str], servers: Servers, args: argparse.Namespace) -> str:
+    """``--backlog`` messages of ``--body`` bytes into DRAIN_TOPIC (8 queues) in batches of 64."""
+    create_topic(servers, DRAIN_TOPIC)
+    results: list[dict] = []
+    full = cmd + ["produce", servers.namesrv_addr, DRAIN_TOPIC, str(args.backlog), str(args.body), "4", "64"]
+    stderr = java_events(full, args.drain_timeout, lambda e, _p: results.append(e))
+    if not results or results[-1]["sent"] < args.backlog:
+        raise RuntimeError(f"DrainBench produce fell short: {results} {stderr[-2000:]}")
+    r = results[-1]
+    return f"{r['sent']} messages in {r['seconds']} s ({r['errors']} failed batches, sent again)"
+
+
+def run_drain(cmd: list[str], servers: Servers, group: str, args: argparse.Namespace) -> DrainRun:
+    full = cmd + ["drain", servers.namesrv_addr, DRAIN_TOPIC, group, str(args.backlog), str(args.drain_timeout)]
+    marks: dict[str, Mark] = {}
+    result: dict | None = None
+
+    def on_event(event: dict, proc: subprocess.Popen[str]) -> None:
+        nonlocal result
+        kind = event.get("event")
+        if kind in ("measuring", "measured"):
+            marks[kind] = window_mark(servers, proc)
+        elif kind == "result":
+            result = event
+
+    stderr = java_events(full, args.drain_timeout + 120, on_event)
+    if result is None or len(marks) != 2:
+        raise RuntimeError(f"DrainBench drain failed: {stderr[-2000:]}")
+    return DrainRun(result, *window_cpu(marks))
+
+
+def bench_drain(report: Report, targets: list[str], args: argparse.Namespace) -> None:
+    """A backlog is produced into every target first; then, alternating between targets for ``--rounds``
+    rounds, a push consumer of a new group drains it from the first offset (best round counts)."""
+    cmd = java_bench_command("DrainBench")
+    with contextlib.ExitStack() as stack:
+        clusters: dict[str, Servers] = {}
+        for target in targets:
+            servers = stack.enter_context(make_servers(target, 1, args))
+            servers.start()
+            report.note(f"drain {target}: backlog {produce_backlog(cmd, servers, args)}")
+            clusters[target] = servers
+        best: dict[str, DrainRun] = {}
+        for rnd in range(args.rounds):
+            order = targets[rnd % len(targets) :] + targets[: rnd % len(targets)]
+            for target in order:
+                quiet = wait_quiet(args.quiet_wait)
+                run = run_drain(cmd, clusters[target], f"CG_DRAIN_BENCH_{rnd + 1}", args)
+                report.note(f"drain {target} round {rnd + 1}: {run.describe()}; before: {quiet}")
+                if target not in best or run.msgs_per_sec > best[target].msgs_per_sec:
+                    best[target] = run
+        name = f"push consumer drains {args.backlog:,} x {args.body} B (best of {args.rounds})"
+        for target in targets:
+            run = best[target]
+            received = run.result["received"]
+            report.row(name, "msg/s", "higher", "ours vs Java 4.9.8").values[target] = run.msgs_per_sec
+            report.row("  server CPU per 1000 msgs, drain", "cpu-ms", "lower").values[target] = (
+                1e6 * run.server_cpu / received if received else None
+            )
+            report.row("  consumer CPU per 1000 msgs, drain", "cpu-ms", "lower").values[target] = (
+                1e6 * run.client_cpu / received if received else None
+            )
 
 
 # --------------------------------------------------------------------------- profiling (py-spy)
@@ -716,7 +848,8 @@ def bench_topics(report: Report, targets: list[str], args: argparse.Namespace) -
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--parts", default="startup,send,topics", help="comma list of startup, send, topics")
+    ap.add_argument("--parts", default="startup,send,topics",
+                    help="comma list of startup, send, topics, drain")  # fmt: skip
     ap.add_argument("--targets", default="ours,java4,java5", help="comma list of ours, java4 (4.9.8), java5 (5.3.3)")
     ap.add_argument("--reps", type=int, default=3, help="starts per configuration (startup)")
     ap.add_argument("--threads", default="4,16", help="concurrent producer threads, one run each (send)")
@@ -732,6 +865,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--topics", type=int, default=10000, help="topics to create (topics)")
     ap.add_argument("--concurrency", type=int, default=64, help="requests in flight (topics)")
     ap.add_argument("--java-topics-seconds", type=float, default=30.0, help="time cap for the Java brokers (topics)")
+    ap.add_argument("--backlog", type=int, default=1_000_000, help="messages produced, then drained (drain)")
+    ap.add_argument("--drain-timeout", type=float, default=600.0,
+                    help="seconds the backlog's production, and each drain, may take (drain)")  # fmt: skip
     ap.add_argument("--quiet-wait", type=float, default=60.0,
                     help="wait up to this many s before each measurement for other processes to idle")  # fmt: skip
     ap.add_argument("--results-dir", type=Path, default=BENCH / "results")
@@ -740,7 +876,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.targets = [t for t in args.targets.split(",") if t]
     args.threads = [int(t) for t in args.threads.split(",") if t]
     for p in args.parts:
-        if p not in ("startup", "send", "topics"):
+        if p not in ("startup", "send", "drain", "topics"):
             ap.error(f"unknown part {p!r}")
     for t in args.targets:
         if t not in TARGETS:
@@ -782,7 +918,8 @@ def main(argv: list[str] | None = None) -> int:
     report = Report()
     started = time.monotonic()
     with scratch_dir() as args.scratch:
-        for part, run in (("startup", bench_startup), ("send", bench_send), ("topics", bench_topics)):
+        parts = (("startup", bench_startup), ("send", bench_send), ("drain", bench_drain), ("topics", bench_topics))
+        for part, run in parts:
             if part in args.parts:
                 print(f"[{part}] ...", file=sys.stderr, flush=True)
                 run(report, args.targets, args)
@@ -790,7 +927,7 @@ def main(argv: list[str] | None = None) -> int:
         f"mqadmin server benchmark {datetime.now():%Y-%m-%d %H:%M}; {environment()}\n"
         f"parts {','.join(args.parts)}; startup reps {args.reps}; send: {args.producers} producers, "
         f"{args.body} B bodies, {args.warmup:g} s warm-up + {args.duration:g} s window, best of {args.rounds} rounds; "
-        f"Java servers: {args.java_jit} JIT; topics: {args.topics} "
+        f"drain: {args.backlog} messages; Java servers: {args.java_jit} JIT; topics: {args.topics} "
         f"x code 17, {args.concurrency} in flight; took {time.monotonic() - started:.0f} s\n"
         "ratio = ours / peer (below 1 is better for 'lower', above 1 for 'higher')\n\n"
     )

@@ -1,6 +1,8 @@
 """RocketMQ remoting frames: ``| int32 length | int32 type<<24|H | header | body |``.
 
 Both header encodings are supported: JSON (type 0) and the binary ROCKETMQ form (type 1).
+Headers are read and written with orjson; what it refuses (invalid UTF-8 kept for a server to refuse by
+field, lone surrogates, numbers beyond 64 bits, NaN) goes through the standard ``json`` module as before.
 Decoding is tolerant of what real peers send (tests/data/captures; docs/protocol.md): a header JSON
 that ends in a newline, ext values that are numbers or booleans, ``language`` as a name or an
 ordinal, a missing ``opaque``.
@@ -12,6 +14,8 @@ import json
 import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
+
+import orjson
 
 MAX_FRAME_LENGTH = 16 * 1024 * 1024
 """The largest ``length`` field accepted, as in Java's default ``frameMaxLength``."""
@@ -134,7 +138,10 @@ def _encode_json_header(cmd: RemotingCommand) -> bytes:
         obj["extFields"] = cmd.ext
     if cmd.remark:
         obj["remark"] = cmd.remark
-    return _HEADER_ENCODER.encode(obj).encode()
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:  # lone surrogates (UnicodeEncodeError below), keys that are not text
+        return _HEADER_ENCODER.encode(obj).encode()
 
 
 _HEADER_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True, ensure_ascii=False)
@@ -195,23 +202,31 @@ def _check_depth(header: bytes) -> None:
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"{}[]")
 
 
+_TEXT_ONLY = {str}
+
+
 def _decode_json_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
     _check_depth(header)
     try:
-        obj = json.loads(header.decode("utf-8", text_errors))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise FrameError(f"header is not JSON: {type(e).__name__}: {e}") from None
+        obj = orjson.loads(header)
+    except orjson.JSONDecodeError:  # invalid UTF-8, lone surrogates, huge numbers: what json accepts, it reads
+        try:
+            obj = json.loads(header.decode("utf-8", text_errors))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+            raise FrameError(f"header is not JSON: {type(e).__name__}: {e}") from None
     if not isinstance(obj, dict):
         raise FrameError("header JSON is not an object")
     ext_raw = obj.get("extFields") or {}
     if not isinstance(ext_raw, dict):
         raise FrameError("extFields is not an object")
+    if not {*map(type, ext_raw.values())} <= _TEXT_ONLY:
+        ext_raw = {k: _ext_value(v) for k, v in ext_raw.items()}  # JSON keys are always text
     remark = obj.get("remark")
     return RemotingCommand(
         code=_int_field(obj, "code", None),
         opaque=_int_field(obj, "opaque", 0),
         flag=_int_field(obj, "flag", 0),
-        ext={str(k): _ext_value(v) for k, v in ext_raw.items()},
+        ext=ext_raw,
         remark=remark if isinstance(remark, str) and remark else None,
         language=_language_name(obj.get("language")),
         version=_int_field(obj, "version", 0),

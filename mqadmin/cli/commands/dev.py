@@ -542,12 +542,13 @@ async def _starting(coro: Awaitable[Any], port_option: str) -> Any:
 
 
 def _run(main: Callable[[], Awaitable[None]]) -> None:
-    import asyncio
     import logging
+
+    from mqadmin.server.loop import run
 
     logging.basicConfig(
         level=logging.DEBUG if GLOBAL.debug else logging.WARNING,
         format="%(asctime)s %(levelname)s %(message)s",
         stream=sys.stderr,
     )
-    asyncio.run(main())
+    run(main)
