@@ -9,6 +9,10 @@ does); an unknown code answers REQUEST_CODE_NOT_SUPPORTED; a response that canno
 replaced by a SYSTEM_ERROR answer, so a client never waits for its timeout. Oneway requests are
 never answered.
 
+A request is handled as soon as its frame is read: the checks, decoding and the handler's call run
+in the read loop's turn, and only a handler that returns a coroutine gets a task of its own (one that
+returns a future, as the send path does, is answered from the future's callback).
+
 Connections are bounded (``ConnectionLimits``): one that is idle (nothing read or written, no
 request being handled) for ``idle_timeout`` seconds is closed, as Java's
 ``serverChannelMaxIdleTimeSeconds`` does; a frame must arrive whole within ``frame_timeout``
@@ -39,8 +43,10 @@ from mqadmin.wire.frame import RESPONSE_FLAG, FrameError, RemotingCommand, encod
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[RemotingCommand, "ClientChannel"], Awaitable[RemotingCommand | None]]
-DecodedHandler = Callable[[Decoded[Any, Any], "ClientChannel"], Awaitable[RemotingCommand | None]]
+Answer = RemotingCommand | None | Awaitable[RemotingCommand | None]
+"""What a handler returns: the response now (None: no response), or a coroutine or future of it."""
+Handler = Callable[[RemotingCommand, "ClientChannel"], Answer]
+DecodedHandler = Callable[[Decoded[Any, Any], "ClientChannel"], Answer]
 Check = Callable[[RemotingCommand], RemotingCommand | None]
 CloseListener = Callable[["ClientChannel"], None]
 
@@ -101,11 +107,20 @@ class ClientChannel:
         return max(self.frames.last_active, self._last_write)
 
     async def send(self, cmd: RemotingCommand) -> None:
+        """``queue``, then wait for the kernel (drain) when the connection's buffer is over its limit."""
+        if self.closed:
+            return
+        self.queue(cmd)
+        if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
+            try:
+                await self._writer.drain()
+            except (ConnectionError, OSError):
+                self.close()
+
+    def queue(self, cmd: RemotingCommand) -> None:
         """Queue a frame; frames queued in one turn of the event loop go out in one write.
 
-        One socket write per response was the largest cost of the send path under many producers.
-        Waiting for the kernel (drain) happens only when the connection's buffer is over its limit.
-        """
+        One socket write per response was the largest cost of the send path under many producers."""
         if self.closed:
             return
         first = not self._out
@@ -114,11 +129,6 @@ class ClientChannel:
             self._flush()
         elif first:
             asyncio.get_running_loop().call_soon(self._flush)
-        if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
-            try:
-                await self._writer.drain()
-            except (ConnectionError, OSError):
-                self.close()
 
     def _flush(self) -> None:
         if self.closed or not self._out:
@@ -267,9 +277,7 @@ class RemotingServer:
 
         def on_request(cmd: RemotingCommand) -> None:
             ch.in_flight += 1
-            task = asyncio.get_running_loop().create_task(self._dispatch(cmd, ch))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._dispatch(cmd, ch)
 
         try:
             await read_frames(ch.frames, ch.pending, on_request)
@@ -313,32 +321,70 @@ class RemotingServer:
             return refused
         return self.guard.authenticate(cmd) if self.guard is not None else None
 
-    async def _dispatch(self, cmd: RemotingCommand, ch: ClientChannel) -> None:
-        rpc, handler = self._handlers.get(cmd.code, (None, None))
+    def _dispatch(self, cmd: RemotingCommand, ch: ClientChannel) -> None:
+        """Handle one request: answer it now, from its future's callback, or from a task awaiting its coroutine."""
         try:
-            if handler is None:
-                resp = cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
-            elif (refused := self._refusal(cmd)) is not None:
-                resp = refused
-            elif rpc is None:
-                resp = await handler(cmd, ch)
-            else:
-                try:
-                    req = rpc.decode(cmd, self.validate)
-                except RequestRefused as e:
-                    resp = cmd.response(e.code, e.remark)
-                else:
-                    guard = self.guard
-                    refused = guard.authorize(rpc, req, ch.remote_ip) if guard is not None else None
-                    resp = refused if refused is not None else await handler(req, ch)
+            answer = self._call(cmd, ch)
+        except Exception as e:
+            answer = self._failure(cmd, e)
+        if isinstance(answer, RemotingCommand) or answer is None:
+            self._respond(cmd, ch, answer)
+        elif isinstance(answer, asyncio.Future):
+            answer.add_done_callback(lambda fut: self._respond(cmd, ch, self._outcome(cmd, fut)))
+        else:
+            task = asyncio.get_running_loop().create_task(self._finish(cmd, ch, answer))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _call(self, cmd: RemotingCommand, ch: ClientChannel) -> Answer:
+        """The checks, the decoding, then the handler's call."""
+        rpc, handler = self._handlers.get(cmd.code, (None, None))
+        if handler is None:
+            return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
+        if (refused := self._refusal(cmd)) is not None:
+            return refused
+        if rpc is None:
+            return handler(cmd, ch)
+        try:
+            req = rpc.decode(cmd, self.validate)
+        except RequestRefused as e:
+            return cmd.response(e.code, e.remark)
+        guard = self.guard
+        refused = guard.authorize(rpc, req, ch.remote_ip) if guard is not None else None
+        return refused if refused is not None else handler(req, ch)
+
+    async def _finish(self, cmd: RemotingCommand, ch: ClientChannel, answer: Awaitable[RemotingCommand | None]) -> None:
+        try:
+            resp = await answer
         except asyncio.CancelledError:
+            ch.in_flight -= 1
             raise
-        except Exception as e:  # answer like Java: SYSTEM_ERROR with the exception text
-            log.debug("%s: handler for %d failed", self.name, cmd.code, exc_info=True)
-            resp = cmd.response(ResponseCode.SYSTEM_ERROR, f"{type(e).__name__}: {e}")
+        except Exception as e:
+            resp = self._failure(cmd, e)
+        if resp is None or cmd.is_oneway:
+            ch.in_flight -= 1
+            return
+        resp.opaque = cmd.opaque
+        try:
+            await ch.send(resp)
+        finally:
+            ch.in_flight -= 1
+
+    def _outcome(self, cmd: RemotingCommand, fut: asyncio.Future[RemotingCommand | None]) -> RemotingCommand | None:
+        if fut.cancelled():
+            return None
+        e = fut.exception()
+        return self._failure(cmd, e) if isinstance(e, Exception) else fut.result()
+
+    def _respond(self, cmd: RemotingCommand, ch: ClientChannel, resp: RemotingCommand | None) -> None:
         try:
             if resp is not None and not cmd.is_oneway:
                 resp.opaque = cmd.opaque
-                await ch.send(resp)
+                ch.queue(resp)
         finally:
             ch.in_flight -= 1
+
+    def _failure(self, cmd: RemotingCommand, e: BaseException) -> RemotingCommand:
+        """Answer like Java: SYSTEM_ERROR with the exception text."""
+        log.debug("%s: handler for %d failed", self.name, cmd.code, exc_info=e)
+        return cmd.response(ResponseCode.SYSTEM_ERROR, f"{type(e).__name__}: {e}")

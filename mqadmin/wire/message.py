@@ -6,6 +6,7 @@ bodies and what the embedded broker writes to its commit log (magic v1, IPv4 hos
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import socket
@@ -93,8 +94,10 @@ class MessageExt:
 
 
 def offset_msg_id(store_host: tuple[str, int], commit_log_offset: int) -> str:
-    ip, port = store_host
-    return (socket.inet_aton(ip) + struct.pack(">iq", port, commit_log_offset)).hex().upper()
+    return (_host(store_host) + _OFFSET.pack(commit_log_offset)).hex().upper()
+
+
+_OFFSET = struct.Struct(">q")
 
 
 def parse_offset_msg_id(msg_id: str) -> tuple[tuple[str, int], int]:
@@ -168,6 +171,11 @@ def _hex_id(msg_id: str, what: str) -> bytes:
 _HEAD = struct.Struct(">iiiiiqqiq")  # size, magic, crc, queueId, flag, queueOffset, physOffset, sysFlag, born
 
 
+_FIXED = struct.Struct(">iiiiiqqiq8sq8siqi")
+"""Everything before the body: _HEAD, BORNHOST, STORETIMESTAMP, STOREHOST, RECONSUMETIMES,
+PREPAREDTRANSACTIONOFFSET, BODYLENGTH (hosts as IPv4 address + port, ``_host``)."""
+
+
 def encode_message(m: MessageExt) -> bytes:
     """One message in the stored (magic v1, IPv4) layout."""
     topic = m.topic.encode()
@@ -176,28 +184,31 @@ def encode_message(m: MessageExt) -> bytes:
         raise ValueError(f"topic {m.topic!r} is longer than 255 bytes")
     if len(props) > 32767:
         raise ValueError("message properties are longer than 32767 bytes")
-    size = _HEAD.size + 8 + 8 + 8 + 4 + 8 + 4 + len(m.body) + 1 + len(topic) + 2 + len(props)
+    body = m.body
+    size = _FIXED.size + len(body) + 1 + len(topic) + 2 + len(props)
     return b"".join(
         (
-            _HEAD.pack(
-                size, MAGIC_V1, body_crc(m.body), m.queue_id, m.flag, m.queue_offset,
-                m.commit_log_offset, m.sys_flag & ~(SYSFLAG_BORNHOST_V6 | SYSFLAG_STOREHOST_V6),
-                m.born_timestamp,
+            _FIXED.pack(
+                size, MAGIC_V1, body_crc(body), m.queue_id, m.flag, m.queue_offset, m.commit_log_offset,
+                m.sys_flag & ~(SYSFLAG_BORNHOST_V6 | SYSFLAG_STOREHOST_V6), m.born_timestamp, _host(m.born_host),
+                m.store_timestamp, _host(m.store_host), m.reconsume_times, m.prepared_transaction_offset, len(body),
             ),
-            _host(m.born_host),
-            struct.pack(">q", m.store_timestamp),
-            _host(m.store_host),
-            struct.pack(">iqi", m.reconsume_times, m.prepared_transaction_offset, len(m.body)),
-            m.body,
-            struct.pack(">B", len(topic)),
+            body,
+            _TOPIC_LEN.pack(len(topic)),
             topic,
-            struct.pack(">h", len(props)),
+            _PROPS_LEN.pack(len(props)),
             props,
         )
     )  # fmt: skip
 
 
+_TOPIC_LEN = struct.Struct(">B")
+_PROPS_LEN = struct.Struct(">h")
+
+
+@functools.lru_cache(maxsize=1024)
 def _host(host: tuple[str, int]) -> bytes:
+    """An IPv4 host as stored: 4 address bytes and the port (a connection's peer, the broker: few, so cached)."""
     return socket.inet_aton(host[0]) + struct.pack(">i", host[1])
 
 

@@ -16,6 +16,7 @@ messages and consumer retries wait in SCHEDULE_TOPIC_XXXX (mqadmin.server.broker
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import struct
@@ -27,8 +28,8 @@ from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.broker.brokerstore import Processor, store_host
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.broker.schedule import RETRY_FIRST_LEVEL, delay_levels, schedule_if_delayed
-from mqadmin.server.remoting import ClientChannel
-from mqadmin.server.store import PutResult, PutStatus
+from mqadmin.server.remoting import Answer, ClientChannel
+from mqadmin.server.store import FlushDiskType, PutResult, PutStatus
 from mqadmin.wire.address import ipv4_or_loopback
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -96,13 +97,10 @@ class SendProcessor(Processor):
 
     async def _check(self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel) -> TopicConfig | RemotingCommand:
         """``msgCheck``: the topic's config, or the error response."""
-        cfg = self.config
-        if not cfg.broker_permission & PERM_WRITE:
-            remark = f"the broker[{cfg.listen_host}] sending message is forbidden"
-            return cmd.response(ResponseCode.NO_PERMISSION, remark)
-        topic = h.topic  # a legal name: its declaration checked it before this handler ran
-        if topic in NOT_ALLOWED_SEND_TOPICS:
-            return cmd.response(ResponseCode.NO_PERMISSION, f"Sending message to topic[{topic}] is forbidden.")
+        refused = self._check_broker(cmd, h)
+        if refused is not None:
+            return refused
+        topic = h.topic
         tc = self.topics.get(topic)
         if tc is None:
             sys_flag = (2 if topic.startswith(RETRY_PREFIX) else 1) if h.unit_mode else 0
@@ -115,6 +113,24 @@ class SendProcessor(Processor):
                 return cmd.response(
                     ResponseCode.TOPIC_NOT_EXIST, f"topic[{topic}] not exist, apply first please!{FAQ_APPLY_TOPIC}"
                 )
+        return self._check_topic(cmd, h, ch, tc)
+
+    def _check_broker(self, cmd: RemotingCommand, h: SendHeader) -> RemotingCommand | None:
+        """``msgCheck``'s first part: the broker takes writes, and the topic is not one nobody may send to."""
+        cfg = self.config
+        if not cfg.broker_permission & PERM_WRITE:
+            remark = f"the broker[{cfg.listen_host}] sending message is forbidden"
+            return cmd.response(ResponseCode.NO_PERMISSION, remark)
+        topic = h.topic  # a legal name: its declaration checked it before this handler ran
+        if topic in NOT_ALLOWED_SEND_TOPICS:
+            return cmd.response(ResponseCode.NO_PERMISSION, f"Sending message to topic[{topic}] is forbidden.")
+        return None
+
+    def _check_topic(
+        self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
+    ) -> TopicConfig | RemotingCommand:
+        """``msgCheck``'s last part, on the topic's config: writable, and the queue id within its queues."""
+        topic = h.topic
         if not tc.perm & PERM_WRITE:
             return cmd.response(ResponseCode.NO_PERMISSION, f"the topic[{topic}] sending message is forbidden")
         if h.queue_id >= max(tc.write_queue_nums, tc.read_queue_nums):
@@ -148,35 +164,72 @@ class SendProcessor(Processor):
 
     # --- SEND_MESSAGE / SEND_MESSAGE_V2 ----------------------------------------------------
 
-    async def send_message(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> RemotingCommand:
+    def send_message(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> Answer:
+        """A message to a topic this broker has, with ASYNC_FLUSH, is checked, queued in the store and
+        answered from the store's commit (a future, no task); everything else (batches, a topic still to be
+        created, retry topics, SYNC_FLUSH's timeout) goes through ``_send_message``."""
+        cmd, h = req.cmd, req.header
+        tc = self.topics.get(h.topic)
+        store = self.messages
+        if h.batch or tc is None or h.topic.startswith(RETRY_PREFIX) or store.flush_disk_type != FlushDiskType.ASYNC:
+            return self._send_message(req, ch)
+        checked = self._check_broker(cmd, h) or self._check_topic(cmd, h, ch, tc)
+        msg = self._message(cmd, h, ch, checked) if isinstance(checked, TopicConfig) else checked
+        if isinstance(msg, RemotingCommand):
+            msg.ext.update(base_ext(self.config))
+            return msg
+        sent_to = self._stored_form(msg)
+        result, stored = store.enqueue([msg])
+        if stored is None:
+            return self._answer(cmd, result, *sent_to)
+        answer: asyncio.Future[RemotingCommand] = asyncio.get_running_loop().create_future()
+
+        def committed(fut: asyncio.Future[PutStatus]) -> None:
+            try:
+                result.status = fut.result()
+                answer.set_result(self._answer(cmd, result, *sent_to))
+            except BaseException as e:  # answered SYSTEM_ERROR by the server, never left waiting
+                answer.set_exception(e)
+
+        stored.add_done_callback(committed)
+        return answer
+
+    async def _send_message(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> RemotingCommand:
         cmd, h = req.cmd, req.header
         if h.batch:
             return await self.send_batch(req, ch)
         tc = await self._check(cmd, h, ch)
-        if isinstance(tc, RemotingCommand):
-            tc.ext.update(base_ext(self.config))
-            return tc
-        props = decode_properties(h.properties)
-        if props.get(PROPERTY_TRANSACTION_PREPARED, "").lower() == "true":
-            remark = f"the broker[{self.config.listen_host}] sending transaction message is forbidden"
-            return cmd.response(ResponseCode.NO_PERMISSION, remark, base_ext(self.config))
-        too_big = self._too_big(cmd, len(cmd.body))
-        if too_big is not None:
-            return too_big
-        topic, queue_id = h.topic, self._pick_queue(h, tc)
-        if topic.startswith(RETRY_PREFIX):
+        msg = self._message(cmd, h, ch, tc) if isinstance(tc, TopicConfig) else tc
+        if isinstance(msg, RemotingCommand):
+            msg.ext.update(base_ext(self.config))
+            return msg
+        if msg.topic.startswith(RETRY_PREFIX):
             routed = await self._retry_or_dlq(cmd, h)
             if isinstance(routed, RemotingCommand):
                 routed.ext.update(base_ext(self.config))
                 return routed
             if routed is not None:
-                topic, queue_id = routed, 0
+                msg.topic, msg.queue_id = routed, 0
+        sent_to = self._stored_form(msg)
+        return self._answer(cmd, await self.messages.put(msg), *sent_to)
+
+    def _message(
+        self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
+    ) -> MessageExt | RemotingCommand:
+        """The message to store, or the refusal (a transactional message, a body too big)."""
+        props = decode_properties(h.properties)
+        if props.get(PROPERTY_TRANSACTION_PREPARED, "").lower() == "true":
+            remark = f"the broker[{self.config.listen_host}] sending transaction message is forbidden"
+            return cmd.response(ResponseCode.NO_PERMISSION, remark)
+        too_big = self._too_big(cmd, len(cmd.body))
+        if too_big is not None:
+            return too_big
         props.pop(PROPERTY_WAIT, None)
         props[PROPERTY_CLUSTER] = self.config.cluster_name
         msg = MessageExt(
-            topic=topic,
+            topic=h.topic,
             body=cmd.body,
-            queue_id=queue_id,
+            queue_id=self._pick_queue(h, tc),
             flag=h.flag,
             sys_flag=h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0),
             born_timestamp=h.born_timestamp,
@@ -184,10 +237,19 @@ class SendProcessor(Processor):
             reconsume_times=h.reconsume_times or 0,
             properties=props,
         )
-        if not topic.startswith(DLQ_PREFIX):
-            schedule_if_delayed(msg, delay_levels(self.config.message_delay_level))
         self._sync_store_host()
-        result = await self.messages.put(msg)
+        return msg
+
+    def _stored_form(self, msg: MessageExt) -> tuple[str, int]:
+        """Turn a delayed message into its schedule-topic form (not in a DLQ); returns the topic and queue it
+        was sent to, which the response and the statistics name."""
+        sent_to = msg.topic, msg.queue_id
+        if not msg.topic.startswith(DLQ_PREFIX):
+            schedule_if_delayed(msg, delay_levels(self.config.message_delay_level))
+        return sent_to
+
+    def _answer(self, cmd: RemotingCommand, result: PutResult, topic: str, queue_id: int) -> RemotingCommand:
+        """The response to a stored (or refused) message, counted when stored."""
         if result.stored:
             self._count(topic, 1)
         return put_response(cmd, result, queue_id, self.config)

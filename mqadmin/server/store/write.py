@@ -35,19 +35,24 @@ class StoreWriting(StoreState):
 
     async def put_batch(self, msgs: list[MessageExt]) -> PutResult:
         """Store messages of one queue (or one message) atomically, with consecutive queue offsets."""
-        if self.closed:
-            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE, detail="the message store is closed")
-        if not msgs:
-            return PutResult(PutStatus.MESSAGE_ILLEGAL, detail="no message to store")
-        try:
-            result, fut = self._enqueue(msgs)
-        except _Illegal as e:
-            return PutResult(e.status, detail=str(e))
-        status = await self._wait_stored(fut)
-        result.status = status
+        result, fut = self.enqueue(msgs)
+        if fut is not None:
+            result.status = await self._wait_stored(fut)
         return result
 
-    def _enqueue(self, msgs: list[MessageExt]) -> tuple[PutResult, asyncio.Future[PutStatus]]:
+    def enqueue(self, msgs: list[MessageExt]) -> tuple[PutResult, asyncio.Future[PutStatus] | None]:
+        """``put_batch`` without waiting: the result, and the future of its status once committed (with
+        ASYNC_FLUSH; SYNC_FLUSH's timeout is ``put_batch``'s); None when refused at once (the result says why)."""
+        if self.closed:
+            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE, detail="the message store is closed"), None
+        if not msgs:
+            return PutResult(PutStatus.MESSAGE_ILLEGAL, detail="no message to store"), None
+        try:
+            return self._enqueue(msgs)
+        except _Illegal as e:
+            return PutResult(e.status, detail=str(e)), None
+
+    def _enqueue(self, msgs: list[MessageExt]) -> tuple[PutResult, asyncio.Future[PutStatus] | None]:
         now = int(time.time() * 1000)
         if now < self._last_store_ts:
             now = self._last_store_ts
