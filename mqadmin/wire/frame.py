@@ -205,15 +205,28 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"{}[]")
 _TEXT_ONLY = {str}
 
 
-def _decode_json_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
-    _check_depth(header)
+def _parse_header(header: bytes, text_errors: str) -> object:
+    """The header's JSON: orjson's reading when it is the usual one (text ext values, no floats), else the
+    standard reader's, which takes what orjson refuses (invalid UTF-8 kept as surrogates, lone surrogate
+    escapes, NaN) or reads otherwise (an integer beyond 64 bits, which orjson makes a float)."""
     try:
         obj = orjson.loads(header)
-    except orjson.JSONDecodeError:  # invalid UTF-8, lone surrogates, huge numbers: what json accepts, it reads
-        try:
-            obj = json.loads(header.decode("utf-8", text_errors))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-            raise FrameError(f"header is not JSON: {type(e).__name__}: {e}") from None
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        if isinstance(obj, dict) and float not in {*map(type, obj.values())}:
+            ext = obj.get("extFields")
+            if not isinstance(ext, dict) or {*map(type, ext.values())} <= _TEXT_ONLY:
+                return obj
+    try:
+        return json.loads(header.decode("utf-8", text_errors))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise FrameError(f"header is not JSON: {type(e).__name__}: {e}") from None
+
+
+def _decode_json_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
+    _check_depth(header)
+    obj = _parse_header(header, text_errors)
     if not isinstance(obj, dict):
         raise FrameError("header JSON is not an object")
     ext_raw = obj.get("extFields") or {}

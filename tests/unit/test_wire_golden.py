@@ -286,3 +286,24 @@ def test_encoding_a_frame_over_16_mib_is_refused() -> None:
     cmd.body = b"x" * MAX_FRAME_LENGTH
     with pytest.raises(FrameError):
         encode_frame(cmd)
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        (b"123456789012345678901234567890", "123456789012345678901234567890"),  # beyond 64 bits
+        (b"NaN", "nan"),  # not JSON, but Python's reader (and fastjson) take it
+        (b'"\\ud800"', "\ud800"),  # a lone surrogate, for the server to refuse naming the field
+    ],
+)
+def test_header_values_the_fast_parser_refuses_are_still_read(raw: bytes, value: str) -> None:
+    header = b'{"code":310,"opaque":7,"extFields":{"a":' + raw + b',"b":"x"}}'
+    cmd = decode_frame(struct.pack(">i", len(header)) + header, "surrogateescape")
+    assert (cmd.code, cmd.opaque, cmd.ext) == (310, 7, {"a": value, "b": "x"})
+
+
+def test_invalid_utf8_in_a_header_is_kept_for_the_server_to_refuse() -> None:
+    header = b'{"code":310,"extFields":{"b":"T\xff"}}'
+    assert decode_frame(struct.pack(">i", len(header)) + header, "surrogateescape").ext == {"b": "T\udcff"}
+    with pytest.raises(FrameError, match="not JSON"):
+        decode_frame(struct.pack(">i", len(header)) + header)

@@ -1,0 +1,65 @@
+"""The remoting server answers each kind of handler result: a response at once, a future completed later
+(the broker's send path), a coroutine; a handler that fails, at once or through its future, is answered
+SYSTEM_ERROR with the exception text, and the connection goes on serving."""
+
+from __future__ import annotations
+
+import asyncio
+
+from mqadmin.server.remoting import ClientChannel, RemotingServer
+from mqadmin.transport.tcp import TcpTransport
+from mqadmin.wire.codes import ResponseCode as R
+from mqadmin.wire.frame import RemotingCommand
+
+from .conftest import request, until
+
+NOW, LATER, FAILS_NOW, FAILS_LATER, COROUTINE = 901, 902, 903, 904, 905
+
+
+async def test_every_kind_of_handler_result_is_answered_on_one_connection() -> None:
+    pending: list[tuple[RemotingCommand, asyncio.Future[RemotingCommand]]] = []
+
+    def now(cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        return cmd.response(R.SUCCESS, "now")
+
+    def later(cmd: RemotingCommand, ch: ClientChannel) -> asyncio.Future[RemotingCommand]:
+        fut = asyncio.get_running_loop().create_future()
+        pending.append((cmd, fut))
+        return fut
+
+    def fails_now(cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        raise ValueError("bad at once")
+
+    def fails_later(cmd: RemotingCommand, ch: ClientChannel) -> asyncio.Future[RemotingCommand]:
+        fut = asyncio.get_running_loop().create_future()
+        fut.set_exception(KeyError("gone"))
+        return fut
+
+    async def coroutine(cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        await asyncio.sleep(0)
+        return cmd.response(R.SUCCESS, "awaited")
+
+    server = RemotingServer("answers")
+    for code, handler in ((NOW, now), (LATER, later), (FAILS_NOW, fails_now), (FAILS_LATER, fails_later),
+                          (COROUTINE, coroutine)):  # fmt: skip
+        server.register(code, handler)
+    port = await server.start()
+    addr = f"127.0.0.1:{port}"
+    transport = TcpTransport(timeout=10)
+    try:
+        waiting = asyncio.ensure_future(request(transport, addr, LATER))
+        await until(lambda: pending, what="the future handler was called")
+        # answered while the first request still waits for its future
+        assert (await request(transport, addr, NOW)).remark == "now"
+        bad = await request(transport, addr, FAILS_NOW)
+        assert (bad.code, bad.remark) == (R.SYSTEM_ERROR, "ValueError: bad at once")
+        bad_later = await request(transport, addr, FAILS_LATER)
+        assert (bad_later.code, bad_later.remark) == (R.SYSTEM_ERROR, "KeyError: 'gone'")
+        assert (await request(transport, addr, COROUTINE)).remark == "awaited"
+        assert not waiting.done()
+        cmd, fut = pending[0]
+        fut.set_result(cmd.response(R.SUCCESS, "later"))
+        assert (await waiting).remark == "later"
+    finally:
+        await transport.aclose()
+        await server.close()
