@@ -374,7 +374,7 @@ class RemotingServer:
         if fut.cancelled():
             return None
         e = fut.exception()
-        return self._failure(cmd, e) if isinstance(e, Exception) else fut.result()
+        return self._failure(cmd, e) if e is not None else fut.result()
 
     def _respond(self, cmd: RemotingCommand, ch: ClientChannel, resp: RemotingCommand | None) -> None:
         try:
