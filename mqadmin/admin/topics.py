@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.core import AdminCore
@@ -16,9 +16,11 @@ from mqadmin.model.order import ORDER_TOPIC_CONFIG, format_order_conf, parse_ord
 from mqadmin.model.route import ClusterInfo, TopicRouteData
 from mqadmin.model.rpc import namesrv as ns
 from mqadmin.model.rpc import topics as rpc
-from mqadmin.model.stats import QueueOffsets
 from mqadmin.model.topic import TopicConfig, alter_attributes, attribute_ops
 from mqadmin.wire.codes import ResponseCode
+
+if TYPE_CHECKING:
+    from mqadmin.model.stats import QueueOffsets  # loads with the declarations of topic requests (topicList: none)
 
 V5_0_0 = 413  # first version whose brokers keep topic attributes
 V5_1_0 = 433  # first version whose brokers store ``order`` from UPDATE_AND_CREATE_TOPIC

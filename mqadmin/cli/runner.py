@@ -347,11 +347,11 @@ def _value(v: Any) -> str:
 
 def exit_for_results(results: Sequence[TargetResult], what: str) -> None:
     """Raise PARTIAL (some failed) or FAILURE (all failed) after the per-target output was printed."""
-    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, refusal_of_reason
-
     failed = [r for r in results if not r.ok]
     if not failed:
         return
+    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, refusal_of_reason  # ACL models: only on failure
+
     names = ", ".join(f"{r.name} {r.addr}".strip() for r in failed)
     if len(failed) == len(results):
         kinds = {refusal_of_reason(r.reason) for r in failed}

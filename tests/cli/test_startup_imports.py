@@ -57,6 +57,14 @@ def test_help_imports_neither_rich_nor_the_admin_client() -> None:
     assert not executed(loaded, "mqadmin.cli.settings")  # nor profiles, config files or tomllib
 
 
+def test_a_commands_help_does_not_import_asyncio() -> None:
+    """Options that complete names from the cluster load the client only when the shell asks (at a Tab)."""
+    code, out, loaded = run(["topicRoute", "--help"])
+    assert code == 0 and "--topic" in out
+    assert not executed(loaded, "asyncio")
+    assert not executed(loaded, "mqadmin.cli.live_names")
+
+
 def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: EmbeddedCluster) -> None:
     ns = cluster.namesrv_addr
     code, out, loaded = run(["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "StartupImports"])
@@ -68,6 +76,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert not executed(loaded, "rich")
     unused = {f"mqadmin.model.rpc.{m}" for m in UNUSED_BY_ONE_REQUEST}
     assert not unused & executed(loaded, "mqadmin.model.rpc")
+    assert not executed(loaded, "mqadmin.model.access")  # ACL rules: only requests that declare one load them
 
     code, out, loaded = run(["clusterList", "-n", ns])
     assert code == 0 and "broker-a" in out and "broker-b" in out
