@@ -9,6 +9,7 @@ from mqadmin.admin.core import AdminCore
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.rpc import brokers as rpc
+from mqadmin.model.rpc import consumers as consumers_rpc
 from mqadmin.wire import fastjson
 
 if TYPE_CHECKING:  # the consume-stats models and config changes load when used (clusterList needs neither)
@@ -56,8 +57,8 @@ class BrokerOps(AdminCore):
     async def broker_consume_stats(self, addr: str, is_order: bool, timeout: float = 0) -> BrokerConsumeStats:
         """GET_BROKER_CONSUME_STATS (317): every group's offsets on the broker (only ordered topics with
         ``is_order``)."""
-        header = rpc.ConsumeStatsInBrokerHeader(is_order=is_order)
-        reply = await self.request(addr, rpc.GET_BROKER_CONSUME_STATS, header, timeout=timeout)
+        header = consumers_rpc.ConsumeStatsInBrokerHeader(is_order=is_order)
+        reply = await self.request(addr, consumers_rpc.GET_BROKER_CONSUME_STATS, header, timeout=timeout)
         if reply.body:
             return reply.body
         from mqadmin.model.broker_consume import BrokerConsumeStats

@@ -70,6 +70,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     code, out, loaded = run(["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "StartupImports"])
     assert code == 0 and out.count("created") == 2
     assert not executed(loaded, "rich")
+    assert not executed(loaded, "mqadmin.model.auth")
 
     code, out, loaded = run(["topicList", "-n", ns])
     assert code == 0 and "StartupImports" in out.split()
@@ -82,6 +83,8 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert code == 0 and "broker-a" in out and "broker-b" in out
     assert not executed(loaded, "rich")
     assert not unused & executed(loaded, "mqadmin.model.rpc")
+    assert not executed(loaded, "mqadmin.model.broker_consume")  # declared with GET_BROKER_CONSUME_STATS only
+    assert not executed(loaded, "mqadmin.model.auth")  # ACL users and policies: only to explain a failure
 
 
 def test_every_declaration_module_is_listed_and_they_load_together() -> None:
