@@ -25,7 +25,9 @@ loaded = {name: type(m) is types.ModuleType for name, m in list(sys.modules.item
 sys.stderr.write("\\nMODULES " + json.dumps({"code": code, "loaded": loaded}) + "\\n")
 """
 
-UNUSED_BY_ONE_REQUEST = ("auth", "consumers", "lite", "messages", "offsets", "pop", "static_topics", "stats")
+UNUSED_BY_ONE_REQUEST = (
+    "auth", "consumers", "lite", "messages", "namesrv_admin", "offsets", "pop", "static_topics", "stats",
+)  # fmt: skip
 """Declaration modules (mqadmin.model.rpc.*) that topicList, clusterList and updateTopic never need."""
 
 
