@@ -1,12 +1,13 @@
 """Our CLI's start-up and one-request commands against the Java mqadmin, side by side, on one warm cluster.
 
-Starts a real Apache RocketMQ cluster (one name server, two masters) with the test harness, then runs
-each case N times with each tool, interleaved (run 1 of every tool and case, then run 2, …) so that
-all of them see the same machine load:
+Starts a real Apache RocketMQ cluster (one name server, two masters; full JIT, as in production) with the
+test harness, then runs each case N times with each tool, interleaved (run 1 of every tool and case, then
+run 2, …) so that all of them see the same machine load:
 
 * ``floor``: ``python -c pass`` under the same interpreter (what no Python CLI can beat);
-* ``ours``: the ``mqadmin`` console script of this interpreter's environment (``python -m mqadmin`` if
-  there is none), run from an empty directory;
+* ``ours``: our package laid out as a wheel install would be (a new virtualenv reaching this environment's
+  dependencies, pip's console script; ``--editable``: this environment's own script), run from an empty
+  directory;
 * ``before`` (with ``--before DIR``): the same, with the ``mqadmin`` package of another checkout
   (``git worktree add /tmp/before main``) first on ``PYTHONPATH``: before/after in one run;
 * ``java``: Java mqadmin of ``--version`` (its ``help updateTopic`` for ``--help``).
@@ -49,13 +50,57 @@ ONE_REQUEST_GOAL_S = 0.12
 HELP_GOAL_S = 0.15
 SPEEDUP_GOAL = 15.0
 CASES = ("--help", "topicList", "clusterList", "updateTopic -c")
+SERVER_JIT_OPTS = {"full": ["-XX:TieredStopAtLevel=4"], "c1": []}
+"""The test harness limits its JVMs to C1 (fast start). A C1-only 5.x broker answers GET_BROKER_RUNTIME_INFO in
+100-300 ms (its timer wheel is walked slot by slot to count congestion), a stock one in about 25 ms; clusterList
+waits for that answer, so the servers run with their full JIT, as in production, unless ``--server-jit c1``."""
 STOCK_JVM = ["-server", "-Xms1g", "-Xmx1g", "-Xmn256m", "-XX:MetaspaceSize=128m", "-XX:MaxMetaspaceSize=128m"]
 """The heap flags of the distribution's bin/tools.sh. Without --stock-jvm, Java mqadmin runs with the test
 harness's start-up-tuned flags (small heap, C1 only), i.e. at its fastest."""
 
 
+CONSOLE_SCRIPT = """\
+#!{python}
+import re
+import sys
+from mqadmin.cli import run
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(run())
+"""
+"""The console script pip writes for ``[project.scripts]`` (its ``import re`` included)."""
+
+
+def install_ours(into: Path) -> Path:
+    """Lay our package out as a wheel install would, in a new virtualenv ``into``: the package and its bytecode
+    in site-packages, this environment's dependencies reached through a plain path line in a ``.pth`` file, and
+    pip's console script. A development checkout's editable install instead runs setuptools' import finder at
+    every start (pathlib, importlib.util, fnmatch: about 15 ms); a user's install has none. Returns the script."""
+    import shutil
+    import sysconfig
+    import venv
+
+    venv.EnvBuilder(with_pip=False).create(into)
+    python = into / "bin" / "python"
+    site = Path(subprocess.check_output([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                        text=True).strip())  # fmt: skip
+    shutil.copytree(REPO / "mqadmin", site / "mqadmin", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    compileall.compile_dir(str(site / "mqadmin"), quiet=1)
+    (site / "mqadmin-bench-deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    script = into / "bin" / "mqadmin"
+    script.write_text(CONSOLE_SCRIPT.format(python=python))
+    script.chmod(0o755)
+    return script
+
+
+_OURS: list[str] = []
+"""Set by ``main`` (``--ours-script``) in the helper processes: our CLI as installed by ``install_ours``."""
+
+
 def ours_argv() -> list[str]:
-    """Our CLI under this interpreter (so a bench run from another virtualenv measures that one)."""
+    """Our CLI: the installed layout of ``install_ours``, else this environment's script (``python -m mqadmin``)."""
+    if _OURS:
+        return list(_OURS)
     script = Path(sys.executable).with_name("mqadmin")
     return [str(script)] if script.exists() else [sys.executable, "-m", "mqadmin"]
 
@@ -93,7 +138,8 @@ def child(tool: str, version: str, args: list[str], stock_jvm: bool, src: str | 
         t0 = time.perf_counter()
         done = java_mqadmin(version, args, java_opts=STOCK_JVM if stock_jvm else ())
     else:
-        argv = [sys.executable, "-c", "pass"] if tool == "floor" else [*ours_argv(), *args]
+        python = Path(_OURS[0]).with_name("python") if _OURS else sys.executable  # the interpreter ours runs on
+        argv = [str(python), "-c", "pass"] if tool == "floor" else [*ours_argv(), *args]
         with tempfile.TemporaryDirectory(prefix="bench-cli-") as cwd:  # nothing importable from the cwd
             t0 = time.perf_counter()
             done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=ours_env(src))
@@ -119,7 +165,7 @@ def measure(
 ) -> dict:
     """One run in a helper process; a failed run ends the benchmark, or with ``check=False`` is marked failed."""
     cmd = [sys.executable, __file__, "--child", tool, "--version", version, *(["--stock-jvm"] if stock_jvm else [])]
-    cmd += [*(["--src", src] if src else []), "--", *args]
+    cmd += [*(["--src", src] if src else []), *(["--ours-script", _OURS[0]] if _OURS else []), "--", *args]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     ok = result["code"] == 0 and ("success" in result["out"] if tool == "java" and args[0] == "updateTopic" else True)
@@ -163,10 +209,22 @@ def main() -> int:
     parser.add_argument("--cases", default=",".join(CASES), help=f"comma-separated subset of {', '.join(CASES)}")
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here (e.g. bench/results/cli.json)")
     parser.add_argument("--stock-jvm", action="store_true", help="run Java mqadmin with tools.sh's 1 GiB heap flags")
+    parser.add_argument(
+        "--server-jit",
+        choices=tuple(SERVER_JIT_OPTS),
+        default="full",
+        help="the name server's and brokers' JIT: full (as they run in production; default) or c1 (the test harness's)",
+    )
+    parser.add_argument(
+        "--editable", action="store_true", help="run this environment's mqadmin script (a checkout's editable install)"
+    )
+    parser.add_argument("--ours-script", help=argparse.SUPPRESS)
     parser.add_argument("--child", choices=["floor", "ours", "before", "java"], help=argparse.SUPPRESS)
     parser.add_argument("--src", help=argparse.SUPPRESS)
     parser.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     opts = parser.parse_args()
+    if opts.ours_script:
+        _OURS.append(opts.ours_script)
     if opts.child:
         child(opts.child, opts.version, opts.args, opts.stock_jvm, opts.src)
         return 0
@@ -183,15 +241,19 @@ def main() -> int:
         print(f"cannot run: {reason}", file=sys.stderr)
         return 1
     compile_sources(REPO, *([opts.before] if opts.before else []))
+    scratch = tempfile.TemporaryDirectory(prefix="bench-cli-install-")
+    if not opts.editable:
+        _OURS.append(str(install_ours(Path(scratch.name) / "venv")))
     tools = ["floor", "ours", *(["before"] if opts.before else []), "java"]
     samples: dict[str, dict[str, list[dict]]] = {c: {t: [] for t in tools if t != "floor"} for c in cases}
     samples["python -c pass"] = {"floor": []}
-    with ApacheCluster(opts.version, brokers=2) as cluster:
+    with scratch, ApacheCluster(opts.version, brokers=2, java_opts=SERVER_JIT_OPTS[opts.server_jit]) as cluster:
         print(f"Apache RocketMQ {opts.version}: name server {cluster.namesrv_addr}, brokers {cluster.broker_addrs}")
         print(f"ours: {' '.join(ours_argv())} (typer {_typer_version()}, Python {sys.version.split()[0]})")
         if opts.before:
             print(f"before: the same with PYTHONPATH={opts.before}")
         print(f"java: {'tools.sh heap flags' if opts.stock_jvm else 'test-harness flags (small heap, C1 only)'}")
+        print(f"servers: {opts.server_jit} JIT; ours: {'editable install' if opts.editable else 'installed layout'}")
         load_before = _load()
         print(f"load average at the start: {load_before}")
         for i in range(opts.runs):
@@ -213,6 +275,8 @@ def main() -> int:
             "typer": _typer_version(),
             "python": sys.version.split()[0],
             "stock_jvm": opts.stock_jvm,
+            "server_jit": opts.server_jit,
+            "ours": "editable install" if opts.editable else "installed layout",
             "runs": opts.runs,
             "load_start": load_before,
             "load_end": load_after,

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mqadmin.admin.config_change import change_config_key
 from mqadmin.admin.core import AdminCore
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
-from mqadmin.model.broker_consume import BrokerConsumeStats
 from mqadmin.model.rpc import brokers as rpc
-from mqadmin.model.rpc.spec import Rpc
+from mqadmin.model.rpc import consumers as consumers_rpc
 from mqadmin.wire import fastjson
+
+if TYPE_CHECKING:  # the consume-stats models and config changes load when used (clusterList needs neither)
+    from mqadmin.model.broker_consume import BrokerConsumeStats
+    from mqadmin.model.rpc.spec import Rpc
 
 MAINTENANCE: dict[str, Rpc[Any, Any, Any, Any]] = {
     "cleanExpiredCQ": rpc.CLEAN_EXPIRED_CONSUMEQUEUE,
@@ -45,6 +47,7 @@ class BrokerOps(AdminCore):
     async def update_broker_config_on(self, targets: Sequence[Target], key: str, value: str) -> list[TargetResult]:
         """UPDATE_BROKER_CONFIG of one key on each target, its config read before and after: updated (old →
         new), unchanged, or failed (the broker's refusal, a key it does not have, a value it did not take)."""
+        from mqadmin.admin.config_change import change_config_key
 
         async def one(t: Target) -> TargetResult:
             return await change_config_key(t, key, value, self.broker_config, self.update_broker_config, "broker")
@@ -54,9 +57,13 @@ class BrokerOps(AdminCore):
     async def broker_consume_stats(self, addr: str, is_order: bool, timeout: float = 0) -> BrokerConsumeStats:
         """GET_BROKER_CONSUME_STATS (317): every group's offsets on the broker (only ordered topics with
         ``is_order``)."""
-        header = rpc.ConsumeStatsInBrokerHeader(is_order=is_order)
-        reply = await self.request(addr, rpc.GET_BROKER_CONSUME_STATS, header, timeout=timeout)
-        return reply.body or BrokerConsumeStats(addr)
+        header = consumers_rpc.ConsumeStatsInBrokerHeader(is_order=is_order)
+        reply = await self.request(addr, consumers_rpc.GET_BROKER_CONSUME_STATS, header, timeout=timeout)
+        if reply.body:
+            return reply.body
+        from mqadmin.model.broker_consume import BrokerConsumeStats
+
+        return BrokerConsumeStats(addr)
 
     async def broker_maintenance(
         self, targets: Sequence[Target], request: Rpc[Any, Any, Any, Any], *, dry_run: bool = False

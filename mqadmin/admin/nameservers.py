@@ -17,6 +17,7 @@ from mqadmin.admin.errors import ResponseError
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.rpc import namesrv as rpc
+from mqadmin.model.rpc import namesrv_admin as kv
 from mqadmin.model.rpc.spec import Rpc
 from mqadmin.model.topic import PERM_WRITE
 from mqadmin.wire.codes import ResponseCode
@@ -55,12 +56,12 @@ class NamesrvOps(AdminCore):
     async def kv_list(self, namespace: str) -> dict[str, str]:
         """GET_KVLIST_BY_NAMESPACE (219); an empty namespace (QUERY_NOT_FOUND) is an empty dict."""
         return (
-            await self.request_namesrv(rpc.GET_KVLIST_BY_NAMESPACE, rpc.NamespaceHeader(namespace=namespace))
+            await self.request_namesrv(kv.GET_KVLIST_BY_NAMESPACE, kv.NamespaceHeader(namespace=namespace))
         ).body or {}
 
     async def kv_value_at(self, addr: str, namespace: str, key: str) -> str | None:
         """GET_KV_CONFIG (101) on one name server; None when it has no such key."""
-        reply = await self.request(addr, rpc.GET_KV_CONFIG, rpc.KvHeader(namespace=namespace, key=key))
+        reply = await self.request(addr, kv.GET_KV_CONFIG, kv.KvHeader(namespace=namespace, key=key))
         return reply.header.value if reply.header is not None else None
 
     async def update_kv(self, namespace: str, key: str, value: str) -> list[TargetResult]:
@@ -70,7 +71,7 @@ class NamesrvOps(AdminCore):
             old = await self.kv_value_at(t.addr, namespace, key)
             if old == value:
                 return TargetResult(t.name, t.addr, Status.UNCHANGED, data=value)
-            await self.request(t.addr, rpc.PUT_KV_CONFIG, rpc.PutKvHeader(namespace=namespace, key=key, value=value))
+            await self.request(t.addr, kv.PUT_KV_CONFIG, kv.PutKvHeader(namespace=namespace, key=key, value=value))
             if old is None:
                 return TargetResult(t.name, t.addr, Status.CREATED, data=value)
             return TargetResult(t.name, t.addr, Status.UPDATED, changes={key: (old, value)}, data=value)
@@ -85,7 +86,7 @@ class NamesrvOps(AdminCore):
             old = await self.kv_value_at(t.addr, namespace, key)
             if old is None:
                 return TargetResult(t.name, t.addr, Status.NOT_FOUND)
-            await self.request(t.addr, rpc.DELETE_KV_CONFIG, rpc.KvHeader(namespace=namespace, key=key))
+            await self.request(t.addr, kv.DELETE_KV_CONFIG, kv.KvHeader(namespace=namespace, key=key))
             return TargetResult(t.name, t.addr, Status.DELETED, data=old)
 
         return await self._on_every_namesrv(one)
@@ -125,15 +126,15 @@ class NamesrvOps(AdminCore):
 
     async def wipe_write_perm(self, broker_name: str) -> list[TargetResult]:
         """WIPE_WRITE_PERM_OF_BROKER (205) on every name server; ``data`` is the topic count each reports."""
-        return await self._write_perm(rpc.WIPE_WRITE_PERM_OF_BROKER, broker_name)
+        return await self._write_perm(kv.WIPE_WRITE_PERM_OF_BROKER, broker_name)
 
     async def add_write_perm(self, broker_name: str) -> list[TargetResult]:
         """ADD_WRITE_PERM_OF_BROKER (327) on every name server; ``data`` is the topic count each reports."""
-        return await self._write_perm(rpc.ADD_WRITE_PERM_OF_BROKER, broker_name)
+        return await self._write_perm(kv.ADD_WRITE_PERM_OF_BROKER, broker_name)
 
     async def _write_perm(self, request: Rpc[Any, Any, Any, Any], broker_name: str) -> list[TargetResult]:
         async def one(t: Target) -> TargetResult:
-            reply = await self.request(t.addr, request, rpc.BrokerNameHeader(broker_name=broker_name))
+            reply = await self.request(t.addr, request, kv.BrokerNameHeader(broker_name=broker_name))
             return TargetResult(t.name, t.addr, Status.OK, data=reply.header.count if reply.header else 0)
 
         return await self._on_every_namesrv(one)

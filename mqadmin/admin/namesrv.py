@@ -10,14 +10,16 @@ or does not answer, moves on to the next in turn (docs/protocol.md, "Clients").
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from mqadmin.admin.addrserver import is_url
 from mqadmin.admin.errors import BadNameServerAddress, MalformedResponse, NameServerUnreachable, NoNameServer
 from mqadmin.transport.errors import TransportError
 from mqadmin.wire.address import BadAddress, split_addr_list
+
+if TYPE_CHECKING:
+    import random
 
 ENV_VAR = "NAMESRV_ADDR"
 
@@ -90,7 +92,14 @@ class NameServerSet:
         if not addrs:
             raise NoNameServer()
         self.addrs = list(addrs)
-        self._index = (rng or random.Random()).randrange(len(self.addrs))
+        if rng is None and len(self.addrs) == 1:  # the usual -n: no need for the random module at start-up
+            self._index = 0
+            return
+        if rng is None:
+            import random
+
+            rng = random.Random()
+        self._index = rng.randrange(len(self.addrs))
 
     @property
     def current(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.core import AdminCore
@@ -15,10 +15,13 @@ from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.order import ORDER_TOPIC_CONFIG, format_order_conf, parse_order_conf
 from mqadmin.model.route import ClusterInfo, TopicRouteData
 from mqadmin.model.rpc import namesrv as ns
+from mqadmin.model.rpc import namesrv_admin as kv
 from mqadmin.model.rpc import topics as rpc
-from mqadmin.model.stats import QueueOffsets
 from mqadmin.model.topic import TopicConfig, alter_attributes, attribute_ops
 from mqadmin.wire.codes import ResponseCode
+
+if TYPE_CHECKING:
+    from mqadmin.model.stats import QueueOffsets  # loads with the declarations of topic requests (topicList: none)
 
 V5_0_0 = 413  # first version whose brokers keep topic attributes
 V5_1_0 = 433  # first version whose brokers store ``order`` from UPDATE_AND_CREATE_TOPIC
@@ -256,13 +259,13 @@ class TopicOps(AdminCore):
 
     async def get_kv_config(self, namespace: str, key: str) -> str | None:
         """The value, or None when the name server has no such key."""
-        reply = await self.request_namesrv(ns.GET_KV_CONFIG, ns.KvHeader(namespace=namespace, key=key))
+        reply = await self.request_namesrv(kv.GET_KV_CONFIG, kv.KvHeader(namespace=namespace, key=key))
         return reply.header.value if reply.header is not None else None
 
     async def put_kv_config(self, namespace: str, key: str, value: str) -> list[TargetResult]:
-        header = ns.PutKvHeader(namespace=namespace, key=key, value=value)
-        return await self.request_every_namesrv(ns.PUT_KV_CONFIG, header, Status.WRITTEN)
+        header = kv.PutKvHeader(namespace=namespace, key=key, value=value)
+        return await self.request_every_namesrv(kv.PUT_KV_CONFIG, header, Status.WRITTEN)
 
     async def delete_kv_config(self, namespace: str, key: str) -> list[TargetResult]:
-        header = ns.KvHeader(namespace=namespace, key=key)
-        return await self.request_every_namesrv(ns.DELETE_KV_CONFIG, header, Status.DELETED)
+        header = kv.KvHeader(namespace=namespace, key=key)
+        return await self.request_every_namesrv(kv.DELETE_KV_CONFIG, header, Status.DELETED)

@@ -20,6 +20,8 @@ from typing import Annotated, Any
 
 import typer
 
+from mqadmin.cli import resume_gc
+
 MAX_TIMEOUT = 3600.0
 
 
@@ -183,6 +185,7 @@ def with_global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         given = kw["format_"] if "format_" in own else kw.pop("format_")
         fmt = OutputFormat(given.value) if given is not None and given.value in _FORMATS else None
         set_globals(fmt, timeout_, debug_, **connection)
+        resume_gc()
         return fn(*args, **kw)
 
     params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]

@@ -24,6 +24,7 @@ from mqadmin.cli.options import debug_enabled
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
+    from mqadmin.model.route import ClusterInfo
     from mqadmin.transport.tcp import Transport
 
 T = TypeVar("T")
@@ -278,13 +279,20 @@ def _hint_for_response(e: Any, namesrvs: Sequence[str]) -> str | None:
 
 
 async def broker_targets(
-    admin: AdminClient, broker_addr: str | None, cluster: str | None, *, masters_only: bool, what: str = "this command"
+    admin: AdminClient,
+    broker_addr: str | None,
+    cluster: str | None,
+    *,
+    masters_only: bool,
+    what: str = "this command",
+    info: ClusterInfo | None = None,
 ) -> list[Target]:
-    """The brokers of ``-b``/``-c``. A ``-b`` address that is one of the name servers is a usage error; one the
-    name server does not list gets a warning; a slave is refused when ``masters_only``."""
+    """The brokers of ``-b``/``-c`` (from ``info`` when the command has just read it). A ``-b`` address that is one
+    of the name servers is a usage error; one the name server does not list gets a warning; a slave is refused when
+    ``masters_only``."""
     from mqadmin.cli.render import warn
 
-    info = await admin.cluster_info()
+    info = info or await admin.cluster_info()
     targets = await admin.targets(broker_addr, cluster, info)
     if not broker_addr:
         return targets
@@ -347,11 +355,11 @@ def _value(v: Any) -> str:
 
 def exit_for_results(results: Sequence[TargetResult], what: str) -> None:
     """Raise PARTIAL (some failed) or FAILURE (all failed) after the per-target output was printed."""
-    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, refusal_of_reason
-
     failed = [r for r in results if not r.ok]
     if not failed:
         return
+    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, refusal_of_reason  # ACL models: only on failure
+
     names = ", ".join(f"{r.name} {r.addr}".strip() for r in failed)
     if len(failed) == len(results):
         kinds = {refusal_of_reason(r.reason) for r in failed}

@@ -33,7 +33,6 @@ from mqadmin.transport.trace import describe_request, describe_response
 from mqadmin.wire.address import split_addr
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, encode_frame
-from mqadmin.wire.signing import signed_ext
 
 ServerRequestHandler = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
 
@@ -231,6 +230,8 @@ class TcpTransport:
     def _prepare(self, cmd: RemotingCommand) -> RemotingCommand:
         cmd.opaque = next(self._opaque)
         if self._credentials:
+            from mqadmin.wire.signing import signed_ext  # hashlib and hmac: only when requests are signed
+
             c = self._credentials
             cmd.ext = signed_ext(cmd.ext, cmd.body, c.access_key, c.secret_key, c.security_token)
         return cmd

@@ -25,7 +25,9 @@ loaded = {name: type(m) is types.ModuleType for name, m in list(sys.modules.item
 sys.stderr.write("\\nMODULES " + json.dumps({"code": code, "loaded": loaded}) + "\\n")
 """
 
-UNUSED_BY_ONE_REQUEST = ("auth", "consumers", "lite", "messages", "offsets", "pop", "static_topics", "stats")
+UNUSED_BY_ONE_REQUEST = (
+    "auth", "consumers", "lite", "messages", "namesrv_admin", "offsets", "pop", "static_topics", "stats",
+)  # fmt: skip
 """Declaration modules (mqadmin.model.rpc.*) that topicList, clusterList and updateTopic never need."""
 
 
@@ -57,22 +59,34 @@ def test_help_imports_neither_rich_nor_the_admin_client() -> None:
     assert not executed(loaded, "mqadmin.cli.settings")  # nor profiles, config files or tomllib
 
 
+def test_a_commands_help_does_not_import_asyncio() -> None:
+    """Options that complete names from the cluster load the client only when the shell asks (at a Tab)."""
+    code, out, loaded = run(["topicRoute", "--help"])
+    assert code == 0 and "--topic" in out
+    assert not executed(loaded, "asyncio")
+    assert not executed(loaded, "mqadmin.cli.live_names")
+
+
 def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: EmbeddedCluster) -> None:
     ns = cluster.namesrv_addr
     code, out, loaded = run(["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "StartupImports"])
     assert code == 0 and out.count("created") == 2
     assert not executed(loaded, "rich")
+    assert not executed(loaded, "mqadmin.model.auth")
 
     code, out, loaded = run(["topicList", "-n", ns])
     assert code == 0 and "StartupImports" in out.split()
     assert not executed(loaded, "rich")
     unused = {f"mqadmin.model.rpc.{m}" for m in UNUSED_BY_ONE_REQUEST}
     assert not unused & executed(loaded, "mqadmin.model.rpc")
+    assert not executed(loaded, "mqadmin.model.access")  # ACL rules: only requests that declare one load them
 
     code, out, loaded = run(["clusterList", "-n", ns])
     assert code == 0 and "broker-a" in out and "broker-b" in out
     assert not executed(loaded, "rich")
     assert not unused & executed(loaded, "mqadmin.model.rpc")
+    assert not executed(loaded, "mqadmin.model.broker_consume")  # declared with GET_BROKER_CONSUME_STATS only
+    assert not executed(loaded, "mqadmin.model.auth")  # ACL users and policies: only to explain a failure
 
 
 def test_every_declaration_module_is_listed_and_they_load_together() -> None:

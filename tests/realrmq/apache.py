@@ -1219,12 +1219,14 @@ class ApacheCluster:
     namesrv_port: int | None = None
     broker_config: Mapping[str, object] | None = None
     timeout: float = READY_TIMEOUT
+    java_opts: Sequence[str] = ()
+    """Extra JVM flags for every server (after the harness's own, so they win: ``-XX:TieredStopAtLevel=4``)."""
     namesrv: NameServer = field(init=False)
     broker_list: list[Broker] = field(init=False, default_factory=list)
     timings: dict[str, float] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.namesrv = NameServer(self.version, self.namesrv_port)
+        self.namesrv = NameServer(self.version, self.namesrv_port, java_opts=self.java_opts)
 
     @property
     def namesrv_addr(self) -> str:
@@ -1256,6 +1258,7 @@ class ApacheCluster:
                     cluster=self.cluster,
                     auto_create=self.auto_create,
                     config=self.broker_config,
+                    java_opts=self.java_opts,
                 )
                 for i in range(self.brokers)
             ]

@@ -11,7 +11,7 @@ from typing import Any
 from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import BrokerData, ClusterInfo, QueueData, TopicRouteData
-from mqadmin.model.rpc import brokers, groups, namesrv, topics
+from mqadmin.model.rpc import brokers, groups, namesrv, namesrv_admin, topics
 from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
 from mqadmin.model.stats import QueueOffsets, TopicStats
 from mqadmin.model.topic import TopicConfig, alter_attributes
@@ -181,9 +181,9 @@ class FakeNamesrv:
             (namesrv.GET_BROKER_CLUSTER_INFO, self._cluster_info),
             (namesrv.GET_ROUTEINFO_BY_TOPIC, self._route),
             (namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, self._all_topics),
-            (namesrv.PUT_KV_CONFIG, self._put_kv),
-            (namesrv.GET_KV_CONFIG, self._get_kv),
-            (namesrv.DELETE_KV_CONFIG, self._delete_kv),
+            (namesrv_admin.PUT_KV_CONFIG, self._put_kv),
+            (namesrv_admin.GET_KV_CONFIG, self._get_kv),
+            (namesrv_admin.DELETE_KV_CONFIG, self._delete_kv),
             (namesrv.DELETE_TOPIC_IN_NAMESRV, lambda req: req.cmd.response()),
         ]
         return answer(handlers, cmd)
@@ -211,18 +211,18 @@ class FakeNamesrv:
         topic_names = sorted({t for b in self.brokers for t in b.topics})
         return namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER.answer(req.cmd, body=topic_names)
 
-    def _put_kv(self, req: Decoded[namesrv.PutKvHeader, None]) -> RemotingCommand:
+    def _put_kv(self, req: Decoded[namesrv_admin.PutKvHeader, None]) -> RemotingCommand:
         h = req.header
         self.kv[(h.namespace, h.key)] = h.value
         return req.cmd.response()
 
-    def _get_kv(self, req: Decoded[namesrv.KvHeader, None]) -> RemotingCommand:
+    def _get_kv(self, req: Decoded[namesrv_admin.KvHeader, None]) -> RemotingCommand:
         value = self.kv.get((req.header.namespace, req.header.key))
         if value is None:
             return req.cmd.response(ResponseCode.QUERY_NOT_FOUND, "No config item")
-        return namesrv.GET_KV_CONFIG.answer(req.cmd, namesrv.KvValueHeader(value=value))
+        return namesrv_admin.GET_KV_CONFIG.answer(req.cmd, namesrv_admin.KvValueHeader(value=value))
 
-    def _delete_kv(self, req: Decoded[namesrv.KvHeader, None]) -> RemotingCommand:
+    def _delete_kv(self, req: Decoded[namesrv_admin.KvHeader, None]) -> RemotingCommand:
         self.kv.pop((req.header.namespace, req.header.key), None)
         return req.cmd.response()
 

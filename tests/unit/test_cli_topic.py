@@ -80,6 +80,13 @@ def test_every_broker_failing_is_exit_1_and_the_table_says_why(cli: Cli, cluster
     assert_one_line_error(r, "failed on every target")
 
 
+def test_update_topic_asks_the_name_server_once(cli: Cli, cluster) -> None:
+    """The cluster info read to check the name serves to find the brokers too (one round trip, not two)."""
+    ns, _, _ = cluster
+    assert cli("updateTopic", "-c", "DefaultCluster", "-t", "Orders").code == 0
+    assert cli.transport.codes_sent_to(ns.addr) == [RC.GET_BROKER_CLUSTER_INFO]
+
+
 def test_update_topic_on_one_broker(cli: Cli, cluster) -> None:
     _, a, b = cluster
     r = cli("updateTopic", "-b", b.addr, "-t", "Orders", "-a", "+message.type=fifo")

@@ -28,6 +28,7 @@ DECLARATION_MODULES = (
     "lite",
     "messages",
     "namesrv",
+    "namesrv_admin",
     "pop",
     "registration",
     "static_topics",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mqadmin.model.broker_consume import BrokerConsumeStatsBody
 from mqadmin.model.rpc.bodies import KV_TABLE, PROPERTIES, RAW
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.wire.codes import RequestCode as C
@@ -28,17 +27,6 @@ GET_BROKER_RUNTIME_INFO = Rpc(
     summary="version, TPS, offsets, disk and thread-pool figures",
 )  # fmt: skip
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ConsumeStatsInBrokerHeader(Header):
-    is_order: bool = wire("isOrder")
-    """Only topics configured as ordered."""
-
-
-GET_BROKER_CONSUME_STATS = Rpc(
-    C.GET_BROKER_CONSUME_STATS, "GET_BROKER_CONSUME_STATS", ConsumeStatsInBrokerHeader,
-    response_body=BrokerConsumeStatsBody(), summary="every subscription group's offsets and lag on the broker",
-)  # fmt: skip
 
 CLEAN_EXPIRED_CONSUMEQUEUE = Rpc(
     C.CLEAN_EXPIRED_CONSUMEQUEUE, "CLEAN_EXPIRED_CONSUMEQUEUE",

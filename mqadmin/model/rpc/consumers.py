@@ -1,13 +1,14 @@
 """Requests about consumers and their offsets: every producer (328), resetting a group's offsets (222,
 and 220 from the broker to each consumer), the offsets consumers hold (223, and 221 from the broker to
-each consumer), and a group's message request mode (401, 402). Who is connected (203, 204) and a
-consumer's running info (307) are in ``clients``."""
+each consumer), a group's message request mode (401, 402) and every group's offsets on a broker (317). Who is
+connected (203, 204) and a consumer's running info (307) are in ``clients``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from mqadmin.model.broker_consume import BrokerConsumeStatsBody
 from mqadmin.model.clients import producer_table as read_producer_table
 from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.queue import MessageQueue, loads_mq_keyed, mq_map_text, mq_rows, read_mq_map
@@ -161,4 +162,16 @@ GET_ALL_MESSAGE_REQUEST_MODE = Rpc(
     C.GET_ALL_MESSAGE_REQUEST_MODE, "GET_ALL_MESSAGE_REQUEST_MODE",
     response_body=json_object("MessageRequestModeSerializeWrapper"),
     summary="every group's message request mode (5.x)",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsumeStatsInBrokerHeader(Header):
+    is_order: bool = wire("isOrder")
+    """Only topics configured as ordered."""
+
+
+GET_BROKER_CONSUME_STATS = Rpc(
+    C.GET_BROKER_CONSUME_STATS, "GET_BROKER_CONSUME_STATS", ConsumeStatsInBrokerHeader,
+    response_body=BrokerConsumeStatsBody(), summary="every subscription group's offsets and lag on the broker",
 )  # fmt: skip

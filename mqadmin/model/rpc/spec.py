@@ -19,12 +19,14 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
-from mqadmin.model.access import Access
 from mqadmin.model.names import Refusal
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
+
+if TYPE_CHECKING:
+    from mqadmin.model.access import Access  # only the requests that declare a rule import it
 
 Check = Callable[[str], Refusal | None]
 """A field check: None when the value is acceptable, else the refusal a server answers with."""

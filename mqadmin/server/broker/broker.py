@@ -103,7 +103,7 @@ class Broker:
         serve(brokers.GET_BROKER_CONFIG, admin.get_broker_config)
         serve(brokers.UPDATE_BROKER_CONFIG, admin.update_broker_config)
         serve(brokers.GET_BROKER_RUNTIME_INFO, admin.get_broker_runtime_info)
-        serve(brokers.GET_BROKER_CONSUME_STATS, BrokerConsumeStatsProcessor(parts).consume_stats)
+        serve(consumers.GET_BROKER_CONSUME_STATS, BrokerConsumeStatsProcessor(parts).consume_stats)
         serve(stats.GET_SYSTEM_TOPIC_LIST_FROM_BROKER, system_topic_list(self.config))
         serve(stats.VIEW_BROKER_STATS_DATA, stats_item_view(self.store.rates))
         group_admin = GroupAdmin(parts)

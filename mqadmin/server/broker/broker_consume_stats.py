@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from mqadmin.model.broker_consume import BrokerConsumeStats
 from mqadmin.model.consume import ConsumeStats, QueueProgress
-from mqadmin.model.rpc.brokers import GET_BROKER_CONSUME_STATS, ConsumeStatsInBrokerHeader
+from mqadmin.model.rpc.consumers import GET_BROKER_CONSUME_STATS, ConsumeStatsInBrokerHeader
 from mqadmin.model.rpc.spec import Decoded
 from mqadmin.server.broker.brokerstore import Processor
 from mqadmin.server.remoting import ClientChannel

@@ -14,6 +14,7 @@ from mqadmin.model.names import shown
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import TopicRouteData
 from mqadmin.model.rpc import namesrv as rpc
+from mqadmin.model.rpc import namesrv_admin as kv
 from mqadmin.model.rpc import registration as reg
 from mqadmin.model.rpc.spec import Decoded, RequestRefused
 from mqadmin.server.namesrv import controller
@@ -100,12 +101,12 @@ class NameServer:
         serve(rpc.GET_TOPICS_BY_CLUSTER, self.get_topics_by_cluster)
         serve(rpc.GET_SYSTEM_TOPIC_LIST_FROM_NS, self.get_system_topics)
         serve(rpc.DELETE_TOPIC_IN_NAMESRV, self.delete_topic)
-        serve(rpc.PUT_KV_CONFIG, self.put_kv)
-        serve(rpc.GET_KV_CONFIG, self.get_kv)
-        serve(rpc.DELETE_KV_CONFIG, self.delete_kv)
-        serve(rpc.GET_KVLIST_BY_NAMESPACE, self.get_kv_list)
-        serve(rpc.WIPE_WRITE_PERM_OF_BROKER, self.wipe_write_perm)
-        serve(rpc.ADD_WRITE_PERM_OF_BROKER, self.add_write_perm)
+        serve(kv.PUT_KV_CONFIG, self.put_kv)
+        serve(kv.GET_KV_CONFIG, self.get_kv)
+        serve(kv.DELETE_KV_CONFIG, self.delete_kv)
+        serve(kv.GET_KVLIST_BY_NAMESPACE, self.get_kv_list)
+        serve(kv.WIPE_WRITE_PERM_OF_BROKER, self.wipe_write_perm)
+        serve(kv.ADD_WRITE_PERM_OF_BROKER, self.add_write_perm)
         serve(rpc.GET_NAMESRV_CONFIG, self.get_config)
         serve(rpc.UPDATE_NAMESRV_CONFIG, self.update_config)
 
@@ -207,38 +208,38 @@ class NameServer:
 
     # --- KV config -------------------------------------------------------------------------
 
-    async def put_kv(self, req: Decoded[rpc.PutKvHeader, None], ch: ClientChannel) -> RemotingCommand:
+    async def put_kv(self, req: Decoded[kv.PutKvHeader, None], ch: ClientChannel) -> RemotingCommand:
         h = req.header
         await self.kv.put(h.namespace, h.key, h.value)
         return req.cmd.response(ResponseCode.SUCCESS)
 
-    async def get_kv(self, req: Decoded[rpc.KvHeader, None], ch: ClientChannel) -> RemotingCommand:
+    async def get_kv(self, req: Decoded[kv.KvHeader, None], ch: ClientChannel) -> RemotingCommand:
         ns, key = req.header.namespace, req.header.key
         value = self.kv.get(ns, key)
         if value is None:
             return req.cmd.response(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {ns} Key: {key}")
-        return rpc.GET_KV_CONFIG.answer(req.cmd, rpc.KvValueHeader(value=value))
+        return kv.GET_KV_CONFIG.answer(req.cmd, kv.KvValueHeader(value=value))
 
-    async def delete_kv(self, req: Decoded[rpc.KvHeader, None], ch: ClientChannel) -> RemotingCommand:
+    async def delete_kv(self, req: Decoded[kv.KvHeader, None], ch: ClientChannel) -> RemotingCommand:
         await self.kv.delete(req.header.namespace, req.header.key)
         return req.cmd.response(ResponseCode.SUCCESS)
 
-    async def get_kv_list(self, req: Decoded[rpc.NamespaceHeader, None], ch: ClientChannel) -> RemotingCommand:
+    async def get_kv_list(self, req: Decoded[kv.NamespaceHeader, None], ch: ClientChannel) -> RemotingCommand:
         ns = req.header.namespace
         table = self.kv.namespace(ns)
         if table is None:
             return req.cmd.response(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {ns}")
-        return rpc.GET_KVLIST_BY_NAMESPACE.answer(req.cmd, body=table)
+        return kv.GET_KVLIST_BY_NAMESPACE.answer(req.cmd, body=table)
 
     # --- write permission and config -------------------------------------------------------
 
-    async def wipe_write_perm(self, req: Decoded[rpc.BrokerNameHeader, None], ch: ClientChannel) -> RemotingCommand:
+    async def wipe_write_perm(self, req: Decoded[kv.BrokerNameHeader, None], ch: ClientChannel) -> RemotingCommand:
         count = self.routes.wipe_write_perm(req.header.broker_name)
-        return rpc.WIPE_WRITE_PERM_OF_BROKER.answer(req.cmd, rpc.WipeCountHeader(count=count))
+        return kv.WIPE_WRITE_PERM_OF_BROKER.answer(req.cmd, kv.WipeCountHeader(count=count))
 
-    async def add_write_perm(self, req: Decoded[rpc.BrokerNameHeader, None], ch: ClientChannel) -> RemotingCommand:
+    async def add_write_perm(self, req: Decoded[kv.BrokerNameHeader, None], ch: ClientChannel) -> RemotingCommand:
         count = self.routes.add_write_perm(req.header.broker_name)
-        return rpc.ADD_WRITE_PERM_OF_BROKER.answer(req.cmd, rpc.AddCountHeader(count=count))
+        return kv.ADD_WRITE_PERM_OF_BROKER.answer(req.cmd, kv.AddCountHeader(count=count))
 
     async def get_config(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
         return rpc.GET_NAMESRV_CONFIG.answer(req.cmd, body=self.config.to_properties())

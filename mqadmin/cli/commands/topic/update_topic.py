@@ -120,8 +120,9 @@ def _run(
     from mqadmin.cli.runner import broker_targets, exit_for_results, print_results, results_json, run_admin
 
     async def go(admin: AdminClient) -> tuple[list[TargetResult], dict[str, Any] | None]:
-        check_reserved(change.topic, await admin.cluster_info())
-        targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="topic creation")
+        info = await admin.cluster_info()
+        check_reserved(change.topic, info)
+        targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="topic creation", info=info)
         results = await admin.update_topic_on(targets, change, create_only=create_only)
         return results, await _order_conf(admin, change, results, merge=cluster is None)
 

@@ -59,7 +59,7 @@ def update_topic_list(
         info = await admin.cluster_info()
         for change in spec.changes:
             check_reserved(change.topic, info)
-        targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="topic creation")
+        targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="topic creation", info=info)
         return await admin.update_topics_on(targets, spec.changes, spec.new_topic)
 
     results = run_admin(namesrv, go)
