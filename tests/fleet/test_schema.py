@@ -95,6 +95,28 @@ def test_table_writer_is_atomic_and_deterministic(tmp_path):
         assert [json.loads(line) for line in f] == rows
 
 
+def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    from mqadmin.audit.job import iter_jsonl, iter_parquet
+
+    rows = [
+        {"source": "s", "cluster": "C", "broker_name": f"b{i % 3}", "topic": f"T{i}", "read_queue_nums": i % 9,
+         "write_queue_nums": 8, "perm": 6, "order": i % 2 == 0, "topic_sys_flag": 0,
+         "topic_filter_type": "SINGLE_TAG", "attributes": {"message.type": "FIFO"} if i % 5 == 0 else {}}
+        for i in range(300_000)  # more than one row group
+    ]  # fmt: skip
+    w = ExportWriter(tmp_path)
+    for r in rows:
+        w.write("topics", r)
+    entry = w.finish(mf.new_manifest({"tool": "test"}))["tables"]["topics"]
+    path = tmp_path / entry["parquet"][0]
+    assert list(iter_parquet(path)) == list(iter_jsonl(tmp_path / entry["files"][0])) == rows
+    meta = pq.ParquetFile(path).metadata
+    assert meta.num_rows == 300_000 and meta.num_row_groups == 3  # Spark splits a file by its row groups
+    types = {f.name: str(f.type) for f in pq.read_schema(path)}
+    assert types["read_queue_nums"] == "int32" and types["attributes"].startswith("map<string, string")
+
+
 def test_aborted_writer_leaves_nothing(tmp_path):
     w = TableWriter(tmp_path, "topics")
     w.write({"a": 1})
@@ -110,7 +132,8 @@ def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
     manifest = w.finish(mf.new_manifest({"tool": "test"}))
     loaded = mf.load_manifest(tmp_path)
     assert loaded == manifest
-    assert loaded["tables"]["topics"] == {"files": ["topics.jsonl.gz"], "rows": 1}
+    assert loaded["tables"]["topics"] == {"files": ["topics.jsonl.gz"], "rows": 1, "parquet": ["topics.parquet"]}
+    assert loaded["tables"]["groups"] == {"files": ["groups.jsonl.gz"], "rows": 0}  # only topics get a copy
     assert set(loaded["tables"]) == set(TABLES)
     assert list(mf.iter_rows(tmp_path, loaded, "topics")) == [{"topic": "T"}]
     assert list(mf.iter_rows(tmp_path, loaded, "groups")) == []
