@@ -41,6 +41,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -272,8 +273,16 @@ class Facts:
     def add_small_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
         """Every table but topics, whose rows ``rows(table)`` yields: brokers, order configs, group names,
         and the summed lag per (source, cluster, group) and topic."""
+        self.add_cluster_tables(rows)
+        self.add_group_tables(rows)
+
+    def add_cluster_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
+        """The brokers and order configs."""
         self.add_brokers(rows("brokers"))
         self.order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in rows("order_conf")}
+
+    def add_group_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
+        """Group names, and the summed lag per (source, cluster, group) and topic."""
         for r in rows("groups"):
             self.groups[(r["source"], r["cluster"])].add(r["group"])
         lag: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -841,7 +850,7 @@ def spark_findings(
     col, lit = F.col, F.lit
     tables = _Tables(spark, inputs, manifests)
     facts = Facts(conf_sources=set(order_conf_sources(manifests)))
-    facts.add_small_tables(tables.rows)
+    facts.add_cluster_tables(tables.rows)
 
     clusters = literal_table(  # one small join per row: the cluster's writable masters and broker names
         spark,
@@ -854,7 +863,11 @@ def spark_findings(
         | col("topic").startswith(RETRY_PREFIX)
         | col("topic").startswith(DLQ_PREFIX)
         | (col("topic") == col("cluster"))
-        | (col("topic") == F.concat(col("cluster"), lit(REPLY_SUFFIX)))
+        | (  # topic == cluster + REPLY_SUFFIX, without building that string for every row
+            col("topic").endswith(REPLY_SUFFIX)
+            & (F.length("topic") == F.length("cluster") + len(REPLY_SUFFIX))
+            & col("topic").startswith(col("cluster"))
+        )
         | F.coalesce(F.array_contains("names", col("topic")), lit(False))
     )
     rows = (
@@ -883,7 +896,9 @@ def spark_findings(
             F.coalesce(F.array_contains("writable", col("broker")), lit(False)).alias("on_writable"),
         )
     )
-    suspects = _aggregate(spark, rows, facts)
+    with ThreadPoolExecutor(1) as pool:  # the group tables are read while the executors aggregate
+        groups_read = pool.submit(facts.add_group_tables, tables.rows)
+        suspects = _aggregate(spark, rows, facts, groups_read.result)
     wanted = literal_table(spark, suspects, "source string, cluster string, topic string")
     for r in rows.join(wanted, [*_KEY, "topic"], "left_semi").collect():
         key = (r["source"], r["cluster"], r["topic"])
@@ -896,14 +911,15 @@ def spark_findings(
     return evaluate(facts, params)
 
 
-def _aggregate(spark: Any, rows: Any, facts: Facts) -> list[tuple[str, str, str]]:
+def _aggregate(spark: Any, rows: Any, facts: Facts, groups_read: Callable[[], None]) -> list[tuple[str, str, str]]:
     """One pass over the topic rows, grouped two ways at once (GROUPING SETS: one scan, one shuffle): per
     broker, the topic and write-queue counts of regular topics (into ``facts.counts``); per topic, whether a
     regular topic may have a topic or order finding (its read or write queue counts vary or differ, a broker
     lacks read or write, it is ordered somewhere, it is on fewer writable masters than its cluster has, or its
     source has an order config for it), and which topics are %RETRY%/%DLQ% topics. Returns the suspects'
     (source, cluster, topic): those regular topics, and the retry/DLQ topics that may be orphans (in a
-    cluster whose groups were all read, and no group of theirs is known)."""
+    cluster whose groups were all read, and no group of theirs is known); ``groups_read`` waits until
+    ``facts`` holds the groups."""
     from pyspark.sql import functions as F
 
     col = F.col
@@ -941,8 +957,10 @@ def _aggregate(spark: Any, rows: Any, facts: Facts) -> list[tuple[str, str, str]
         .where(col("per_broker") | col("retry_like") | suspect)
         .select(*_KEY, "topic", "broker", "per_broker", "topics", "queues", "retry_like")
     )
+    collected = found.collect()
+    groups_read()
     out = []
-    for r in found.collect():
+    for r in collected:
         s, c, t = r["source"], r["cluster"], r["topic"]
         if r["per_broker"]:
             if r["topics"]:
