@@ -187,7 +187,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=ROOT / "bench" / "results" / "audit-work")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="generator processes")
     parser.add_argument("--master", default="local[*]")
-    parser.add_argument("--driver-memory", default="6g", help="Spark heap (local mode: the whole job)")
+    parser.add_argument("--driver-memory", default="3g", help="Spark heap (local mode: the whole job)")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument("--mem-cap", type=float, default=20, help="GiB per run (process tree)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "bench_audit.json")
