@@ -61,11 +61,17 @@ def test_the_job_file_is_self_contained():
     modules = {a.name.split(".")[0] for n in top_level if isinstance(n, ast.Import) for a in n.names}
     modules |= {(n.module or "").split(".")[0] for n in top_level if isinstance(n, ast.ImportFrom)}
     stdlib = {"__future__", "argparse", "contextlib", "gzip", "json", "os", "shutil", "sys", "tempfile", "time",
-              "collections", "dataclasses", "re", "typing"}  # fmt: skip
+              "collections", "concurrent", "dataclasses", "re", "typing"}  # fmt: skip
     assert modules <= stdlib, modules
     every = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     every |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not any(m and m.startswith("mqadmin") for m in every)
+
+
+def test_the_job_reads_the_manifest_key_the_writer_lists_the_parquet_copy_under():
+    from mqadmin.fleet import parquet
+
+    assert job.PARQUET_KEY == parquet.PARQUET_KEY  # job.py imports nothing from mqadmin: a copy, kept in step
 
 
 def test_the_job_excludes_every_system_topic_the_model_knows():
