@@ -36,10 +36,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MQADMIN = [sys.executable, "-m", "mqadmin"]
+TICK = os.sysconf("SC_CLK_TCK")
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants (from /proc)."""
+def tree_usage(pid: int, cpu: dict[int, float], own: bool = True) -> int:
+    """Resident bytes of ``pid`` and all its descendants (from /proc); records each one's CPU seconds so far
+    (user + system) in ``cpu``, so the CPU of a JVM that exits before its parent is still counted."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -50,7 +52,7 @@ def tree_rss(pid: int) -> int:
         except (OSError, IndexError, ValueError):
             continue
         children.setdefault(ppid, []).append(int(entry))
-    total, todo = 0, [pid]
+    total, todo = 0, [pid] if own else list(children.get(pid, []))
     page = os.sysconf("SC_PAGE_SIZE")
     while todo:
         p = todo.pop()
@@ -58,25 +60,34 @@ def tree_rss(pid: int) -> int:
         try:
             with open(f"/proc/{p}/statm") as f:
                 total += int(f.read().split()[1]) * page
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            cpu[p] = (int(fields[11]) + int(fields[12])) / TICK
         except (OSError, IndexError, ValueError):
             pass
     return total
 
 
-def run_measured(cmd: list[str], timeout: float, mem_cap: int, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run ``cmd`` sampling its tree's memory every 0.2 s; stop it past ``timeout`` or ``mem_cap``."""
+def run_measured(
+    cmd: list[str], timeout: float, mem_cap: int, env: dict[str, str] | None = None, executors_of: list[int] = ()
+) -> dict[str, Any]:
+    """Run ``cmd`` sampling its tree's memory and CPU time every 0.2 s; stop it past ``timeout`` or ``mem_cap``.
+    CPU seconds (of every process of the tree, JVM included) do not depend on what else the shared machine
+    runs, unlike wall time. ``executors_of``: Spark workers whose children (the run's executors) count too;
+    the worker daemons themselves do not."""
     load_before = os.getloadavg()[0]
     started = time.monotonic()
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env
     )
     peak, stopped = 0, None
+    cpu: dict[int, float] = {}
     done = threading.Event()
 
     def sample() -> None:
         nonlocal peak, stopped
         while not done.wait(0.2):
-            rss = tree_rss(proc.pid)
+            rss = tree_usage(proc.pid, cpu) + sum(tree_usage(w, cpu, own=False) for w in executors_of)
             peak = max(peak, rss)
             if rss > mem_cap:
                 stopped = f"memory above {mem_cap / 2**30:.1f} GiB"
@@ -95,6 +106,7 @@ def run_measured(cmd: list[str], timeout: float, mem_cap: int, env: dict[str, st
         "returncode": proc.returncode,
         "wall_s": round(time.monotonic() - started, 2),
         "peak_rss_mb": round(peak / 2**20),
+        "cpu_s": round(sum(cpu.values()), 1),
         "load_before": round(load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
         "stopped": stopped,
@@ -128,8 +140,8 @@ def findings_digest(path: Path) -> str:
 
 def audit(engine: str, fleet: Path, out: Path, args: argparse.Namespace) -> dict[str, Any]:
     """One ``mqadmin audit`` run; engine ``cluster`` is Spark on a standalone cluster started for the run
-    (a master and two 1-core workers on 127.0.0.1, tests/audit/standalone.py); its memory figure is the
-    driver's alone (the daemons and executors are not the audit's children)."""
+    (a master and two 1-core workers on 127.0.0.1, tests/audit/standalone.py); its memory and CPU figures are
+    the driver's and the executors' (not the master's and workers' daemons)."""
     cmd = [*MQADMIN, "--format", "json", "audit", str(fleet), "--out", str(out), "--top", "0"]
     cmd += ["--engine", "python" if engine == "python" else "spark"]
     if engine == "spark":
@@ -142,13 +154,15 @@ def audit(engine: str, fleet: Path, out: Path, args: argparse.Namespace) -> dict
 
         scratch = Path(tempfile.mkdtemp(prefix="bench-spark-cluster-"))
         try:
-            with standalone_cluster(scratch, workers=2, memory=args.executor_memory) as master:
+            workers: list[int] = []
+            with standalone_cluster(scratch, workers=2, memory=args.executor_memory, worker_pids=workers) as master:
                 cmd += ["--master", master]
                 conf = {
                     "SPARK_LOCAL_IP": "127.0.0.1",
                     "PYSPARK_SUBMIT_ARGS": f"--executor-memory {args.executor_memory} pyspark-shell",
                 }
-                res = run_measured(cmd, args.timeout, int(args.mem_cap * 2**30), cluster_env(scratch) | conf)
+                env = cluster_env(scratch) | conf
+                res = run_measured(cmd, args.timeout, int(args.mem_cap * 2**30), env, workers)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     else:
@@ -173,7 +187,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=ROOT / "bench" / "results" / "audit-work")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="generator processes")
     parser.add_argument("--master", default="local[*]")
-    parser.add_argument("--driver-memory", default="6g", help="Spark heap (local mode: the whole job)")
+    parser.add_argument("--driver-memory", default="3g", help="Spark heap (local mode: the whole job)")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument("--mem-cap", type=float, default=20, help="GiB per run (process tree)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "bench_audit.json")
@@ -211,7 +225,8 @@ def _line(r: dict[str, Any]) -> str:
         why = r["stopped"] or f"exit {r['returncode']}: {' '.join(r.get('error', []))}"
         return f"{r['engine']:<6}  FAILED ({why}) after {r['wall_s']} s, peak {r['peak_rss_mb']} MB"
     return (
-        f"{r['engine']:<6}  audit {r['audit_s']:>8.1f} s  wall {r['wall_s']:>8.1f} s  {r['rows_per_s']:>10,} rows/s  "
+        f"{r['engine']:<6}  audit {r['audit_s']:>8.1f} s  wall {r['wall_s']:>8.1f} s  cpu {r['cpu_s']:>7.1f} s  "
+        f"{r['rows_per_s']:>10,} rows/s  "
         f"peak {r['peak_rss_mb']:>6} MB  findings {r['findings']}  load {r['load_before']}->{r['load_after']}"
     )
 
@@ -226,7 +241,10 @@ def _report(results: dict[str, Any], sizes: list[int], engines: list[str]) -> No
             if s and p and "audit_s" in s and "audit_s" in p:
                 same = "same findings" if s["digest"] == p["digest"] else "FINDINGS DIFFER"
                 ratio = s["rows_per_s"] / p["rows_per_s"]
-                print(f"   {size:>11,} rows: {engine}/python throughput = {ratio:.2f}x ({same})")
+                print(
+                    f"   {size:>11,} rows: {engine}/python throughput = {ratio:.2f}x ({same}); wall "
+                    f"{p['wall_s'] / s['wall_s']:.2f}x; CPU seconds spark {s['cpu_s']} / python {p['cpu_s']}"
+                )
                 key = str(size) if engine == "spark" else f"{size}-cluster"
                 results.setdefault("ratios", {})[key] = round(ratio, 3)
     _crossover(results, sizes, runs)

@@ -6,7 +6,8 @@ catalogue, the rules' evaluation (``job.evaluate`` over ``job.Facts``) and the o
 with ``job.py``; only how the facts are gathered differs: here every row is streamed into them, while
 Spark aggregates the tables and hands over only the rows that can hold a finding.
 
-Memory: one entry per (source, cluster, topic) with a tuple per broker, streamed from the gzip files.
+Memory: one entry per (source, cluster, topic) with a tuple per broker, streamed from the export's files
+(the topics table's Parquet copy when there is one and pyarrow is installed, else the gzip JSON Lines).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from mqadmin.audit.job import (
     coverage,
     evaluate,
     is_system_topic,
-    iter_jsonl,
     new_summary,
     order_conf_sources,
+    table_rows,
     write_outputs,
     write_parquet,
     write_summary,
@@ -58,8 +59,7 @@ def read_manifests(inputs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
 
 def _rows(inputs: list[Path], manifests: list[tuple[str, dict[str, Any]]], table: str) -> Iterator[dict[str, Any]]:
     for root, (_, m) in zip(inputs, manifests, strict=True):
-        for rel in m["tables"][table]["files"]:
-            yield from iter_jsonl(root / rel)
+        yield from table_rows(root, m["tables"][table])
 
 
 def audit_findings(

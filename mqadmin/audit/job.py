@@ -41,6 +41,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -98,6 +99,8 @@ GROUP_SEPARATORS = "_+"  # 5.x POP retry topics: %RETRY%<group>_<topic> (v1) and
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
 TABLES = ("clusters", "brokers", "topics", "groups", "consumer_lag", "order_conf")
+PARQUET_KEY = "parquet"
+"""A table's entry in the manifest may list, besides its gzip JSON Lines ``files``, the same rows as Parquet."""
 
 
 @dataclass(frozen=True)
@@ -270,8 +273,16 @@ class Facts:
     def add_small_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
         """Every table but topics, whose rows ``rows(table)`` yields: brokers, order configs, group names,
         and the summed lag per (source, cluster, group) and topic."""
+        self.add_cluster_tables(rows)
+        self.add_group_tables(rows)
+
+    def add_cluster_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
+        """The brokers and order configs."""
         self.add_brokers(rows("brokers"))
         self.order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in rows("order_conf")}
+
+    def add_group_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
+        """Group names, and the summed lag per (source, cluster, group) and topic."""
         for r in rows("groups"):
             self.groups[(r["source"], r["cluster"])].add(r["group"])
         lag: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -653,7 +664,13 @@ def build_session(
     builder = SparkSession.builder.appName(app_name)
     if master:
         builder = builder.master(master)
-    java_opts = f"-Dlog4j2.configurationFile=file:{log4j} -Dderby.system.home={scratch}"
+    # The audit is a short batch job: the JVM's C1 compiler alone gets its code fast enough, and C2's
+    # compilations cost more CPU than they save (bench/README.md); the parallel collector has no
+    # concurrent threads competing with the tasks for the cores.
+    java_opts = (
+        f"-Dlog4j2.configurationFile=file:{log4j} -Dderby.system.home={scratch} "
+        "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
+    )
     conf = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
@@ -695,6 +712,36 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         for line in f:
             if len(line) > 1:
                 yield decode(line)[0]
+
+
+def iter_parquet(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """The rows of one local Parquet table file (a table's copy), shaped as ``iter_jsonl`` gives them."""
+    import pyarrow.parquet as pq
+
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536):
+        names = batch.schema.names
+        columns = [c.to_pylist() for c in batch.columns]
+        for i, name in enumerate(names):
+            if name == "attributes":  # a Parquet map comes back as (key, value) pairs
+                columns[i] = [dict(v) if v else {} for v in columns[i]]
+        for values in zip(*columns, strict=True):
+            yield dict(zip(names, values, strict=True))
+
+
+def table_rows(root: str | os.PathLike[str], entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The rows of one table of a local export (its manifest ``entry``): from its Parquet copy when it has
+    one and pyarrow is installed, else from its gzip JSON Lines."""
+    if entry.get(PARQUET_KEY):
+        try:
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            for rel in entry[PARQUET_KEY]:
+                yield from iter_parquet(os.path.join(root, rel))
+            return
+    for rel in entry["files"]:
+        yield from iter_jsonl(os.path.join(root, rel))
 
 
 def _local(path: str) -> str | None:
@@ -747,6 +794,15 @@ class _Tables:
     def __getitem__(self, name: str) -> Any:
         return self.spark.read.schema(self.schemas[name]).option("mode", "FAILFAST").json(self.files(name))
 
+    def topics(self) -> Any:
+        """The topics table: its Parquet copy when every input has one (columnar, splittable, no parsing),
+        else the gzip JSON Lines (one task per file)."""
+        copies = [m["tables"]["topics"].get(PARQUET_KEY) for _, m in self.manifests]
+        if not all(copies):
+            return self["topics"]
+        files = [root.rstrip("/") + "/" + rel for root, rels in zip(self.inputs, copies, strict=True) for rel in rels]
+        return self.spark.read.schema(self.schemas["topics"]).parquet(*files)
+
     def rows(self, name: str) -> Iterator[dict[str, Any]]:
         """A small table's rows on the driver: read directly when the files are local (no Spark job), else
         collected through Spark."""
@@ -762,37 +818,44 @@ class _Tables:
 _KEY = ["source", "cluster"]
 
 
+def literal_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str) -> Any:
+    """A small DataFrame of ``rows`` (``schema``: ``"name type, ..."``) marked for broadcast, built in the JVM
+    from one JSON literal: ``createDataFrame`` would start Python workers to unpickle the rows, seconds per
+    table on a loaded machine (and on every executor of a cluster)."""
+    from pyspark.sql import functions as F
+
+    fields = [f.split() for f in schema.split(",")]
+    names = [n for n, _ in fields]
+    text = json.dumps([dict(zip(names, r, strict=True)) for r in rows], separators=(",", ":"), ensure_ascii=False)
+    parsed = F.from_json(F.lit(text), "array<struct<" + ",".join(f"{n}:{t}" for n, t in fields) + ">>")
+    return F.broadcast(spark.range(1).select(F.inline(parsed)))
+
+
 def spark_findings(
     spark: Any, inputs: list[str], params: Params, manifests: list[tuple[str, dict[str, Any]]]
 ) -> list[dict[str, Any]]:
     """All findings, sorted by severity and place: Spark reduces the tables to the facts the rules need,
     and the driver evaluates them (``evaluate``, the code the plain-Python engine runs).
 
-    The topics table, by far the largest, is read twice and never cached (building Spark's in-memory cache
-    of it cost more than reading it again): one aggregation grouped two ways gives the per-broker counts,
-    the %RETRY%/%DLQ% topics, and the topics that can have a topic or order finding (necessary conditions
-    of each rule, from plain aggregates); then only those topics' per-broker configs reach the driver. The
-    small tables (brokers, order configs, groups, lag) are read on the driver, and the cluster facts go back
-    to the executors as small broadcast tables. Only built-in expressions run on the executors (no Python
-    UDFs): two jobs over the topics, whatever the fleet's size.
+    The topics table, by far the largest, is read twice (its Parquet copy when the export has one) and never
+    cached: one aggregation grouped two ways gives the per-broker counts and the topics that can have a
+    finding (necessary conditions of each rule, from plain aggregates); then only those topics' per-broker
+    rows reach the driver. The small tables (brokers, order configs, groups, lag) are read on the driver, and
+    the cluster facts go to the executors as small broadcast tables. Only built-in expressions and
+    non-object aggregates run on the executors (no Python UDFs, no Python workers, no ``collect_set``, which
+    falls back to sorting past 128 keys): two jobs over the topics, whatever the fleet's size.
     """
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
     tables = _Tables(spark, inputs, manifests)
     facts = Facts(conf_sources=set(order_conf_sources(manifests)))
-    facts.add_small_tables(tables.rows)
+    facts.add_cluster_tables(tables.rows)
 
-    def small(rows: list[tuple[Any, ...]], schema: str) -> Any:
-        return F.broadcast(spark.createDataFrame(rows, schema))
-
-    writable = small(
-        [(s, c, b, True) for (s, c), names in facts.writable.items() for b in names],
-        "source string, cluster string, broker string, on_writable boolean",
-    )
-    named = small(
-        [(s, c, b, True) for (s, c), names in facts.broker_names.items() for b in names],
-        "source string, cluster string, topic string, broker_topic boolean",
+    clusters = literal_table(  # one small join per row: the cluster's writable masters and broker names
+        spark,
+        ((s, c, sorted(facts.writable.get((s, c), ())), sorted(names)) for (s, c), names in facts.broker_names.items()),
+        "source string, cluster string, writable array<string>, names array<string>",
     )
     system = (
         col("topic").isin(sorted(SYSTEM_TOPICS))
@@ -800,11 +863,15 @@ def spark_findings(
         | col("topic").startswith(RETRY_PREFIX)
         | col("topic").startswith(DLQ_PREFIX)
         | (col("topic") == col("cluster"))
-        | (col("topic") == F.concat(col("cluster"), lit(REPLY_SUFFIX)))
-        | col("broker_topic").isNotNull()
+        | (  # topic == cluster + REPLY_SUFFIX, without building that string for every row
+            col("topic").endswith(REPLY_SUFFIX)
+            & (F.length("topic") == F.length("cluster") + len(REPLY_SUFFIX))
+            & col("topic").startswith(col("cluster"))
+        )
+        | F.coalesce(F.array_contains("names", col("topic")), lit(False))
     )
     rows = (
-        tables["topics"]
+        tables.topics()
         .select(
             *_KEY,
             col("broker_name").alias("broker"),
@@ -815,8 +882,7 @@ def spark_findings(
             "order",
             "attributes",
         )
-        .join(writable, [*_KEY, "broker"], "left")
-        .join(named, [*_KEY, "topic"], "left")
+        .join(clusters, _KEY, "left")
         .select(
             *_KEY,
             "broker",
@@ -827,39 +893,44 @@ def spark_findings(
             "order",
             "attributes",
             system.alias("system"),
-            F.coalesce("on_writable", lit(False)).alias("on_writable"),
+            F.coalesce(F.array_contains("writable", col("broker")), lit(False)).alias("on_writable"),
         )
     )
-    suspects = _aggregate(spark, rows, facts)
-    configs = rows.where(~col("system")).join(
-        small(suspects, "source string, cluster string, topic string"), [*_KEY, "topic"], "left_semi"
-    )
-    for r in configs.collect():
-        facts.per_topic[(r["source"], r["cluster"], r["topic"])].append(
-            (r["broker"], r["read"], r["write"], r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
-        )
+    with ThreadPoolExecutor(1) as pool:  # the group tables are read while the executors aggregate
+        groups_read = pool.submit(facts.add_group_tables, tables.rows)
+        suspects = _aggregate(spark, rows, facts, groups_read.result)
+    wanted = literal_table(spark, suspects, "source string, cluster string, topic string")
+    for r in rows.join(wanted, [*_KEY, "topic"], "left_semi").collect():
+        key = (r["source"], r["cluster"], r["topic"])
+        if r["topic"].startswith((RETRY_PREFIX, DLQ_PREFIX)):
+            facts.retry_like[key].add(r["broker"])
+        elif not r["system"]:
+            facts.per_topic[key].append(
+                (r["broker"], r["read"], r["write"], r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
+            )
     return evaluate(facts, params)
 
 
-def _aggregate(spark: Any, rows: Any, facts: Facts) -> list[tuple[str, str, str]]:
+def _aggregate(spark: Any, rows: Any, facts: Facts, groups_read: Callable[[], None]) -> list[tuple[str, str, str]]:
     """One pass over the topic rows, grouped two ways at once (GROUPING SETS: one scan, one shuffle): per
-    broker, the topic and write-queue counts of regular topics (into ``facts.counts``); per topic, the
-    brokers of each %RETRY%/%DLQ% topic (into ``facts.retry_like``), and whether a regular topic may have a
-    topic or order finding: its read or write queue counts vary or differ, a broker lacks read or write, it
-    is ordered somewhere, it is on fewer writable masters than its cluster has, or its source has an order
-    config for it. Returns those suspects' (source, cluster, topic)."""
+    broker, the topic and write-queue counts of regular topics (into ``facts.counts``); per topic, whether a
+    regular topic may have a topic or order finding (its read or write queue counts vary or differ, a broker
+    lacks read or write, it is ordered somewhere, it is on fewer writable masters than its cluster has, or its
+    source has an order config for it), and which topics are %RETRY%/%DLQ% topics. Returns the suspects'
+    (source, cluster, topic): those regular topics, and the retry/DLQ topics that may be orphans (in a
+    cluster whose groups were all read, and no group of theirs is known); ``groups_read`` waits until
+    ``facts`` holds the groups."""
     from pyspark.sql import functions as F
 
     col = F.col
     agg = spark.sql(
         """
         SELECT source, cluster, topic, broker, grouping(topic) = 1 AS per_broker, NOT max(system) AS regular,
+               max(startswith(topic, {retry}) OR startswith(topic, {dlq})) AS retry_like,
                sum(IF(on_writable AND NOT system, 1, 0)) AS on_writable,
                min(read) != max(read) OR min(write) != max(write) OR max(read != write)
                  OR max((perm & 6) != 6) OR max(coalesce(`order`, false)) AS flagged,
-               count(IF(system, NULL, 1)) AS topics, sum(IF(system, 0, write)) AS queues,
-               array_sort(collect_set(IF(startswith(topic, {retry}) OR startswith(topic, {dlq}), broker, NULL)))
-                 AS retry_brokers
+               count(IF(system, NULL, 1)) AS topics, sum(IF(system, 0, write)) AS queues
         FROM {rows}
         GROUP BY GROUPING SETS ((source, cluster, topic), (source, cluster, broker))
         """,
@@ -867,32 +938,39 @@ def _aggregate(spark: Any, rows: Any, facts: Facts) -> list[tuple[str, str, str]
         retry=RETRY_PREFIX,  # strings become quoted SQL literals
         dlq=DLQ_PREFIX,
     )
-    writable = spark.createDataFrame(
-        [(s, c, len(names)) for (s, c), names in facts.writable.items()], "source string, cluster string, writable int"
+    writable = literal_table(
+        spark,
+        ((s, c, len(names)) for (s, c), names in facts.writable.items()),
+        "source string, cluster string, writable int",
     )
-    with_conf = spark.createDataFrame(
-        [(s, t, True) for s, t in facts.order_conf if s in facts.conf_sources],
+    with_conf = literal_table(
+        spark,
+        ((s, t, True) for s, t in facts.order_conf if s in facts.conf_sources),
         "source string, topic string, conf boolean",
     )
     suspect = col("regular") & (
         col("flagged") | (col("on_writable") < F.coalesce("writable", F.lit(0))) | col("conf").isNotNull()
     )
     found = (
-        agg.join(F.broadcast(writable), _KEY, "left")
-        .join(F.broadcast(with_conf), ["source", "topic"], "left")
-        .where(col("per_broker") | (F.size("retry_brokers") > 0) | suspect)
-        .select(*_KEY, "topic", "broker", "per_broker", "topics", "queues", "retry_brokers", suspect.alias("suspect"))
+        agg.join(writable, _KEY, "left")
+        .join(with_conf, ["source", "topic"], "left")
+        .where(col("per_broker") | col("retry_like") | suspect)
+        .select(*_KEY, "topic", "broker", "per_broker", "topics", "queues", "retry_like")
     )
+    collected = found.collect()
+    groups_read()
     out = []
-    for r in found.collect():
+    for r in collected:
         s, c, t = r["source"], r["cluster"], r["topic"]
         if r["per_broker"]:
             if r["topics"]:
                 facts.counts[(s, c, r["broker"])] = [r["topics"], r["queues"]]
-        elif r["retry_brokers"]:
-            facts.retry_like[(s, c, t)] = set(r["retry_brokers"])
-        elif r["suspect"]:
+        elif not r["retry_like"]:
             out.append((s, c, t))
+        elif facts.groups_complete.get((s, c), False):
+            rest = t[len(RETRY_PREFIX if t.startswith(RETRY_PREFIX) else DLQ_PREFIX) :]
+            if rest not in facts.groups.get((s, c), ()):
+                out.append((s, c, t))
     return out
 
 

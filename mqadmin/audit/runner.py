@@ -22,13 +22,11 @@ from typing import Any
 
 from mqadmin.audit.job import MANIFEST, Params, write_summary
 
-AUTO_SPARK_ROWS = 20_000_000
-"""Topic rows from which ``--engine auto`` picks local Spark. Measured with bench/bench_audit.py on 2 cores
-(2026-11-23, after the Spark job was reduced to two jobs over the topics table): python was still faster at
-1M (10 s against 60 s) and 10M rows (110 s against 174 s; before: 20M rows took python 309 s and 3.5 GB
-against Spark's 607 s), but its memory grows with the rows (about 175 bytes each) while local Spark's is
-bounded by its heap and it uses every core. No size measured here has Spark ahead, so the threshold stays at
-the largest size python was measured at (docs/audit.md)."""
+AUTO_SPARK_ROWS = 10_000_000
+"""Topic rows from which ``--engine auto`` picks local Spark: the smallest size at which Spark's wall time beat
+python's in bench/bench_audit.py on 2 cores (2026-11-26, both engines reading the topics' Parquet copy): at 1M
+rows python took 9.0 s against Spark's 20.1 s (JVM start included), at 10M 81.5 s against 57.5 s
+(docs/audit.md)."""
 
 
 class EngineUnavailable(RuntimeError):

@@ -44,6 +44,7 @@ from mqadmin import __version__
 from mqadmin.admin.results import overall_status
 from mqadmin.files import atomic_write
 from mqadmin.fleet import manifest as mf
+from mqadmin.fleet.parquet import PARQUET_KEY
 from mqadmin.fleet.schema import TABLES
 from mqadmin.fleet.writer import TableWriter
 
@@ -131,9 +132,11 @@ def generate(out: Path, spec: FleetSpec, workers: int = 1, compresslevel: int = 
     truth: list[dict[str, Any]] = []
     reports: dict[str, list[dict[str, Any]]] = {}
     for tables, cluster_reports, planted in results:
-        for t, (rel, rows) in tables.items():
-            manifest["tables"][t]["files"].append(rel)
-            manifest["tables"][t]["rows"] += rows
+        for t, entry in tables.items():
+            manifest["tables"][t]["rows"] += entry["rows"]
+            for key in ("files", PARQUET_KEY):
+                if key in entry:
+                    manifest["tables"][t].setdefault(key, []).extend(entry[key])
         for source, report in cluster_reports:
             reports.setdefault(source, []).append(report)
         truth.extend(planted)
@@ -173,7 +176,7 @@ def _namesrv(si: int) -> str:
 
 def _write_part(
     root: str, spec: FleetSpec, part: int, pairs: list[tuple[int, int]], compresslevel: int
-) -> tuple[dict[str, tuple[str, int]], list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
+) -> tuple[dict[str, dict[str, Any]], list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
     writers = {t: TableWriter(Path(root), t, part, compresslevel) for t in TABLES}
     reports, truth = [], []
     try:
@@ -185,7 +188,9 @@ def _write_part(
         for w in writers.values():
             w.abort()
         raise
-    return {t: w.close() for t, w in writers.items()}, reports, truth
+    for w in writers.values():
+        w.close()
+    return {t: w.entry() for t, w in writers.items()}, reports, truth
 
 
 class _Cluster:
@@ -231,6 +236,7 @@ class _Cluster:
         """One topic on ``hosts`` (a list, or broker -> (read, write, perm) for per-broker configs)."""
         w = self.w["topics"]
         o = "true" if order else "false"
+        attributes = json.loads(attrs)
         for b in hosts:
             if b == self.failed:
                 continue
@@ -238,7 +244,8 @@ class _Cluster:
             w.write_line(
                 f'{{"source":"{self.source}","cluster":"{self.cluster}","broker_name":"{b}","topic":"{name}",'
                 f'"read_queue_nums":{r},"write_queue_nums":{wq},"perm":{p},"order":{o},"topic_sys_flag":0,'
-                f'"topic_filter_type":"SINGLE_TAG","attributes":{attrs}}}'
+                f'"topic_filter_type":"SINGLE_TAG","attributes":{attrs}}}',
+                (self.source, self.cluster, b, name, r, wq, p, order, 0, "SINGLE_TAG", attributes),
             )
             self.topic_rows[b] += 1
 

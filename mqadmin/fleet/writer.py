@@ -1,5 +1,6 @@
-"""Writing an export directory: gzip JSON Lines tables, each written under a temporary name and renamed
-into place when complete, and the manifest written last (so a manifest only ever names whole files)."""
+"""Writing an export directory: gzip JSON Lines tables (the topics table also as Parquet, ``fleet.parquet``),
+each written under a temporary name and renamed into place when complete, and the manifest written last (so a
+manifest only ever names whole files)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin.fleet import manifest as mf
-from mqadmin.fleet.schema import TABLES
+from mqadmin.fleet import parquet
+from mqadmin.fleet.schema import TABLES, column_names
 
 _FLUSH_EVERY = 2048
 
@@ -25,10 +27,17 @@ class TableWriter:
     """Rows of one table (or one part of it) as gzip JSON Lines.
 
     Rows are buffered and compressed in batches; the gzip header carries no timestamp, so the same rows
-    give the same bytes (the synthetic generator relies on it).
+    give the same bytes (the synthetic generator relies on it). With ``copy`` (default: for the topics table
+    when pyarrow is installed) the rows also go to a Parquet file, listed in ``entry()`` under ``parquet``.
     """
 
-    def __init__(self, root: Path, table: str, part: int | None = None, compresslevel: int = 6) -> None:
+    def __init__(
+        self, root: Path, table: str, part: int | None = None, compresslevel: int = 6, copy: bool | None = None
+    ) -> None:
+        if copy is None:
+            copy = table in parquet.COPIED_TABLES and parquet.available()
+        self.columns = column_names(table)
+        self.copy = parquet.ParquetTableWriter(root, table, part) if copy else None
         self.relpath = table_file(table, part)
         self.path = root / self.relpath
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -39,10 +48,15 @@ class TableWriter:
         self.rows = 0
 
     def write(self, row: dict[str, Any]) -> None:
-        self.write_line(json.dumps(row, separators=(",", ":"), ensure_ascii=False))
+        values = tuple(row.get(c) for c in self.columns) if self.copy else None
+        self.write_line(json.dumps(row, separators=(",", ":"), ensure_ascii=False), values)
 
-    def write_line(self, line: str) -> None:
-        """One row already serialised as a JSON object (no newline)."""
+    def write_line(self, line: str, values: tuple[Any, ...] | None = None) -> None:
+        """One row already serialised as a JSON object (no newline); ``values``, in column order, are the
+        same row for the Parquet copy (required when there is one)."""
+        if self.copy:
+            assert values is not None, "a table with a Parquet copy needs each row's values"
+            self.copy.write(values)
         self._buf.append(line)
         self.rows += 1
         if len(self._buf) >= _FLUSH_EVERY:
@@ -62,9 +76,20 @@ class TableWriter:
         os.fsync(self._raw.fileno())
         self._raw.close()
         os.replace(self._tmp, self.path)
+        if self.copy:
+            self.copy.close()
         return self.relpath, self.rows
 
+    def entry(self) -> dict[str, Any]:
+        """The table's manifest entry once closed: files, rows, and the Parquet copy's files if any."""
+        out: dict[str, Any] = {"files": [self.relpath], "rows": self.rows}
+        if self.copy:
+            out[parquet.PARQUET_KEY] = [self.copy.relpath]
+        return out
+
     def abort(self) -> None:
+        if self.copy:
+            self.copy.abort()
         with contextlib.suppress(OSError):
             self._gz.close()
         self._raw.close()
@@ -93,8 +118,8 @@ class ExportWriter:
         """Close every table, record files and row counts in ``manifest`` and write it; returns it."""
         manifest["tables"] = {}
         for name, writer in self.tables.items():
-            relpath, rows = writer.close()
-            manifest["tables"][name] = {"files": [relpath], "rows": rows}
+            writer.close()
+            manifest["tables"][name] = writer.entry()
         mf.write_manifest(self.root, manifest)
         return manifest
 

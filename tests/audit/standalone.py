@@ -51,9 +51,15 @@ def alive_workers(ui_port: int) -> int:
 
 @contextlib.contextmanager
 def standalone_cluster(
-    scratch: Path, workers: int = 2, cores: int = 1, memory: str = "1g", timeout: float = 180
+    scratch: Path,
+    workers: int = 2,
+    cores: int = 1,
+    memory: str = "1g",
+    timeout: float = 180,
+    worker_pids: list[int] | None = None,
 ) -> Iterator[str]:
-    """Start the cluster, wait until every worker has registered with the master; yields the master URL."""
+    """Start the cluster, wait until every worker has registered with the master; yields the master URL.
+    ``worker_pids``, when given, receives the workers' process ids (their executors are their children)."""
     scratch.mkdir(parents=True, exist_ok=True)
     env = cluster_env(scratch)
     spark_class = str(spark_home() / "bin" / "spark-class")
@@ -77,6 +83,8 @@ def standalone_cluster(
             start(f"worker-{i}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--webui-port",
                   str(free_port()), "--cores", str(cores), "--memory", memory, "--work-dir",
                   str(scratch / f"work-{i}"), url)  # fmt: skip
+            if worker_pids is not None:
+                worker_pids.append(procs[-1].pid)
         wait_until(lambda: alive_workers(ui) >= workers or _exited(procs), timeout, 0.5, f"{workers} workers at {url}")
         if _exited(procs):
             raise RuntimeError(f"a Spark daemon exited; logs in {scratch}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -90,8 +91,10 @@ def test_export_writes_every_table_and_the_manifest(monkeypatch, capsys, tmp_pat
 
     manifest = load_manifest(out)
     assert manifest["status"] == "ok"
+    copies = [p for t in manifest["tables"].values() for p in t.get("parquet", [])]
+    assert copies == (["topics.parquet"] if importlib.util.find_spec("pyarrow") else [])
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["manifest.json"] + [f"{t}.jsonl.gz" for t in manifest["tables"]]
+        ["manifest.json"] + [f"{t}.jsonl.gz" for t in manifest["tables"]] + copies
     )
     src = "127.0.0.1:9876"
     assert rows(out, "clusters") == [{"source": src, "cluster": "DefaultCluster", "namesrv": src}]

@@ -61,11 +61,17 @@ def test_the_job_file_is_self_contained():
     modules = {a.name.split(".")[0] for n in top_level if isinstance(n, ast.Import) for a in n.names}
     modules |= {(n.module or "").split(".")[0] for n in top_level if isinstance(n, ast.ImportFrom)}
     stdlib = {"__future__", "argparse", "contextlib", "gzip", "json", "os", "shutil", "sys", "tempfile", "time",
-              "collections", "dataclasses", "re", "typing"}  # fmt: skip
+              "collections", "concurrent", "dataclasses", "re", "typing"}  # fmt: skip
     assert modules <= stdlib, modules
     every = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     every |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not any(m and m.startswith("mqadmin") for m in every)
+
+
+def test_the_job_reads_the_manifest_key_the_writer_lists_the_parquet_copy_under():
+    from mqadmin.fleet import parquet
+
+    assert job.PARQUET_KEY == parquet.PARQUET_KEY  # job.py imports nothing from mqadmin: a copy, kept in step
 
 
 def test_the_job_excludes_every_system_topic_the_model_knows():
@@ -95,6 +101,28 @@ def test_table_writer_is_atomic_and_deterministic(tmp_path):
         assert [json.loads(line) for line in f] == rows
 
 
+def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    from mqadmin.audit.job import iter_jsonl, iter_parquet
+
+    rows = [
+        {"source": "s", "cluster": "C", "broker_name": f"b{i % 3}", "topic": f"T{i}", "read_queue_nums": i % 9,
+         "write_queue_nums": 8, "perm": 6, "order": i % 2 == 0, "topic_sys_flag": 0,
+         "topic_filter_type": "SINGLE_TAG", "attributes": {"message.type": "FIFO"} if i % 5 == 0 else {}}
+        for i in range(300_000)  # more than one row group
+    ]  # fmt: skip
+    w = ExportWriter(tmp_path)
+    for r in rows:
+        w.write("topics", r)
+    entry = w.finish(mf.new_manifest({"tool": "test"}))["tables"]["topics"]
+    path = tmp_path / entry["parquet"][0]
+    assert list(iter_parquet(path)) == list(iter_jsonl(tmp_path / entry["files"][0])) == rows
+    meta = pq.ParquetFile(path).metadata
+    assert meta.num_rows == 300_000 and meta.num_row_groups == 3  # Spark splits a file by its row groups
+    types = {f.name: str(f.type) for f in pq.read_schema(path)}
+    assert types["read_queue_nums"] == "int32" and types["attributes"].startswith("map<string, string")
+
+
 def test_aborted_writer_leaves_nothing(tmp_path):
     w = TableWriter(tmp_path, "topics")
     w.write({"a": 1})
@@ -110,7 +138,8 @@ def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
     manifest = w.finish(mf.new_manifest({"tool": "test"}))
     loaded = mf.load_manifest(tmp_path)
     assert loaded == manifest
-    assert loaded["tables"]["topics"] == {"files": ["topics.jsonl.gz"], "rows": 1}
+    assert loaded["tables"]["topics"] == {"files": ["topics.jsonl.gz"], "rows": 1, "parquet": ["topics.parquet"]}
+    assert loaded["tables"]["groups"] == {"files": ["groups.jsonl.gz"], "rows": 0}  # only topics get a copy
     assert set(loaded["tables"]) == set(TABLES)
     assert list(mf.iter_rows(tmp_path, loaded, "topics")) == [{"topic": "T"}]
     assert list(mf.iter_rows(tmp_path, loaded, "groups")) == []

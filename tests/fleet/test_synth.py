@@ -45,6 +45,18 @@ def test_parallel_workers_write_the_same_rows(tmp_path):
     assert load_ground_truth(tmp_path / "one") == load_ground_truth(tmp_path / "two")
 
 
+def test_the_parquet_copy_of_the_topics_has_the_same_rows_part_by_part(tmp_path):
+    pytest.importorskip("pyarrow")
+    from mqadmin.audit.job import iter_jsonl, iter_parquet
+
+    manifest = generate(tmp_path, FleetSpec(seed=5, sources=3), workers=2)
+    entry = manifest["tables"]["topics"]
+    assert entry["parquet"] == ["topics/part-00000.parquet", "topics/part-00001.parquet"]
+    for jsonl, parquet in zip(entry["files"], entry["parquet"], strict=True):
+        assert list(iter_parquet(tmp_path / parquet)) == list(iter_jsonl(tmp_path / jsonl))
+    assert "parquet" not in manifest["tables"]["groups"]
+
+
 def test_every_rule_is_planted_and_the_failed_broker_recorded(tmp_path):
     manifest = generate(tmp_path, FleetSpec())
     rules = {f["rule"] for f in load_ground_truth(tmp_path)}
