@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import urllib.request
@@ -41,12 +42,27 @@ def cluster_env(scratch: Path) -> dict[str, str]:
     return env
 
 
-def alive_workers(ui_port: int) -> int:
+def master_status(ui_port: int) -> dict[str, object]:
+    """The master web UI's ``/json/`` (its URL, state and alive workers); empty while it does not answer."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as r:
-            return int(json.load(r).get("aliveworkers", 0))
+            return dict(json.load(r))
     except (OSError, ValueError):
-        return 0
+        return {}
+
+
+def alive_workers(ui_port: int) -> int:
+    return int(str(master_status(ui_port).get("aliveworkers", 0)))
+
+
+_UI_PORT = re.compile(rb"Successfully started service 'MasterUI' on port (\d+)")
+
+
+def master_ui_port(log: Path) -> int | None:
+    """The port the master's web UI bound, from its log: Spark moves to the next port when the asked one is
+    taken, so the one we chose is only a first try."""
+    found = _UI_PORT.search(log.read_bytes()) if log.exists() else None
+    return int(found.group(1)) if found else None
 
 
 @contextlib.contextmanager
@@ -75,10 +91,21 @@ def standalone_cluster(
         )
         log.close()
 
-    url = f"spark://127.0.0.1:{port}"
     try:
         start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
               "--webui-port", str(ui))  # fmt: skip
+
+        # The workers start once the master listens, at the address it reports: a worker connecting to a port
+        # nobody listens on yet can connect to itself (TCP simultaneous open) and so take the master's port.
+        def master_alive() -> tuple[int, str] | None:
+            """The master's UI port and URL once it is ALIVE."""
+            if _exited(procs):
+                raise RuntimeError(f"the Spark master exited; logs in {scratch}")
+            ui_port = master_ui_port(scratch / "master.log")
+            status = master_status(ui_port) if ui_port else {}
+            return (ui_port, str(status["url"])) if ui_port and status.get("status") == "ALIVE" else None
+
+        ui, url = wait_until(master_alive, timeout, 0.2, f"the Spark master to be ALIVE (log: {scratch})")
         for i in range(workers):
             start(f"worker-{i}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--webui-port",
                   str(free_port()), "--cores", str(cores), "--memory", memory, "--work-dir",
