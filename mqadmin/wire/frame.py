@@ -208,7 +208,8 @@ _TEXT_ONLY = {str}
 def _parse_header(header: bytes, text_errors: str) -> object:
     """The header's JSON: orjson's reading when it is the usual one (text ext values, no floats), else the
     standard reader's, which takes what orjson refuses (invalid UTF-8 kept as surrogates, lone surrogate
-    escapes, NaN) or reads otherwise (an integer beyond 64 bits, which orjson makes a float)."""
+    escapes, NaN) or reads otherwise (an integer beyond 64 bits, which orjson makes a float), with its ext
+    values (numbers, booleans, null) turned into text. Either way an ext object holds text only."""
     try:
         obj = orjson.loads(header)
     except orjson.JSONDecodeError:
@@ -219,9 +220,13 @@ def _parse_header(header: bytes, text_errors: str) -> object:
             if not isinstance(ext, dict) or {*map(type, ext.values())} <= _TEXT_ONLY:
                 return obj
     try:
-        return json.loads(header.decode("utf-8", text_errors))
+        obj = json.loads(header.decode("utf-8", text_errors))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise FrameError(f"header is not JSON: {type(e).__name__}: {e}") from None
+    ext = obj.get("extFields") if isinstance(obj, dict) else None
+    if isinstance(ext, dict):
+        obj["extFields"] = {k: _ext_value(v) for k, v in ext.items()}  # JSON keys are always text
+    return obj
 
 
 def _decode_json_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
@@ -232,8 +237,6 @@ def _decode_json_header(header: bytes, text_errors: str = "strict") -> RemotingC
     ext_raw = obj.get("extFields") or {}
     if not isinstance(ext_raw, dict):
         raise FrameError("extFields is not an object")
-    if not {*map(type, ext_raw.values())} <= _TEXT_ONLY:
-        ext_raw = {k: _ext_value(v) for k, v in ext_raw.items()}  # JSON keys are always text
     remark = obj.get("remark")
     return RemotingCommand(
         code=_int_field(obj, "code", None),
