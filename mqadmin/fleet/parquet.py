@@ -60,12 +60,10 @@ class ParquetTableWriter:
         self._schema = arrow_schema(table)
         self._writer = pq.ParquetWriter(self._tmp, self._schema, compression="snappy")
         self._columns: list[list[Any]] = [[] for _ in self._schema]
-        self.rows = 0
 
     def write(self, values: tuple[Any, ...]) -> None:
         for column, v in zip(self._columns, values, strict=True):
             column.append(v)
-        self.rows += 1
         if len(self._columns[0]) >= ROW_GROUP:
             self._flush()
 
@@ -77,13 +75,12 @@ class ParquetTableWriter:
             self._writer.write_table(pa.Table.from_arrays(arrays, schema=self._schema))
             self._columns = [[] for _ in self._schema]
 
-    def close(self) -> tuple[str, int]:
+    def close(self) -> None:
         self._flush()
         self._writer.close()
         with open(self._tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(self._tmp, self.path)
-        return self.relpath, self.rows
 
     def abort(self) -> None:
         with contextlib.suppress(Exception):

@@ -26,7 +26,6 @@ from mqadmin.model.group import GroupWrite
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.rpc import groups as group_rpc
 from mqadmin.model.rpc import namesrv as ns_rpc
-from mqadmin.model.rpc import namesrv_admin as kv_rpc
 from mqadmin.model.rpc import topics as topic_rpc
 from mqadmin.model.topic import TopicConfig, attribute_ops
 from mqadmin.topology.live import FAILURES
@@ -273,8 +272,7 @@ class _Run:
                 self.done(item, Status.FAILED, f"not written: the topic failed on {', '.join(failed)}")
                 continue
             if item.wanted is None:
-                header: Any = kv_rpc.KvHeader(namespace=ORDER_TOPIC_CONFIG, key=item.name)
-                answers = await admin.request_every_namesrv(kv_rpc.DELETE_KV_CONFIG, header, Status.DELETED)
+                answers = await admin.delete_kv_config(ORDER_TOPIC_CONFIG, item.name)
             else:
                 answers = await admin.put_kv_config(ORDER_TOPIC_CONFIG, item.name, item.wanted)
             failed_ns = [f"{a.addr}: {a.reason}" for a in answers if not a.ok]
