@@ -454,7 +454,9 @@ def create_topic(servers: Servers, topic: str, queues: int = 8) -> None:
 
 
 @dataclass
-class SendRun:
+class WindowRun:
+    """One Java bench program's run: its result event, and the CPU each side used in its measured window."""
+
     result: dict
     server_cpu: float
     client_cpu: float
@@ -466,13 +468,20 @@ class SendRun:
     def msgs_per_sec(self) -> float:
         return float(self.result["msgsPerSec"])
 
+    def cpu_shares(self, client: str) -> str:
+        w = self.window
+        return (
+            f"CPU in window: server {100 * self.server_cpu / w:.0f}%, {client} {100 * self.client_cpu / w:.0f}%,"
+            f" other processes {100 * self.other_cpu / w:.0f}% of one core ({os.cpu_count()} cores)"
+        )
+
+
+class SendRun(WindowRun):
     def describe(self) -> str:
-        r, w = self.result, self.window
+        r = self.result
         return (
             f"{r['sent']} sent in {r['seconds']} s, {r['errors']} errors (first: {r['firstError']}),"
-            f" p90 {r['p90Ms']} p99.9 {r['p999Ms']} max {r['maxMs']} ms; CPU in window: server"
-            f" {100 * self.server_cpu / w:.0f}%, client {100 * self.client_cpu / w:.0f}%, other processes"
-            f" {100 * self.other_cpu / w:.0f}% of one core ({os.cpu_count()} cores)"
+            f" p90 {r['p90Ms']} p99.9 {r['p999Ms']} max {r['maxMs']} ms; {self.cpu_shares('client')}"
         )
 
 
@@ -481,41 +490,29 @@ def run_send(
 ) -> SendRun:
     full = cmd + [servers.namesrv_addr, SEND_TOPIC, str(threads), str(args.warmup), str(args.duration),
                   str(args.body), args.producers]  # fmt: skip
-    err = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
-    proc = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, text=True,
-                            start_new_session=True)  # fmt: skip
-    killer = threading.Timer(args.warmup + args.duration + 120, lambda: _killpg(proc))
-    killer.start()
     spy: subprocess.Popen[bytes] | None = None
-    marks: dict[str, tuple[float, float, float, float]] = {}
+    marks: dict[str, Mark] = {}
     result: dict | None = None
+
+    def on_event(event: dict, proc: subprocess.Popen[str]) -> None:
+        nonlocal result, spy
+        kind = event.get("event")
+        if kind in ("measuring", "measured"):
+            marks[kind] = window_mark(servers, proc)
+            if kind == "measuring" and profile_to is not None:
+                spy = start_py_spy(servers, args.duration, profile_to)
+        elif kind == "result":
+            result = event
+
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            kind = event.get("event")
-            if kind in ("measuring", "measured"):
-                marks[kind] = window_mark(servers, proc)
-                if kind == "measuring" and profile_to is not None:
-                    spy = start_py_spy(servers, args.duration, profile_to)
-            elif kind == "result":
-                result = event
-        proc.wait(30)
+        stderr = java_events(full, args.warmup + args.duration + 120, on_event)
         if spy is not None:
             spy.wait(args.duration + 60)
     finally:
-        killer.cancel()
-        _killpg(proc)
         if spy is not None and spy.poll() is None:
             spy.kill()
-        err.seek(0)
-        stderr = err.read().decode(errors="replace")
-        err.close()
     if result is None or len(marks) != 2:
-        raise RuntimeError(f"SendBench failed (exit {proc.returncode}): {stderr[-2000:]}")
+        raise RuntimeError(f"SendBench failed: {stderr[-2000:]}")
     return SendRun(result, *window_cpu(marks))
 
 
@@ -595,25 +592,11 @@ def bench_send(report: Report, targets: list[str], args: argparse.Namespace) -> 
 DRAIN_TOPIC = "BenchDrainTopic"
 
 
-@dataclass
-class DrainRun:
-    result: dict
-    server_cpu: float
-    client_cpu: float
-    other_cpu: float
-    window: float
-
-    @property
-    def msgs_per_sec(self) -> float:
-        return float(self.result["msgsPerSec"])
-
+class DrainRun(WindowRun):
     def describe(self) -> str:
-        r, w = self.result, self.window
-        return (
-            f"{r['received']} received in {r['seconds']} s (complete: {r['complete']}); CPU in window: server"
-            f" {100 * self.server_cpu / w:.0f}%, consumer {100 * self.client_cpu / w:.0f}%, other processes"
-            f" {100 * self.other_cpu / w:.0f}% of one core"
-        )
+        r = self.result
+        done = f"{r['received']} received in {r['seconds']} s (complete: {r['complete']})"
+        return f"{done}; {self.cpu_shares('consumer')}"
 
 
 def java_events(cmd: list[str], timeout: float, on_event: Callable[[dict, subprocess.Popen[str]], None]) -> str:
