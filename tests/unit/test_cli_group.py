@@ -325,6 +325,8 @@ def test_delete_sub_group_on_a_cluster_with_offsets_and_its_retry_topics(cli: Cl
     assert not a.groups and not b.groups and "%RETRY%G" not in a.topics
     headers = [c.ext for _, c in cli.transport.sent if c.code == RC.DELETE_SUBSCRIPTIONGROUP]
     assert headers == [{"groupName": "G", "cleanOffset": "true"}] * 2
+    reads = [c for _, c in cli.transport.sent if c.code == RC.GET_BROKER_CLUSTER_INFO]
+    assert len(reads) == 1  # the group and its two topics are deleted from the cluster as read once
 
 
 def test_delete_sub_group_with_b_or_keep_topics_leaves_the_topics(cli: Cli, cluster) -> None:

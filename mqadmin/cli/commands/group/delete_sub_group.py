@@ -11,6 +11,7 @@ from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, GroupOpt, NamesrvOpt, 
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
+    from mqadmin.model.route import ClusterInfo
 
 
 @command(
@@ -59,11 +60,12 @@ def delete_sub_group(
     clean = bool(parse_bool(remove_offset, "-r"))
 
     async def go(admin: AdminClient) -> tuple[list[TargetResult], list[dict[str, Any]]]:
-        targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="group deletion")
+        info = await admin.cluster_info()  # read once: the group's deletion and its two topics' use the same
+        targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="group deletion", info=info)
         results = await admin.delete_group_on(targets, group, clean_offset=clean, dry_run=dry_run)
         topics: list[dict[str, Any]] = []
         if cluster and not keep_topics and all(r.ok for r in results):
-            topics = [await _group_topic(admin, cluster, targets, t, dry_run) for t in _group_topics(group)]
+            topics = [await _group_topic(admin, cluster, targets, t, dry_run, info) for t in _group_topics(group)]
         return results, topics
 
     results, topics = run_admin(namesrv, go)
@@ -99,14 +101,14 @@ def _group_topics(group: str) -> tuple[str, str]:
 
 
 async def _group_topic(
-    admin: AdminClient, cluster: str, targets: list[Target], topic: str, dry_run: bool
+    admin: AdminClient, cluster: str, targets: list[Target], topic: str, dry_run: bool, info: ClusterInfo
 ) -> dict[str, Any]:
     """Delete one of the group's topics from the cluster (brokers, then name servers), or, in a dry run,
     show which masters hold it."""
     from mqadmin.admin import Status, TargetResult, fan_out
 
     if not dry_run:
-        return {"topic": topic, "results": await admin.delete_topic(cluster, topic)}
+        return {"topic": topic, "results": await admin.delete_topic(cluster, topic, info)}
 
     async def probe(t: Target) -> TargetResult:
         cfg, _ = await admin.read_topic_config(t.addr, topic)
