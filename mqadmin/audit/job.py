@@ -674,16 +674,14 @@ def build_session(
     # The audit is a short batch job: the JVM's C1 compiler alone gets its code fast enough, and C2's
     # compilations cost more CPU than they save (bench/README.md); the parallel collector has no
     # concurrent threads competing with the tasks for the cores.
-    java_opts = (
-        f"-Dlog4j2.configurationFile=file:{log4j} -Dderby.system.home={scratch} "
-        "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
-    )
+    java_opts = f"-Dlog4j2.configurationFile=file:{log4j} -XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
     conf = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": java_opts,
         "spark.sql.session.timeZone": "UTC",
+        "spark.sql.catalogImplementation": "in-memory",  # no Hive metastore: the job keeps no tables
     }
     if driver_memory:
         conf["spark.driver.memory"] = driver_memory
