@@ -959,9 +959,10 @@ def _aggregate(
     an order config for it, its cluster or a broker is not in the brokers table) or shares its key with
     another topic (a second hash differs within the group); the others are then counted by (cluster, broker
     mask, write queues), which gives the per-broker topic and queue counts (into ``facts.counts``).
-    %RETRY%/%DLQ% topics of clusters whose groups were all read are grouped by name: those whose group is not
-    known may be orphans. Returns the keys of the suspect regular topics (not counted: the caller counts
-    their rows) and of the possible orphans; ``groups_read`` waits until ``facts`` holds the groups."""
+    %RETRY%/%DLQ% topics of clusters whose groups were all read are grouped by cluster id and name: those
+    whose group is not known may be orphans. Returns the keys of the suspect regular topics (not counted:
+    the caller counts their rows) and of the possible orphans; ``groups_read`` waits until ``facts`` holds
+    the groups."""
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
@@ -1011,11 +1012,12 @@ def _aggregate(
         .where(~system | (retry & F.coalesce("complete", lit(False))))
         .select(
             topic_key().alias("key"),
-            *(F.when(retry, col(c)).alias("r" + c) for c in (*_KEY, "topic")),
+            F.when(retry, col("cid")).alias("rcid"),
+            F.when(retry, col("topic")).alias("rtopic"),
             "cid",
             "write",
             odd.alias("odd"),
-            F.hash(*_KEY, "topic").alias("check"),
+            F.hash("topic", "cid").alias("check"),  # (source, cluster) is cid (or the row is odd)
             F.array_contains("writable", col("broker")).alias("on_writable"),
             F.size("writable").alias("writable"),
             *(
@@ -1024,7 +1026,7 @@ def _aggregate(
             ),
         )
     )
-    topics_agg = rows.groupBy("key", "rsource", "rcluster", "rtopic").agg(
+    topics_agg = rows.groupBy("key", "rcid", "rtopic").agg(
         F.max("cid").alias("cid"),
         F.max("write").alias("write"),
         (
@@ -1044,10 +1046,10 @@ def _aggregate(
     found = (
         topics_agg.join(F.broadcast(with_conf), "key", "left")
         .select(
-            *(F.when(suspect, col(c)).alias(c) for c in ("key", "rsource", "rcluster", "rtopic")),
+            *(F.when(suspect, col(c)).alias(c) for c in ("key", "rcid", "rtopic")),
             *(F.when(~suspect, col(c)).alias(c) for c in ("cid", "write", *(f"m{j}" for j in masks))),
         )
-        .groupBy("key", "rsource", "rcluster", "rtopic", "cid", "write", *(f"m{j}" for j in masks))
+        .groupBy("key", "rcid", "rtopic", "cid", "write", *(f"m{j}" for j in masks))
         .count()
     )
     collected = found.collect()
@@ -1067,7 +1069,7 @@ def _aggregate(
         elif r["rtopic"] is None:
             suspects.add(r["key"])
         else:
-            s, c, t = r["rsource"], r["rcluster"], r["rtopic"]
+            (s, c), t = places[r["rcid"]], r["rtopic"]
             if t[len(RETRY_PREFIX if t.startswith(RETRY_PREFIX) else DLQ_PREFIX) :] not in facts.groups.get((s, c), ()):
                 others.add(r["key"])
     return suspects, others
