@@ -13,7 +13,7 @@ from mqadmin.audit import job
 from mqadmin.audit.baseline import audit_findings, run_python
 from mqadmin.audit.job import Params
 from mqadmin.fleet.synth import FleetSpec, generate, load_ground_truth
-from tests.audit.exports import edge_case_export, keys
+from tests.audit.exports import ExportBuilder, edge_case_export, keys
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(900)]
 
@@ -92,6 +92,26 @@ def test_spark_edge_cases_match_the_expected_and_the_python_engine(spark, tmp_pa
     found = spark_findings(spark, [tmp_path], params)
     assert keys(found) == expected
     assert comparable(found) == comparable(audit_findings([tmp_path], params))
+
+
+def test_topics_sharing_a_key_are_told_apart_exactly(spark, tmp_path, monkeypatch):
+    """The aggregation groups topics by a 64-bit hash. With a key that topics of equal name length share,
+    "Full" (on both writable masters) would hide "Half" (on one): together they are on three masters of two,
+    with equal queue counts. The second hash must catch it, and the rows tell the two apart."""
+    from pyspark.sql import functions as F
+
+    b = ExportBuilder(tmp_path)
+    b.cluster("s", "C")
+    b.broker("s", "C", "a")
+    b.broker("s", "C", "b")
+    b.topic("s", "C", "a b", "Full")
+    b.topic("s", "C", "a", "Half")
+    b.topic("s", "C", "a b", "Other")
+    b.finish()
+    monkeypatch.setattr(job, "topic_key", lambda: F.xxhash64("source", "cluster", F.length("topic")))
+    found = spark_findings(spark, [tmp_path], Params())
+    assert keys(found) == {("s", "C", "Half", None, None, "PLACEMENT_SUBSET")}
+    assert comparable(found) == comparable(audit_findings([tmp_path], Params()))
 
 
 def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
