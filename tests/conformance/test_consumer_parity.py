@@ -325,7 +325,13 @@ def test_lagging_push_consumer_is_found_reset_and_catches_up(backend: Backend, j
         )
         # 3. the live consumer receives the first batch again and catches up
         consumer.send("resume")
-        consumer.got(first + second, "the replay of all 30", since=n)
+        try:
+            consumer.got(first + second, "the replay of all 30", since=n)
+        except AssertionError as e:  # which queues were replayed from where, and what the broker holds now
+            replayed = sorted({(ev["brokerName"], ev["queueId"], ev["queueOffset"]) for ev in consumer.events[n:]
+                               if ev.get("event") == "msg"})  # fmt: skip
+            now = our_rows(ours(backend, "consumerProgress", "-g", group))
+            raise AssertionError(f"{e}; redelivered {replayed}; progress now {now}") from None
         lag_settles(backend, group, 0, topic)
         # 4. skipAccumulatedMessage empties a new lag
         consumer.send("suspend")
