@@ -168,6 +168,10 @@ class Connection:
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError, TransportError):
             await self._task
+        if self._writer.get_extra_info("ssl_object") is not None:
+            # Closing sent our close_notify; like the Java client, do not wait for the server's: Apache
+            # RocketMQ's servers never send one back (TLS 1.3 allows that) and asyncio would wait 30 s for it.
+            self._writer.transport.abort()
         with contextlib.suppress(Exception):
             await self._writer.wait_closed()
 

@@ -1353,6 +1353,7 @@ def java_mqadmin(
     if java is None:
         raise RocketMQHarnessError(skip_reason() or "java not found")
     archive = _class_archive(java, version)
+    launcher = _mqadmin_launcher(java)
     with tempfile.TemporaryDirectory(prefix=f"rmq{version}-mqadmin-") as td:
         tool_home = home
         if credentials is not _KEEP and credentials != DEFAULT_TOOLS_CREDENTIALS:
@@ -1372,8 +1373,8 @@ def java_mqadmin(
             *_logback_property(version, tool_home, "tools"),
             *java_opts,
             "-cp",
-            str(home / "lib" / "*"),
-            _MQADMIN_MAIN,
+            os.pathsep.join([str(home / "lib" / "*"), *launcher[:-1]]),  # the archive's classpath comes first
+            launcher[-1],
             *args,
         ]
         run_env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "ROCKETMQ_HOME")}
@@ -1384,6 +1385,32 @@ def java_mqadmin(
         )
     archive.keep()
     return done
+
+
+_THEN_EXIT_SOURCE = Path(__file__).with_name("java") / "MqadminThenExit.java"
+
+
+def _mqadmin_launcher(java: str) -> list[str]:
+    """The classpath entry (if any) and main class that start Java mqadmin: ``MqadminThenExit`` (compiled once
+    per JDK into the cache; it saves the 2-s wait at exit of every run), or MQAdminStartup itself when there is
+    no javac next to ``java``."""
+    real = Path(os.path.realpath(java))
+    javac = real.with_name("javac")
+    if not javac.exists():
+        return [_MQADMIN_MAIN]
+    source = _THEN_EXIT_SOURCE.read_bytes()
+    key = hashlib.sha256(source + f"{real}:{os.stat(real).st_mtime_ns}".encode()).hexdigest()[:16]
+    classes = cache_root() / "mqadmin-then-exit" / key
+    if not (classes / "MqadminThenExit.class").exists():
+        tmp = classes.with_name(f".{key}.{os.getpid()}.{threading.get_ident()}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        subprocess.run([str(javac), "-nowarn", "-d", str(tmp), str(_THEN_EXIT_SOURCE)], check=True, timeout=300)
+        try:
+            os.replace(tmp, classes)
+        except OSError:  # compiled by another process meanwhile
+            shutil.rmtree(tmp, ignore_errors=True)
+    return [str(classes), "MqadminThenExit"]
 
 
 class _ClassArchive:

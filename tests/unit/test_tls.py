@@ -4,6 +4,8 @@ mutual TLS, and the errors (and hints) for each way it fails."""
 
 from __future__ import annotations
 
+import ssl
+
 import pytest
 
 from mqadmin.transport.errors import ConnectionClosed, TlsHandshakeFailed, TransportError
@@ -97,3 +99,44 @@ def test_cli_tls_options_profile_and_errors(certs: Certs, monkeypatch, capsys, t
     missing = run(monkeypatch, capsys, "topicList", "-n", "127.0.0.1:1", "--tls-ca", str(tmp_path / "none.pem"))
     assert missing.code == 2
     assert_one_line_error(missing, f"cannot read the CA file {tmp_path / 'none.pem'}")
+
+
+@pytest.mark.timeout(60)  # without the fix, closing waits for the whole (raised) shutdown timeout
+def test_closing_does_not_wait_for_the_servers_close_notify(certs: Certs, monkeypatch) -> None:
+    """Apache RocketMQ's Netty servers never answer our close_notify; asyncio would wait for it (30 s by
+    default, after every TLS CLI call). The server here never answers either, and that wait is made endless."""
+    import asyncio
+    import contextlib
+    import socket
+    import threading
+
+    from mqadmin.transport.tcp import Connection
+
+    monkeypatch.setattr(asyncio.constants, "SSL_SHUTDOWN_TIMEOUT", 3600.0)
+    ctx = server_tls(str(certs.server_cert), str(certs.server_key))
+    accepted: list[ssl.SSLSocket] = []
+    seen: list[bytes] = []
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+
+        def serve_without_answering() -> None:
+            tls = ctx.wrap_socket(listener.accept()[0], server_side=True)
+            accepted.append(tls)
+            seen.append(tls.recv(1))  # b"": our close_notify, which unwrap() would answer; it is never called
+
+        server = threading.Thread(target=serve_without_answering, daemon=True)
+        server.start()
+
+        async def open_and_close() -> None:
+            tls = TlsSettings(ca_file=str(certs.ca)).context()
+            conn = await Connection.open(f"127.0.0.1:{listener.getsockname()[1]}", timeout=5, ssl=tls)
+            await conn.close()
+
+        try:
+            asyncio.run(open_and_close())
+            server.join()
+        finally:
+            for s in accepted:  # unblocks the server when the client hung
+                with contextlib.suppress(OSError):
+                    socket.socket.shutdown(s, socket.SHUT_RDWR)
+                s.close()
+    assert seen == [b""]
