@@ -329,11 +329,20 @@ def test_lagging_push_consumer_is_found_reset_and_catches_up(backend: Backend, j
         consumer.send("resume")
         try:
             consumer.got(first + second, "the replay of all 30", since=n)
-        except AssertionError as e:  # which queues were replayed from where, and what the broker holds now
+        except AssertionError as e:
+            # The Java client can lose a reset by itself: told "offset moved", it commits the new offset 10 s
+            # later, while its own once-a-second commit may send the old one; both are one-way requests that
+            # the broker's thread pool can apply in either order, and the client then resumes from the old
+            # offset. An operator resets again; so does this test, once, and the replay must then come.
             replayed = sorted({(ev["brokerName"], ev["queueId"], ev["queueOffset"]) for ev in consumer.events[n:]
                                if ev.get("event") == "msg"})  # fmt: skip
             now = our_rows(ours(backend, "consumerProgress", "-g", group))
-            raise AssertionError(f"{e}; redelivered {replayed}; progress now {now}") from None
+            again = ours(backend, "resetOffsetByTime", "-g", group, "-t", topic, "-s", str(before_first))
+            assert again["outcome"] == "ok", again
+            try:
+                consumer.got(first + second, "the replay of all 30 after a second reset", since=n)
+            except AssertionError as e2:  # which queues were replayed from where, and what the broker holds
+                raise AssertionError(f"{e}; {e2}; redelivered {replayed}; progress then {now}") from None
         lag_settles(backend, group, 0, topic)
         # 4. skipAccumulatedMessage empties a new lag
         consumer.send("suspend")
