@@ -55,19 +55,22 @@ def exit_now(e: SystemExit) -> NoReturn:
     ):
         raise e
     import atexit
+    import contextlib
 
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush()
     except OSError:  # a closed pipe: leave it to the interpreter's teardown, which reports it as it always has
         raise e from None
     atexit._run_exitfuncs()  # what the interpreter itself calls at exit
-    try:
-        sys.stdout.flush()  # what the handlers wrote
-        sys.stderr.flush()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        _flush()  # what the handlers wrote
     os._exit(code or 0)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:  # None when the process was started with that descriptor closed
+            stream.flush()
 
 
 def resume_gc() -> None:

@@ -4,6 +4,7 @@ ordinary teardown is kept when a thread is still running or a profiler wants to 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -74,3 +75,15 @@ def test_a_profiler_still_prints_its_results() -> None:
     assert done.returncode == 0
     assert "Usage: mqadmin topicList" in done.stdout
     assert "function calls" in done.stdout  # cProfile's report, printed after the script returns
+
+
+def test_a_closed_stderr_does_not_change_the_exit_code() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mqadmin", "--version"],
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.close(2),  # started as `mqadmin --version 2>&-`: sys.stderr is None
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("mqadmin ")
