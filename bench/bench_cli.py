@@ -63,12 +63,16 @@ CONSOLE_SCRIPT = """\
 #!{python}
 import re
 import sys
-from mqadmin.cli import run
+try:
+    from mqadmin.cli import console
+except ImportError:  # --before: a checkout from before the console entry point
+    from mqadmin.cli import run as console
 if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
-    sys.exit(run())
+    sys.exit(console())
 """
-"""The console script pip writes for ``[project.scripts]`` (its ``import re`` included)."""
+"""The console script pip writes for ``[project.scripts]`` (``mqadmin.cli:console``; its ``import re`` included),
+falling back to ``run``, the entry point of checkouts measured with ``--before`` that have no ``console``."""
 
 
 def install_ours(into: Path) -> Path:

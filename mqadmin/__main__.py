@@ -1,3 +1,3 @@
-from mqadmin.cli import run
+from mqadmin.cli import console
 
-run()
+console()

@@ -11,7 +11,6 @@ the last list they fetched).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import ssl
 import time
@@ -56,6 +55,8 @@ def fetch_namesrv_list(
     parse: Callable[[str], list[str]],
 ) -> list[str]:
     """The name servers the address server at ``url`` lists (``parse`` checks the ``;`` list)."""
+    import hashlib  # only with an address server (every command imports this module)
+
     cache = cache_dir() / hashlib.sha256(url.encode()).hexdigest()[:24]
     cached = _read_cache(cache)
     if cached is not None and time.time() - cached[0] < ttl:
