@@ -140,7 +140,8 @@ def child(tool: str, version: str, args: list[str], stock_jvm: bool, src: str | 
         from tests.realrmq.apache import java_mqadmin
 
         t0 = time.perf_counter()
-        done = java_mqadmin(version, args, java_opts=STOCK_JVM if stock_jvm else ())
+        # quick_exit=False: Java mqadmin ends as operators see it end, not as the test suite hurries it
+        done = java_mqadmin(version, args, java_opts=STOCK_JVM if stock_jvm else (), quick_exit=False)
     else:
         python = Path(_OURS[0]).with_name("python") if _OURS else sys.executable  # the interpreter ours runs on
         argv = [str(python), "-c", "pass"] if tool == "floor" else [*ours_argv(), *args]

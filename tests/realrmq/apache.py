@@ -1331,8 +1331,12 @@ def java_mqadmin(
     credentials: object = _KEEP,
     java_opts: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    quick_exit: bool = True,
 ) -> subprocess.CompletedProcess:
     """Run the real Java mqadmin ``args`` (subcommand first) and capture output.
+
+    ``quick_exit`` (the tests) leaves as soon as the command returns; without it (the benchmark) the JVM ends
+    as the shipped tool's does, after its Netty client's 2-s quiet period.
 
     ``namesrv`` ("127.0.0.1:port", or anything with ``.namesrv_addr``) is passed
     as ``-n`` right after the subcommand unless ``args`` already has ``-n``.
@@ -1353,7 +1357,7 @@ def java_mqadmin(
     if java is None:
         raise RocketMQHarnessError(skip_reason() or "java not found")
     archive = _class_archive(java, version)
-    launcher = _mqadmin_launcher(java)
+    launcher = _mqadmin_launcher(java) if quick_exit else [_MQADMIN_MAIN]
     with tempfile.TemporaryDirectory(prefix=f"rmq{version}-mqadmin-") as td:
         tool_home = home
         if credentials is not _KEEP and credentials != DEFAULT_TOOLS_CREDENTIALS:
