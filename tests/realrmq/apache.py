@@ -39,6 +39,7 @@ import threading
 import time
 import warnings
 import weakref
+import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1356,8 +1357,8 @@ def java_mqadmin(
     java = find_java()
     if java is None:
         raise RocketMQHarnessError(skip_reason() or "java not found")
-    archive = _class_archive(java, version)
     launcher = _mqadmin_launcher(java) if quick_exit else [_MQADMIN_MAIN]
+    archive = _class_archive(java, version, launcher[:-1])  # one per classpath: the JVM checks it matches
     with tempfile.TemporaryDirectory(prefix=f"rmq{version}-mqadmin-") as td:
         tool_home = home
         if credentials is not _KEEP and credentials != DEFAULT_TOOLS_CREDENTIALS:
@@ -1396,30 +1397,34 @@ _THEN_EXIT_SOURCE = Path(__file__).with_name("java") / "MqadminThenExit.java"
 
 def _mqadmin_launcher(java: str) -> list[str]:
     """The classpath entry (if any) and main class that start Java mqadmin: ``MqadminThenExit`` (compiled once
-    per JDK into the cache; it saves the 2-s wait at exit of every run), or MQAdminStartup itself when there is
-    no javac next to ``java``."""
+    per JDK into a jar in the cache; it saves the 2-s wait at exit of every run), or MQAdminStartup itself when
+    there is no javac next to ``java``. A jar, not a directory of classes: the JVM refuses to write a
+    class-data-sharing archive (``_ClassArchive``) over a classpath with a non-empty directory, and says so on
+    stdout at every run."""
     real = Path(os.path.realpath(java))
     javac = real.with_name("javac")
     if not javac.exists():
         return [_MQADMIN_MAIN]
     source = _THEN_EXIT_SOURCE.read_bytes()
     key = hashlib.sha256(source + f"{real}:{os.stat(real).st_mtime_ns}".encode()).hexdigest()[:16]
-    classes = cache_root() / "mqadmin-then-exit" / key
-    if not (classes / "MqadminThenExit.class").exists():
-        tmp = classes.with_name(f".{key}.{os.getpid()}.{threading.get_ident()}.tmp")
+    jar = cache_root() / "mqadmin-then-exit" / f"{key}.jar"
+    if not jar.exists():
+        tmp = jar.with_name(f".{key}.{os.getpid()}.{threading.get_ident()}.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        subprocess.run([str(javac), "-nowarn", "-d", str(tmp), str(_THEN_EXIT_SOURCE)], check=True, timeout=300)
         try:
-            os.replace(tmp, classes)
-        except OSError:  # compiled by another process meanwhile
+            subprocess.run([str(javac), "-nowarn", "-d", str(tmp), str(_THEN_EXIT_SOURCE)], check=True, timeout=300)
+            with zipfile.ZipFile(tmp / "then-exit.jar", "w") as z:  # a jar is a zip; no manifest needed on -cp
+                z.write(tmp / "MqadminThenExit.class", "MqadminThenExit.class")
+            os.replace(tmp / "then-exit.jar", jar)  # atomic: a concurrent run sees no jar or the whole jar
+        finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    return [str(classes), "MqadminThenExit"]
+    return [str(jar), "MqadminThenExit"]
 
 
 class _ClassArchive:
-    """A JVM class-data-sharing archive of Java mqadmin's classes (one per version and JDK). It halves the CPU
-    each Java mqadmin run spends starting (measured 1.5 s -> 0.8 s of user time), and the conformance suite
+    """A JVM class-data-sharing archive of Java mqadmin's classes (one per version, JDK and classpath). It halves
+    the CPU each Java mqadmin run spends starting (measured 1.5 s -> 0.8 s of user time), and the conformance suite
     runs Java mqadmin hundreds of times. The first run writes it at exit under a private name, renamed into
     place afterwards, so a concurrent run never reads half an archive; a JVM that cannot use an archive runs
     without it, silently."""
@@ -1436,7 +1441,8 @@ class _ClassArchive:
             os.replace(self._draft, self.path)
 
 
-def _class_archive(java: str, version: str) -> _ClassArchive:
+def _class_archive(java: str, version: str, extra_classpath: Sequence[str] = ()) -> _ClassArchive:
     real = os.path.realpath(java)
-    key = hashlib.sha256(f"{real}:{os.stat(real).st_mtime_ns}:{version}".encode()).hexdigest()[:16]
+    what = f"{real}:{os.stat(real).st_mtime_ns}:{version}:{os.pathsep.join(extra_classpath)}"
+    key = hashlib.sha256(what.encode()).hexdigest()[:16]
     return _ClassArchive(cache_root() / "cds" / f"mqadmin-{version}-{key}.jsa")

@@ -186,9 +186,9 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path) -> None:
         addr = f"127.0.0.1:{srv.getsockname()[1]}"
         p = _mqadmin("topicList", "-n", addr, "--timeout", "60", stderr=subprocess.PIPE, stdout=subprocess.PIPE)
         conn, _ = srv.accept()  # the command is connected and waiting for its answer
-        conn.recv(4096)
+        assert conn.recv(4096), "the command closed its connection before Ctrl-C"
         p.send_signal(signal.SIGINT)
         err = p.stderr.read().decode()
-        assert p.wait(30) == 130
+        assert p.wait(30) == 130, err
         conn.close()
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
