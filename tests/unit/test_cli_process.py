@@ -114,9 +114,12 @@ async def test_cluster_list_interval_ends_cleanly_on_ctrl_c() -> None:
     ns, a, b = _cluster()
     env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "NO_COLOR")}
     async with served(ns, a, b):
+        # SIGINT's default disposition, as under a terminal: CI started in the background may run the tests with
+        # SIGINT ignored, and Python keeps an inherited SIG_IGN
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "mqadmin", "--format", "json", "clusterList", "-n", ns.addr, "-i", "0.2",
             env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )  # fmt: skip
         assert proc.stdout is not None
         first = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))
