@@ -85,7 +85,10 @@ def _topic_table(obj: Any) -> TopicTable:
     table = TopicTable(
         (name, TopicConfig.from_json(cfg, name)) for name, cfg in (obj.get("topicConfigTable") or {}).items()
     )
-    table.static = frozenset(obj.get("topicQueueMappingInfoMap") or {})
+    # Apache's brokers answer with the detail map (their registration with the name server carries the info map)
+    table.static = frozenset(obj.get("topicQueueMappingDetailMap") or {}) | frozenset(
+        obj.get("topicQueueMappingInfoMap") or {}
+    )
     return table
 
 
