@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import pytest
@@ -124,13 +124,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 # --- parallel runs (pytest-xdist, ``--dist loadgroup``) ------------------------------------------
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Keep together what shares an expensive fixture: every test of one conformance backend (its cluster is
     session-scoped, started once per worker that needs it) and every test of one module (module-scoped
     servers). Groups are spread over the workers in order, so the longest (a backend's, then the other
     conformance and Spark modules) start first and the quick ones fill the gaps; the sort is stable, so what
-    pytest put together for a fixture stays together. Without xdist the marker does nothing."""
+    pytest put together for a fixture stays together. Without xdist the marker does nothing.
+
+    The marks go on before every other implementation (a wrapper's first half): xdist's own reads them to
+    name each test's group. Marked after it, as this hook once did, they grouped nothing, and every worker
+    started every backend, again after each switch between them. The sort comes after all the others."""
     weight = {}
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -138,5 +142,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = f"backend-{backend}" if isinstance(backend, str) else item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
         slow = item.get_closest_marker("conformance") or item.get_closest_marker("spark")
-        weight[item.nodeid] = 0 if backend is not None else 1 if slow else 2
-    items.sort(key=lambda item: weight[item.nodeid])
+        weight[id(item)] = 0 if backend is not None else 1 if slow else 2
+    result = yield
+    items.sort(key=lambda item: weight[id(item)])  # by identity: xdist renames the nodeids in between
+    return result
