@@ -70,8 +70,7 @@ def apache(name: str) -> Iterator[Backend]:
         done = java_mqadmin(version, args, cluster.namesrv_addr)
         return done.stdout
 
-    cluster.start()
-    try:
+    with cluster.throwaway():
         yield Backend(
             name=name,
             namesrv_addr=cluster.namesrv_addr,
@@ -82,8 +81,6 @@ def apache(name: str) -> Iterator[Backend]:
             start_slave=start_slave,
             java_mqadmin=reference,
         )
-    finally:
-        cluster.kill()  # throwaway servers: a graceful stop (10-15 s for 5.x) would check nothing
 
 
 _EMBEDDED_REFERENCE = "5.3.3"

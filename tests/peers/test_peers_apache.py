@@ -53,11 +53,8 @@ def cluster(request):
     reason = apache.skip_reason(request.param)
     if reason:
         pytest.skip(reason)
-    c = apache.ApacheCluster(request.param, brokers=2, auto_create=True).start()
-    try:
+    with apache.ApacheCluster(request.param, brokers=2, auto_create=True).throwaway() as c:
         yield c
-    finally:
-        c.kill()  # throwaway servers: a graceful stop (10-15 s for 5.x) would check nothing
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,7 @@ import time
 import warnings
 import weakref
 import zipfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1305,6 +1305,16 @@ class ApacheCluster:
         """SIGKILL every server (fast teardown when a clean shutdown does not matter)."""
         for s in self.servers():
             s.kill()
+
+    @contextlib.contextmanager
+    def throwaway(self) -> Iterator[ApacheCluster]:
+        """Started, then killed on exit: for a cluster only tests use, whose graceful stop (10-15 s for 5.x)
+        would check nothing. ``with cluster:`` stops it gracefully."""
+        self.start()
+        try:
+            yield self
+        finally:
+            self.kill()
 
     def mqadmin(self, args: Sequence[str], **kw) -> subprocess.CompletedProcess:
         return java_mqadmin(self.version, args, self.namesrv_addr, **kw)
