@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -59,3 +60,10 @@ def assert_one_line_error(result: Outcome, *fragments: str) -> None:
 def rows(out: str) -> list[list[str]]:
     """A plain (not a TTY) table's lines, split into cells."""
     return [line.split() for line in out.strip().splitlines()]
+
+
+def default_sigint() -> None:
+    """A child process's ``preexec_fn`` for tests that press Ctrl-C: SIGINT's default disposition, as under a
+    terminal. A shell without job control (CI started in the background) makes its children ignore SIGINT, and
+    Python keeps an inherited SIG_IGN, so the child would never see the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from mqadmin.server.remoting import RemotingServer
 from mqadmin.wire.codes import RequestCode
 from tests.conftest import free_port
+from tests.unit.cli_helpers import default_sigint
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv
 
 
@@ -114,12 +115,10 @@ async def test_cluster_list_interval_ends_cleanly_on_ctrl_c() -> None:
     ns, a, b = _cluster()
     env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "NO_COLOR")}
     async with served(ns, a, b):
-        # SIGINT's default disposition, as under a terminal: CI started in the background may run the tests with
-        # SIGINT ignored, and Python keeps an inherited SIG_IGN
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "mqadmin", "--format", "json", "clusterList", "-n", ns.addr, "-i", "0.2",
             env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            preexec_fn=default_sigint,
         )  # fmt: skip
         assert proc.stdout is not None
         first = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))

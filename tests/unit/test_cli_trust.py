@@ -12,7 +12,7 @@ import pytest
 
 from mqadmin.cli import render
 from mqadmin.model.topic import TopicConfig
-from tests.unit.cli_helpers import Cli, assert_one_line_error
+from tests.unit.cli_helpers import Cli, assert_one_line_error, default_sigint
 from tests.unit.fake_remoting import two_broker_cluster
 
 
@@ -184,11 +184,9 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path) -> None:
         srv.bind(("127.0.0.1", 0))
         srv.listen()
         addr = f"127.0.0.1:{srv.getsockname()[1]}"
-        # SIGINT as a terminal's Ctrl-C delivers it: a shell without job control (CI started in the background)
-        # makes its children ignore SIGINT, and Python keeps an inherited SIG_IGN
         p = _mqadmin(
             "topicList", "-n", addr, "--timeout", "60", stderr=subprocess.PIPE, stdout=subprocess.PIPE,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            preexec_fn=default_sigint,
         )  # fmt: skip
         conn, _ = srv.accept()  # the command is connected and waiting for its answer
         assert conn.recv(4096), "the command closed its connection before Ctrl-C"
