@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
@@ -91,10 +92,15 @@ _SETTINGS_ENV = (
 
 @pytest.fixture(autouse=True)
 def _private_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test (and every mqadmin it starts) gets an empty config file location and cache of its own."""
+    """Every test (and every mqadmin it starts) gets an empty config file location and cache of its own, and a
+    temporary directory of its own: files a command leaves there as Java's do (updateStaticTopic's mappings) stay
+    in pytest's directory instead of piling up in /tmp."""
     home = tmp_path_factory.mktemp("mqadmin-settings")
     monkeypatch.setenv("MQADMIN_CONFIG", str(home / "config.toml"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    tmp = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     for name in _SETTINGS_ENV:
         monkeypatch.delenv(name, raising=False)
 
