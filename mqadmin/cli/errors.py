@@ -58,5 +58,13 @@ class CliError(Exception):
         self.code = code
 
 
+class Exit(Exception):
+    """Leave with ``code`` and nothing more printed (``plan``'s 6 while changes are pending, ``doctor``'s findings)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 def usage_error(message: str, hint: str | None = None) -> CliError:
     return CliError(message, hint, ExitCode.USAGE)
