@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any
 
 
 class ExitCode(IntEnum):
@@ -64,6 +65,11 @@ class Exit(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
+
+
+def exit_code(result: Any) -> int:
+    """A command's exit code from what its function returned (nothing: 0)."""
+    return result if isinstance(result, int) else 0
 
 
 def usage_error(message: str, hint: str | None = None) -> CliError:

@@ -4,9 +4,8 @@ one-line error and an exit code."""
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from mqadmin.cli.errors import CliError, Exit, ExitCode
+from mqadmin.cli.errors import CliError, Exit, ExitCode, exit_code
 from mqadmin.cli.options import debug_enabled
 
 
@@ -37,11 +36,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:
         report(f"{type(e).__name__}: {e}", "run again with --debug for the traceback")
         return int(ExitCode.FAILURE)
-
-
-def exit_code(result: Any) -> int:
-    """A command's exit code from what its function returned (nothing: 0)."""
-    return result if isinstance(result, int) else 0
 
 
 def report(message: str, hint: str | None) -> None:

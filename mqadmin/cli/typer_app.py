@@ -17,9 +17,9 @@ from typer.core import TyperGroup
 from mqadmin import __version__
 from mqadmin.cli import registry
 from mqadmin.cli.command import APPS, COMMANDS
-from mqadmin.cli.declare import Param
-from mqadmin.cli.errors import ExitCode
-from mqadmin.cli.main import exit_code, report
+from mqadmin.cli.complete import completer
+from mqadmin.cli.declare import Option, Param
+from mqadmin.cli.errors import ExitCode, exit_code, usage_error
 from mqadmin.cli.options import CONNECTION_OPTIONS, DebugOpt, FormatOpt, TimeoutOpt, set_globals
 
 
@@ -57,8 +57,20 @@ def typer_callback(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _typer_annotation(annotation: Any) -> Any:
     if get_origin(annotation) is not Annotated:
         return annotation
-    metadata = tuple(m.typer_info() if isinstance(m, Param) else m for m in annotation.__metadata__)
+    metadata = tuple(typer_param(m) if isinstance(m, Param) else m for m in annotation.__metadata__)
     return Annotated[(annotation.__origin__, *metadata)]  # type: ignore[valid-type]
+
+
+def typer_param(decl: Param) -> Any:
+    """The ``typer.Option``/``typer.Argument`` a declaration stands for (only the keywords it gives, so Typer
+    keeps its own defaults)."""
+    keywords = {k: getattr(decl, k) for k in ("help", "metavar", "min", "max", "show_default", "hidden")}
+    keywords = {k: v for k, v in keywords.items() if v is not None}
+    if decl.complete is not None:
+        keywords["autocompletion"] = completer(decl.complete)
+    if isinstance(decl, Option):
+        return typer.Option(*decl.names, **keywords)
+    return typer.Argument(*decl.names, **keywords)
 
 
 class CommandGroup(TyperGroup):
@@ -170,7 +182,7 @@ app.callback()(typer_callback(root))
 
 
 def run(args: list[str] | None) -> int:
-    """Run ``mqadmin ARGS`` through Typer; what is not Typer's to report (``CliError``, ...) is raised."""
+    """Run ``mqadmin ARGS`` through Typer; a usage error is raised as a ``CliError``, like a command's own."""
     try:
         result = app(args=args, prog_name="mqadmin", standalone_mode=False)
     except typer.Exit as e:
@@ -187,8 +199,7 @@ def run(args: list[str] | None) -> int:
             return int(ExitCode.OK)
         ctx = getattr(e, "ctx", None)
         command = ctx.command_path if ctx is not None else "mqadmin"
-        report(e.format_message(), f"see: {command} --help")
-        return int(ExitCode.USAGE)
+        raise usage_error(e.format_message(), f"see: {command} --help") from e
     return exit_code(result)  # click returns typer.Exit's code here
 
 
