@@ -20,7 +20,7 @@ import pytest
 
 from mqadmin.cli import fast_parse, registry, typer_app
 from mqadmin.cli.command import APPS, COMMANDS, Command
-from mqadmin.cli.errors import CliError, ExitCode
+from mqadmin.cli.errors import CliError, Exit, ExitCode
 from mqadmin.cli.main import main
 from mqadmin.cli.options import GLOBAL, reset_globals
 
@@ -218,3 +218,34 @@ def test_a_bad_command_line_still_gets_typer_s_message_and_exit_2(
     err = capsys.readouterr().err
     assert err.startswith(message), err
     assert "  hint: see: mqadmin" in err
+
+
+@pytest.mark.parametrize(
+    ("failure", "code", "err"),
+    [
+        (Exit(6), 6, ""),
+        (CliError("no topic 'T'", "create it first"), ExitCode.FAILURE, "mqadmin: error: no topic 'T'\n  hint: create"),
+        (EOFError(), ExitCode.INTERRUPTED, "\n"),
+        (ValueError("odd"), ExitCode.FAILURE, "mqadmin: error: ValueError: odd\n  hint: run again with --debug"),
+    ],
+    ids=["exit", "cli-error", "end-of-input", "bug"],
+)
+@pytest.mark.parametrize("parser", ["fast", "typer"])
+def test_a_command_s_failure_ends_the_same_whichever_parser_ran_it(
+    parser: str,
+    failure: BaseException,
+    code: int,
+    err: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def fail(**kw: Any) -> None:
+        raise failure
+
+    fail.__signature__ = inspect.signature(COMMANDS["topicList"].function)  # type: ignore[attr-defined]
+    monkeypatch.setitem(COMMANDS, "topicList", COMMANDS["topicList"]._replace(function=fail))
+    monkeypatch.setattr(typer_app, "_LOADED", {})
+    if parser == "typer":
+        monkeypatch.setattr(fast_parse, "parse_command_line", lambda args: None)
+    assert main(["topicList", "-n", "127.0.0.1:9876"]) == code
+    assert capsys.readouterr().err.startswith(err)
