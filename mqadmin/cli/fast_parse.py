@@ -224,8 +224,8 @@ def _command_spec(name: str, function: Callable[..., Any]) -> Spec | None:
 
 def parse_command_line(args: list[str]) -> Callable[[], Any] | None:
     """What running ``mqadmin ARGS`` does, or None when Typer should parse ``ARGS``."""
-    if not args or COMPLETION_VARIABLE in os.environ:
-        return None
+    if not args or COMPLETION_VARIABLE in os.environ or "--help" in args or "-h" in args:
+        return None  # (-h may be an option's value: then Typer parses a valid command line, as it always did)
     try:
         return _parse(args)
     except Unsure:

@@ -9,7 +9,7 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, get_origin
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
@@ -49,28 +49,30 @@ def typer_callback(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn(**kw)
 
     sig = inspect.signature(fn, eval_str=True)
-    params = [p.replace(annotation=_typer_annotation(p.annotation)) for p in sig.parameters.values()]
-    callback.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    callback.__signature__ = sig.replace(parameters=[_typer_parameter(p) for p in sig.parameters.values()])  # type: ignore[attr-defined]
     return callback
 
 
-def _typer_annotation(annotation: Any) -> Any:
-    if get_origin(annotation) is not Annotated:
-        return annotation
-    metadata = tuple(typer_param(m) if isinstance(m, Param) else m for m in annotation.__metadata__)
-    return Annotated[(annotation.__origin__, *metadata)]  # type: ignore[valid-type]
+def _typer_parameter(param: inspect.Parameter) -> inspect.Parameter:
+    """``x: Annotated[T, Option(...)] = d`` as ``x: T = typer.Option(d, ...)`` (Typer's older spelling, which
+    spares building a new ``Annotated`` for each parameter)."""
+    decl = next((m for m in getattr(param.annotation, "__metadata__", ()) if isinstance(m, Param)), None)
+    if decl is None:
+        return param
+    default = ... if param.default is inspect.Parameter.empty else param.default
+    return param.replace(annotation=param.annotation.__origin__, default=typer_param(decl, default))
 
 
-def typer_param(decl: Param) -> Any:
+def typer_param(decl: Param, default: Any) -> Any:
     """The ``typer.Option``/``typer.Argument`` a declaration stands for (only the keywords it gives, so Typer
-    keeps its own defaults)."""
+    keeps its own defaults); ``...``: required."""
     keywords = {k: getattr(decl, k) for k in ("help", "metavar", "min", "max", "show_default", "hidden")}
     keywords = {k: v for k, v in keywords.items() if v is not None}
     if decl.complete is not None:
         keywords["autocompletion"] = completer(decl.complete)
     if isinstance(decl, Option):
-        return typer.Option(*decl.names, **keywords)
-    return typer.Argument(*decl.names, **keywords)
+        return typer.Option(default, *decl.names, **keywords)
+    return typer.Argument(default, **keywords)
 
 
 class CommandGroup(TyperGroup):
