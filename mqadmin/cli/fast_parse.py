@@ -21,7 +21,7 @@ from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
 
 from mqadmin.cli import registry
 from mqadmin.cli.declare import Option, Param
-from mqadmin.cli.options import CONNECTION_OPTIONS, DebugOpt, FormatOpt, TimeoutOpt, parse_timeout, set_globals
+from mqadmin.cli.options import ROOT_OPTIONS, parse_timeout, set_globals
 
 COMPLETION_VARIABLE = "_MQADMIN_COMPLETE"
 """Set by the shell at each Tab: completion is Typer's."""
@@ -55,14 +55,14 @@ class Spec:
             if get_origin(annotation) is not Annotated:
                 raise Unsure(f"{name}: not declared with Option")
             decl = next((m for m in annotation.__metadata__ if isinstance(m, Param)), None)
-            if not isinstance(decl, Option):
-                raise Unsure(f"{name}: an argument or an undeclared parameter")
+            if not isinstance(decl, Option) or not decl.names:
+                raise Unsure(f"{name}: an argument, or an option named by Typer")
             kind, multiple = _base_type(annotation.__origin__)
             flag = kind is bool
             required = default is inspect.Parameter.empty
             param = Parsed(name, flag, multiple, _converter(kind, decl), None if required else default, required)
             self.params.append(param)
-            for names in decl.names or (_default_names(name, flag),):
+            for names in decl.names:
                 primary, _, secondary = names.partition("/") if flag else (names, "", "")
                 self.options[primary] = (param, True if flag else None)
                 if secondary:
@@ -127,12 +127,6 @@ def _value(param: Parsed, given: dict[str, Any]) -> Any:
         return param.convert(param.default)
     except (ValueError, TypeError, OSError) as e:
         raise Unsure(f"{param.name}: {e}") from None
-
-
-def _default_names(name: str, flag: bool) -> str:
-    """The option Typer makes of an Option declared without names."""
-    long = "--" + name.lower().replace("_", "-")
-    return f"{long}/--no-{long[2:]}" if flag else long
 
 
 def _base_type(annotation: Any) -> tuple[Any, bool]:
@@ -205,8 +199,7 @@ _SPECS: dict[str, Spec | None] = {}
 
 def _root() -> Spec:
     if "" not in _SPECS:
-        roots = [("format", FormatOpt), ("timeout", TimeoutOpt), ("debug", DebugOpt), *CONNECTION_OPTIONS]
-        _SPECS[""] = Spec((name, annotation, None) for name, annotation in roots)
+        _SPECS[""] = Spec((name, annotation, None) for name, annotation in ROOT_OPTIONS)
     spec = _SPECS[""]
     assert spec is not None
     return spec

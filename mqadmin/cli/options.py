@@ -138,6 +138,9 @@ def connection_options(hidden: bool) -> tuple[tuple[str, Any], ...]:
 CONNECTION_OPTIONS = connection_options(hidden=False)
 """As the root shows them (``mqadmin --help``); see docs/profiles.md for their environment variables."""
 
+ROOT_OPTIONS = (("format", FormatOpt), ("timeout", TimeoutOpt), ("debug", DebugOpt), *CONNECTION_OPTIONS)
+"""The global options before the command (``--version`` aside), as ``set_globals`` takes them."""
+
 
 def set_globals(format: OutputFormat | None, timeout: str | None, debug: bool | None, **connection: Any) -> None:
     """Apply the global options that were given (None = not given here)."""

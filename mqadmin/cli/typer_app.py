@@ -20,7 +20,7 @@ from mqadmin.cli.command import APPS, COMMANDS
 from mqadmin.cli.complete import completer
 from mqadmin.cli.declare import Option, Param
 from mqadmin.cli.errors import ExitCode, exit_code, usage_error
-from mqadmin.cli.options import CONNECTION_OPTIONS, DebugOpt, FormatOpt, TimeoutOpt, set_globals
+from mqadmin.cli.options import ROOT_OPTIONS, set_globals
 
 
 def new_app(**kw: Any) -> typer.Typer:
@@ -158,28 +158,20 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-def root(
-    format: FormatOpt = None,
-    timeout: TimeoutOpt = None,
-    debug: DebugOpt = None,
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-    **connection: Any,
-) -> None:
-    set_globals(format, timeout, debug, **connection)
+def root(version: bool, **given: Any) -> None:
+    set_globals(**given)
 
 
-_root_sig = inspect.signature(root, eval_str=True)
-root.__signature__ = _root_sig.replace(  # type: ignore[attr-defined]
-    parameters=[
-        *(p for p in _root_sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD),
-        *(
-            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=a)
-            for n, a in CONNECTION_OPTIONS
-        ),
-    ]
+_VERSION = inspect.Parameter(
+    "version",
+    inspect.Parameter.KEYWORD_ONLY,
+    annotation=bool,
+    default=typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 )
+_root_params = [
+    inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=a) for n, a in ROOT_OPTIONS
+]
+root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]
 app.callback()(typer_callback(root))
 
 
