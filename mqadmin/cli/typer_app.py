@@ -49,7 +49,8 @@ def typer_callback(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn(**kw)
 
     sig = inspect.signature(fn, eval_str=True)
-    callback.__signature__ = sig.replace(parameters=[_typer_parameter(p) for p in sig.parameters.values()])  # type: ignore[attr-defined]
+    params = [_typer_parameter(p) for p in sig.parameters.values()]
+    callback.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     return callback
 
 
