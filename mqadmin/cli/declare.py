@@ -9,6 +9,8 @@ the man page, and every command line the fast parser leaves to it (usage errors 
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class Param:
     """What ``Option`` and ``Argument`` share: the names and Typer's keywords (None: not given)."""
@@ -47,3 +49,6 @@ class Argument(Param):
     """``typer.Argument``'s declaration (no names: the parameter's own)."""
 
     __slots__ = ()
+
+    def __init__(self, **keywords: Any) -> None:
+        super().__init__(**keywords)
