@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any
 
 
 class ExitCode(IntEnum):
@@ -56,6 +57,19 @@ class CliError(Exception):
         self.message = message
         self.hint = hint
         self.code = code
+
+
+class Exit(Exception):
+    """Leave with ``code`` and nothing more printed (``plan``'s 6 while changes are pending, ``doctor``'s findings)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def exit_code(result: Any) -> int:
+    """A command's exit code from what its function returned (nothing: 0)."""
+    return result if isinstance(result, int) else 0
 
 
 def usage_error(message: str, hint: str | None = None) -> CliError:

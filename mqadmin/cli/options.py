@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any
 
-import typer
-
 from mqadmin.cli import resume_gc
+from mqadmin.cli.declare import Option
 
 MAX_TIMEOUT = 3600.0
 
@@ -69,7 +68,7 @@ def debug_enabled() -> bool:
 
 
 def parse_timeout(value: str | None) -> float | None:
-    """``--timeout SECONDS``: a finite number of seconds in (0, 3600]."""
+    """``--timeout SECONDS``: a finite number of seconds in (0, 3600]; ValueError saying so otherwise."""
     if value is None:
         return None
     try:
@@ -77,14 +76,12 @@ def parse_timeout(value: str | None) -> float | None:
     except ValueError:
         seconds = math.nan
     if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIMEOUT:
-        raise typer.BadParameter(
-            f"{value!r} is not a number of seconds in (0, {MAX_TIMEOUT:g}]; for example: --timeout 10"
-        )
+        raise ValueError(f"{value!r} is not a number of seconds in (0, {MAX_TIMEOUT:g}]; for example: --timeout 10")
     return seconds
 
 
 def _opt(*names: str, help: str, metavar: str | None = None, kind: Any = str, hidden: bool = False) -> Any:
-    option = typer.Option(*names, metavar=metavar, help=help, show_default=False, hidden=hidden)
+    option = Option(*names, metavar=metavar, help=help, show_default=False, hidden=hidden)
     return Annotated[kind | None, option]
 
 
@@ -126,7 +123,7 @@ def connection_options(hidden: bool) -> tuple[tuple[str, Any], ...]:
             "broker_addr_map",
             Annotated[
                 list[str] | None,
-                typer.Option(
+                Option(
                     "--broker-addr-map",
                     metavar="REGISTERED=REACHABLE",
                     help="Send requests for a registered broker address to another one (repeatable).",
@@ -141,12 +138,20 @@ def connection_options(hidden: bool) -> tuple[tuple[str, Any], ...]:
 CONNECTION_OPTIONS = connection_options(hidden=False)
 """As the root shows them (``mqadmin --help``); see docs/profiles.md for their environment variables."""
 
+ROOT_OPTIONS = (("format", FormatOpt), ("timeout", TimeoutOpt), ("debug", DebugOpt), *CONNECTION_OPTIONS)
+"""The global options before the command (``--version`` aside), as ``set_globals`` takes them."""
+
 
 def set_globals(format: OutputFormat | None, timeout: str | None, debug: bool | None, **connection: Any) -> None:
     """Apply the global options that were given (None = not given here)."""
     if format is not None:
         GLOBAL.format_flag = format
-    seconds = parse_timeout(timeout)
+    try:
+        seconds = parse_timeout(timeout)
+    except ValueError as e:  # as a bad option value (the fast parser leaves such a command line to Typer)
+        import typer
+
+        raise typer.BadParameter(str(e)) from None
     if seconds is not None:
         GLOBAL.timeout_flag = seconds
     if debug:

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
-from mqadmin.cli.complete import completer
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 
 NamesrvOpt = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "-n",
         "--namesrvAddr",
         metavar="HOST:PORT[;HOST:PORT]",
@@ -23,33 +21,31 @@ NamesrvOpt = Annotated[
         show_default=False,
     ),
 ]
-TopicOpt = Annotated[
-    str, typer.Option("-t", "--topic", metavar="TOPIC", help="Topic name.", autocompletion=completer("topic"))
-]
+TopicOpt = Annotated[str, Option("-t", "--topic", metavar="TOPIC", help="Topic name.", complete="topic")]
 GroupOpt = Annotated[
     str,
-    typer.Option("-g", "--groupName", metavar="GROUP", help="Consumer group name.", autocompletion=completer("group")),
+    Option("-g", "--groupName", metavar="GROUP", help="Consumer group name.", complete="group"),
 ]
 ClusterOpt = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "-c",
         "--clusterName",
         metavar="CLUSTER",
         help="Cluster name.",
         show_default=False,
-        autocompletion=completer("cluster"),
+        complete="cluster",
     ),
 ]
 BrokerAddrOpt = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "-b",
         "--brokerAddr",
         metavar="HOST:PORT",
         help="Address of one broker.",
         show_default=False,
-        autocompletion=completer("addr"),
+        complete="addr",
     ),
 ]
 

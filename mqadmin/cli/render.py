@@ -6,14 +6,12 @@ record (``HEADER  value`` lines), so ids, addresses, names and statuses are neve
 is not a terminal, or with NO_COLOR, is always plain. Every cell and note passes through ``escape``,
 so control characters from the cluster (message bodies, keys, remarks) never reach the terminal.
 
-rich is imported only when a styled table is really drawn, to keep start-up fast.
+rich is imported only when a styled table is really drawn, json only for JSON output, to keep start-up fast.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -60,15 +58,21 @@ def styled_output() -> bool:
 
 
 def terminal_width() -> int:
+    import shutil  # with bz2, lzma and zlib: only for a terminal's table
+
     return shutil.get_terminal_size((80, 24)).columns
 
 
 def print_json(obj: Any) -> None:
+    import json  # only for JSON output
+
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
 def print_json_line(obj: Any) -> None:
     """One compact JSON document per line (for repeated output such as ``clusterList -i``)."""
+    import json
+
     sys.stdout.write(json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n")
     sys.stdout.flush()
 

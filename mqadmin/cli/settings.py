@@ -161,11 +161,9 @@ def _bool(text: str, origin: str) -> bool:
 
 
 def _timeout(text: str, origin: str) -> float:
-    import typer
-
     try:
         value = parse_timeout(text)
-    except typer.BadParameter as e:
+    except ValueError as e:
         raise usage_error(f"{origin}: {e}") from None
     assert value is not None
     return value

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mqadmin.cli import registry
-from mqadmin.cli.main import app
 from mqadmin.cli.parity import JAVA_COMMANDS, NOT_APPLICABLE, PLANNED
+from mqadmin.cli.typer_app import app
 
 JAVA = [name for name, _ in JAVA_COMMANDS]
 

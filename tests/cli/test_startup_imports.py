@@ -1,5 +1,6 @@
-"""What a one-request command imports (start-up is most of its time): plain output never imports rich,
-and the request declarations a command does not use are never run.
+"""What a one-request command imports (start-up is most of its time): a valid command line never imports
+Typer or click (mqadmin.cli.fast_parse parses it), plain output never imports rich, and the request
+declarations a command does not use are never run.
 
 Each command runs in a fresh interpreter against an embedded cluster, with stdout a pipe (plain output);
 the test checks its output and then which modules it loaded. Timings are measured in bench/bench_cli.py.
@@ -53,6 +54,7 @@ def executed(loaded: dict[str, bool], prefix: str) -> set[str]:
 def test_help_imports_neither_rich_nor_the_admin_client() -> None:
     code, out, loaded = run(["--help"])
     assert code == 0 and "updateTopic" in out
+    assert executed(loaded, "typer")  # help is Typer's
     assert not executed(loaded, "rich")
     assert not executed(loaded, "mqadmin.admin")
     assert not executed(loaded, "asyncio")
@@ -71,23 +73,31 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     ns = cluster.namesrv_addr
     code, out, loaded = run(["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "StartupImports"])
     assert code == 0 and out.count("created") == 2
+    assert not executed(loaded, "typer") and not executed(loaded, "click")
     assert not executed(loaded, "rich")
     assert not executed(loaded, "mqadmin.model.auth")
 
     code, out, loaded = run(["topicList", "-n", ns])
     assert code == 0 and "StartupImports" in out.split()
+    assert not executed(loaded, "typer") and not executed(loaded, "click")
     assert not executed(loaded, "rich")
     unused = {f"mqadmin.model.rpc.{m}" for m in UNUSED_BY_ONE_REQUEST}
     assert not unused & executed(loaded, "mqadmin.model.rpc")
     assert not executed(loaded, "mqadmin.model.access")  # ACL rules: only requests that declare one load them
     assert not executed(loaded, "hashlib")  # only to sign requests or to cache an address server's answer
 
-    code, out, loaded = run(["clusterList", "-n", ns])
+    code, out, loaded = run(["--format", "table", "clusterList", "-n", ns])
     assert code == 0 and "broker-a" in out and "broker-b" in out
+    assert not executed(loaded, "typer") and not executed(loaded, "click")
     assert not executed(loaded, "rich")
     assert not unused & executed(loaded, "mqadmin.model.rpc")
     assert not executed(loaded, "mqadmin.model.broker_consume")  # declared with GET_BROKER_CONSUME_STATS only
     assert not executed(loaded, "mqadmin.model.auth")  # ACL users and policies: only to explain a failure
+
+
+def test_a_usage_error_is_typer_s(cluster: EmbeddedCluster) -> None:
+    code, _, loaded = run(["topicList", "-n", cluster.namesrv_addr, "--no-such-option"])
+    assert code == 2 and executed(loaded, "typer")
 
 
 def test_every_declaration_module_is_listed_and_they_load_together() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mqadmin.cli.generate import generated_files
-from mqadmin.cli.main import app
 from mqadmin.cli.manpage import command_paths
+from mqadmin.cli.typer_app import app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -57,6 +57,6 @@ def test_man_page_documents_every_command_exit_codes_and_environment(generated: 
 
 def test_bash_completion_completes_command_names() -> None:
     env = {**os.environ, "_MQADMIN_COMPLETE": "complete_bash", "COMP_WORDS": "mqadmin updateT", "COMP_CWORD": "1"}
-    code = "from mqadmin.cli.main import app; app(prog_name='mqadmin')"
+    code = "from mqadmin.cli.typer_app import app; app(prog_name='mqadmin')"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout
     assert sorted(out.split()) == ["updateTopic", "updateTopicList", "updateTopicPerm"]

@@ -15,11 +15,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
-
-from mqadmin.cli.command import APPS, new_app
+from mqadmin.cli.command import APPS
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 from mqadmin.cli.options import GLOBAL, OutputFormat, with_global_options
+from mqadmin.cli.typer_app import new_app, typer_callback
 
 dev_app = new_app(
     name="dev",
@@ -29,13 +29,11 @@ dev_app = new_app(
 
 DataDirOpt = Annotated[
     Path | None,
-    typer.Option(
-        "--data-dir", help="Where the servers keep their files; default: a temporary directory deleted at exit."
-    ),
+    Option("--data-dir", help="Where the servers keep their files; default: a temporary directory deleted at exit."),
 ]
 AutoCreateOpt = Annotated[
     bool,
-    typer.Option(
+    Option(
         "--auto-create/--no-auto-create",
         help="autoCreateTopicEnable: a send to an unknown topic creates it through TBW102 (default on).",
     ),
@@ -44,7 +42,7 @@ AutoCreateOpt = Annotated[
 
 ResetMetadataOpt = Annotated[
     bool,
-    typer.Option(
+    Option(
         "--reset-unreadable-metadata",
         help="Start with empty tables when a metadata file (topics, groups, offsets, KV config) and its "
         ".bak cannot be read, instead of refusing to start; the unreadable files are kept as *.unreadable-<time>.",
@@ -53,7 +51,7 @@ ResetMetadataOpt = Annotated[
 
 AuthOpt = Annotated[
     Path | None,
-    typer.Option(
+    Option(
         "--auth",
         metavar="FILE",
         help="Secure the brokers with ACL 2.0 (authenticationEnabled + authorizationEnabled): a TOML file of "
@@ -65,7 +63,7 @@ AuthOpt = Annotated[
 
 IdleTimeoutOpt = Annotated[
     float,
-    typer.Option(
+    Option(
         "--idle-timeout",
         min=0.1,
         metavar="SECONDS",
@@ -75,13 +73,11 @@ IdleTimeoutOpt = Annotated[
 ]
 FrameTimeoutOpt = Annotated[
     float,
-    typer.Option(
-        "--frame-timeout", min=0.1, metavar="SECONDS", help="Seconds a request frame may take to arrive whole."
-    ),
+    Option("--frame-timeout", min=0.1, metavar="SECONDS", help="Seconds a request frame may take to arrive whole."),
 ]
 FrameMemoryOpt = Annotated[
     int,
-    typer.Option(
+    Option(
         "--partial-frame-memory",
         min=1,
         metavar="MIB",
@@ -102,7 +98,7 @@ def dev_command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]
     """A ``dev`` subcommand, with the global options like every command."""
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        dev_app.command(name)(with_global_options(fn))
+        dev_app.command(name)(typer_callback(with_global_options(fn)))
         return fn
 
     return register
@@ -111,16 +107,14 @@ def dev_command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]
 @dev_command("up")
 def up(
     data_dir: DataDirOpt = None,
-    brokers: Annotated[
-        int, typer.Option("--brokers", min=1, max=26, metavar="N", help="Number of brokers (masters).")
-    ] = 2,
+    brokers: Annotated[int, Option("--brokers", min=1, max=26, metavar="N", help="Number of brokers (masters).")] = 2,
     namesrv_port: Annotated[
         int,
-        typer.Option("--namesrv-port", min=0, max=65535, metavar="PORT", help="Name-server port; 0 picks a free one."),
+        Option("--namesrv-port", min=0, max=65535, metavar="PORT", help="Name-server port; 0 picks a free one."),
     ] = 9876,
     broker_port: Annotated[
         int,
-        typer.Option(
+        Option(
             "--broker-port",
             min=0,
             max=65535,
@@ -129,7 +123,7 @@ def up(
     ] = 10911,
     nsaddr_port: Annotated[
         int,
-        typer.Option(
+        Option(
             "--nsaddr-port",
             min=0,
             max=65535,
@@ -137,7 +131,7 @@ def up(
             help="Port of the address server (http://127.0.0.1:PORT/rocketmq/nsaddr); 0 picks a free one.",
         ),
     ] = 0,
-    cluster: Annotated[str, typer.Option("--cluster", metavar="NAME", help="Cluster name.")] = "DefaultCluster",
+    cluster: Annotated[str, Option("--cluster", metavar="NAME", help="Cluster name.")] = "DefaultCluster",
     auto_create: AutoCreateOpt = True,
     reset_unreadable_metadata: ResetMetadataOpt = False,
     idle_timeout: IdleTimeoutOpt = 120.0,
@@ -145,7 +139,7 @@ def up(
     partial_frame_memory: FrameMemoryOpt = 256,
     tls_: Annotated[
         bool,
-        typer.Option(
+        Option(
             "--tls",
             help="Serve TLS only, on every port, with a certificate for 127.0.0.1 / localhost made at start "
             "under <data-dir>/tls (needs the openssl command); its CA's path is printed on stderr.",
@@ -153,7 +147,7 @@ def up(
     ] = False,
     tls_mode: Annotated[
         TlsModeChoice | None,
-        typer.Option(
+        Option(
             "--tls-mode",
             help="enforcing (what --tls does): TLS only; permissive: TLS and plain TCP on the same ports, told "
             "apart by the first byte (Apache's tls.server.mode). Implies --tls.",
@@ -229,17 +223,15 @@ def up(
 
 @dev_command("namesrv")
 def namesrv(
-    port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="Port; 0 picks a free one.")
-    ] = 9876,
+    port: Annotated[int, Option("--port", min=0, max=65535, metavar="PORT", help="Port; 0 picks a free one.")] = 9876,
     data_dir: DataDirOpt = None,
     scan_interval: Annotated[
         float,
-        typer.Option("--scan-interval", min=0.01, metavar="SECONDS", help="Seconds between scans for silent brokers."),
+        Option("--scan-interval", min=0.01, metavar="SECONDS", help="Seconds between scans for silent brokers."),
     ] = 10.0,
     broker_expire: Annotated[
         float,
-        typer.Option(
+        Option(
             "--broker-expire", min=0.01, metavar="SECONDS", help="Seconds of silence after which a broker is dropped."
         ),
     ] = 120.0,
@@ -277,24 +269,22 @@ def namesrv(
 def broker(
     namesrv_addr: Annotated[
         str,
-        typer.Option(
+        Option(
             "--namesrv-addr",
             "-n",
             metavar="HOST:PORT[;HOST:PORT]",
             help="Name server(s) to register with: 'host:port[;host:port]'.",
         ),
     ] = "127.0.0.1:9876",
-    broker_name: Annotated[str, typer.Option("--broker-name", metavar="NAME", help="Broker name.")] = "broker-a",
-    cluster: Annotated[str, typer.Option("--cluster", metavar="NAME", help="Cluster name.")] = "DefaultCluster",
-    port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="Port; 0 picks a free one.")
-    ] = 10911,
+    broker_name: Annotated[str, Option("--broker-name", metavar="NAME", help="Broker name.")] = "broker-a",
+    cluster: Annotated[str, Option("--cluster", metavar="NAME", help="Cluster name.")] = "DefaultCluster",
+    port: Annotated[int, Option("--port", min=0, max=65535, metavar="PORT", help="Port; 0 picks a free one.")] = 10911,
     data_dir: DataDirOpt = None,
     auto_create: AutoCreateOpt = True,
-    broker_id: Annotated[int, typer.Option("--broker-id", min=0, metavar="ID", help="0 = master, >0 = slave.")] = 0,
+    broker_id: Annotated[int, Option("--broker-id", min=0, metavar="ID", help="0 = master, >0 = slave.")] = 0,
     register_interval: Annotated[
         float,
-        typer.Option("--register-interval", min=0.05, metavar="SECONDS", help="Seconds between full registrations."),
+        Option("--register-interval", min=0.05, metavar="SECONDS", help="Seconds between full registrations."),
     ] = 30.0,
     reset_unreadable_metadata: ResetMetadataOpt = False,
     idle_timeout: IdleTimeoutOpt = 120.0,

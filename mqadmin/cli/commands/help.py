@@ -7,18 +7,19 @@ from typing import Annotated
 import typer
 
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Argument
 from mqadmin.cli.errors import usage_error
 
 
 @command("help", "mqadmin help updateTopic", "mqadmin help")
 def help_command(
     name: Annotated[
-        str | None, typer.Argument(metavar="COMMAND", help="A command name (any case).", show_default=False)
+        str | None, Argument(metavar="COMMAND", help="A command name (any case).", show_default=False)
     ] = None,
 ) -> None:
     """Show the help of COMMAND (in any case, as Java mqadmin accepts command names), or of mqadmin."""
     from mqadmin.cli import registry
-    from mqadmin.cli.main import app, load_command
+    from mqadmin.cli.typer_app import app, load_command
 
     root = typer.main.get_command(app)
     root_ctx = root.make_context("mqadmin", [], resilient_parsing=True)

@@ -11,16 +11,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Argument, Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
     from mqadmin.fleet.fleetfile import Source
 
 
-OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Output directory (created if missing).")]
+OutOpt = Annotated[Path, Option("--out", metavar="DIR", help="Output directory (created if missing).")]
 _JAVA_FORM = "Java's single-cluster export (see below)."
 
 
@@ -36,11 +35,11 @@ _JAVA_FORM = "Java's single-cluster export (see below)."
 )
 def export_metadata(
     out: Annotated[
-        Path | None, typer.Option("--out", metavar="DIR", help="Fleet export: output directory (created if missing).")
+        Path | None, Option("--out", metavar="DIR", help="Fleet export: output directory (created if missing).")
     ] = None,
     namesrv: Annotated[
         list[str] | None,
-        typer.Option(
+        Option(
             "-n",
             "--namesrvAddr",
             metavar="HOST:PORT[;HOST:PORT]",
@@ -49,20 +48,20 @@ def export_metadata(
     ] = None,
     fleet: Annotated[
         Path | None,
-        typer.Option("--fleet", metavar="FILE", help='TOML fleet file: [clusters.<name>] namesrv = ["host:port"].'),
+        Option("--fleet", metavar="FILE", help='TOML fleet file: [clusters.<name>] namesrv = ["host:port"].'),
     ] = None,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, max=1024, help="Requests in flight at once, fleet-wide.")
+        int, Option("--concurrency", min=1, max=1024, help="Requests in flight at once, fleet-wide.")
     ] = 16,
-    cluster: Annotated[str | None, typer.Option("-c", "--clusterName", metavar="CLUSTER", help=_JAVA_FORM)] = None,
-    broker_addr: Annotated[str | None, typer.Option("-b", "--brokerAddr", metavar="HOST:PORT", help=_JAVA_FORM)] = None,
+    cluster: Annotated[str | None, Option("-c", "--clusterName", metavar="CLUSTER", help=_JAVA_FORM)] = None,
+    broker_addr: Annotated[str | None, Option("-b", "--brokerAddr", metavar="HOST:PORT", help=_JAVA_FORM)] = None,
     file_path: Annotated[
-        str | None, typer.Option("-f", "--filePath", metavar="DIR", help=f"{_JAVA_FORM} [/tmp/rocketmq/export]")
+        str | None, Option("-f", "--filePath", metavar="DIR", help=f"{_JAVA_FORM} [/tmp/rocketmq/export]")
     ] = None,
-    topics_only: Annotated[bool, typer.Option("-t", "--topic", help=f"{_JAVA_FORM} Topics only.")] = False,
-    groups_only: Annotated[bool, typer.Option("-g", "--subscriptionGroup", help=f"{_JAVA_FORM} Groups only.")] = False,
+    topics_only: Annotated[bool, Option("-t", "--topic", help=f"{_JAVA_FORM} Topics only.")] = False,
+    groups_only: Annotated[bool, Option("-g", "--subscriptionGroup", help=f"{_JAVA_FORM} Groups only.")] = False,
     special_topic: Annotated[
-        bool, typer.Option("-s", "--specialTopic", help=f"{_JAVA_FORM} Include %RETRY% and %DLQ% topics.")
+        bool, Option("-s", "--specialTopic", help=f"{_JAVA_FORM} Include %RETRY% and %DLQ% topics.")
     ] = False,
 ) -> None:
     """Collect topic configs, groups, lag and order configs of every cluster into gzip JSON Lines.
@@ -254,33 +253,31 @@ class Engine(StrEnum):
 
 @command("audit", "mqadmin audit export/ --out audit/", "mqadmin audit export/ --out audit/ --engine python")
 def audit(
-    inputs: Annotated[list[str], typer.Argument(metavar="DIR...", help="Export directories (exportMetadata --out).")],
+    inputs: Annotated[list[str], Argument(metavar="DIR...", help="Export directories (exportMetadata --out).")],
     out: OutOpt,
     master: Annotated[
-        str, typer.Option("--master", help="Spark master URL: local[*], local[4], spark://host:7077, yarn, ...")
+        str, Option("--master", help="Spark master URL: local[*], local[4], spark://host:7077, yarn, ...")
     ] = "local[*]",
     lag_threshold: Annotated[
-        int, typer.Option("--lag-threshold", min=0, help="Report groups whose summed lag exceeds this.")
+        int, Option("--lag-threshold", min=0, help="Report groups whose summed lag exceeds this.")
     ] = 100_000,
     skew_factor: Annotated[
         float,
-        typer.Option("--skew-factor", min=1.0, help="Report brokers more than X times above or below the median."),
+        Option("--skew-factor", min=1.0, help="Report brokers more than X times above or below the median."),
     ] = 2.0,
     skew_min: Annotated[
-        int, typer.Option("--skew-min", min=0, help="...and at least this many topics/queues away from it.")
+        int, Option("--skew-min", min=0, help="...and at least this many topics/queues away from it.")
     ] = 10,
     engine: Annotated[
         Engine,
-        typer.Option(
+        Option(
             "--engine", help="auto (python on small exports, Spark on large ones), spark, or python (no Spark needed)."
         ),
     ] = Engine.auto,
-    top: Annotated[int, typer.Option("--top", min=0, help="Findings to show on the terminal.")] = 20,
+    top: Annotated[int, Option("--top", min=0, help="Findings to show on the terminal.")] = 20,
     driver_memory: Annotated[
         str | None,
-        typer.Option(
-            "--driver-memory", metavar="SIZE", help="Spark driver heap, e.g. 4g (in local mode: the whole job's)."
-        ),
+        Option("--driver-memory", metavar="SIZE", help="Spark driver heap, e.g. 4g (in local mode: the whole job's)."),
     ] = None,
 ) -> None:
     """Audit fleet exports for misplaced topics (the auto-create trap) and other defects, on Spark or in-process.
@@ -376,18 +373,18 @@ def generate_fleet(
     out: OutOpt,
     rows: Annotated[
         int | None,
-        typer.Option("--rows", min=1, help="About this many topic rows (clusters of 4 brokers x 2000 topics)."),
+        Option("--rows", min=1, help="About this many topic rows (clusters of 4 brokers x 2000 topics)."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed; same seed, same fleet.")] = 7,
-    sources: Annotated[int, typer.Option("--sources", min=1, help="Name-server sets (without --rows).")] = 2,
-    clusters_per_source: Annotated[int, typer.Option("--clusters-per-source", min=1)] = 2,
-    brokers: Annotated[int | None, typer.Option("--brokers", min=1, help="Masters per cluster.")] = None,
-    topics: Annotated[int | None, typer.Option("--topics", min=0, help="Regular topics per cluster.")] = None,
-    defects: Annotated[bool, typer.Option("--defects/--no-defects", help="Plant every kind of defect.")] = True,
+    seed: Annotated[int, Option("--seed", help="Random seed; same seed, same fleet.")] = 7,
+    sources: Annotated[int, Option("--sources", min=1, help="Name-server sets (without --rows).")] = 2,
+    clusters_per_source: Annotated[int, Option("--clusters-per-source", min=1)] = 2,
+    brokers: Annotated[int | None, Option("--brokers", min=1, help="Masters per cluster.")] = None,
+    topics: Annotated[int | None, Option("--topics", min=0, help="Regular topics per cluster.")] = None,
+    defects: Annotated[bool, Option("--defects/--no-defects", help="Plant every kind of defect.")] = True,
     failed_broker: Annotated[
-        bool, typer.Option("--failed-broker/--no-failed-broker", help="Record one master as not collected.")
+        bool, Option("--failed-broker/--no-failed-broker", help="Record one master as not collected.")
     ] = True,
-    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Processes writing in parallel.")] = None,
+    workers: Annotated[int | None, Option("--workers", min=1, help="Processes writing in parallel.")] = None,
 ) -> None:
     """Write a synthetic fleet export with planted defects and their ground_truth.jsonl (tests, benchmarks)."""
     from mqadmin.cli.render import json_output, note, print_json

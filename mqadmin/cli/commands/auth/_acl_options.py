@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
+from mqadmin.cli.declare import Option
 
 if TYPE_CHECKING:
     from mqadmin.model.auth import AclInfo
 
 ResourcesOpt = Annotated[
     str,
-    typer.Option(
+    Option(
         "-r", "--resources", metavar="TYPE:NAME,...", help="Resources: Topic:T, Group:G, Topic:prefix*, Topic:*, *."
     ),
 ]
 ActionsOpt = Annotated[
-    str, typer.Option("-a", "--actions", metavar="ACTION,...", help="Pub, Sub, Create, Update, Delete, Get, List, All.")
+    str, Option("-a", "--actions", metavar="ACTION,...", help="Pub, Sub, Create, Update, Delete, Get, List, All.")
 ]
-DecisionOpt = Annotated[str, typer.Option("-d", "--decision", metavar="Allow|Deny", help="Allow or Deny.")]
+DecisionOpt = Annotated[str, Option("-d", "--decision", metavar="Allow|Deny", help="Allow or Deny.")]
 SourceIpOpt = Annotated[
     str | None,
-    typer.Option("-i", "--sourceIp", metavar="IP[/BITS],...", help="Only from these addresses or CIDR blocks."),
+    Option("-i", "--sourceIp", metavar="IP[/BITS],...", help="Only from these addresses or CIDR blocks."),
 ]
 
 

@@ -7,8 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import exactly_one
 
@@ -16,19 +15,19 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
     from mqadmin.model.auth import AclInfo, UserInfo
 
-UsernameOpt = Annotated[str, typer.Option("-u", "--username", metavar="NAME", help="User name.")]
-SubjectOpt = Annotated[str, typer.Option("-s", "--subject", metavar="User:NAME", help="The ACL's subject.")]
-DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Show what would be deleted; change nothing.")]
+UsernameOpt = Annotated[str, Option("-u", "--username", metavar="NAME", help="User name.")]
+SubjectOpt = Annotated[str, Option("-s", "--subject", metavar="User:NAME", help="The ACL's subject.")]
+DryRunOpt = Annotated[bool, Option("--dry-run", help="Show what would be deleted; change nothing.")]
 PasswordOpt = Annotated[
     str | None,
-    typer.Option("-p", "--password", metavar="PASSWORD", help="Password (lands in shell history: prefer the next)."),
+    Option("-p", "--password", metavar="PASSWORD", help="Password (lands in shell history: prefer the next)."),
 ]
 PasswordFileOpt = Annotated[
-    str | None, typer.Option("--password-file", metavar="FILE", help="Read the password from FILE's first line.")
+    str | None, Option("--password-file", metavar="FILE", help="Read the password from FILE's first line.")
 ]
-PasswordStdinOpt = Annotated[bool, typer.Option("--password-stdin", help="Read the password from stdin's first line.")]
-FromBrokerOpt = Annotated[str, typer.Option("-f", "--fromBroker", metavar="HOST:PORT", help="Broker to copy from.")]
-ToBrokerOpt = Annotated[str, typer.Option("-t", "--toBroker", metavar="HOST:PORT", help="Broker to copy to.")]
+PasswordStdinOpt = Annotated[bool, Option("--password-stdin", help="Read the password from stdin's first line.")]
+FromBrokerOpt = Annotated[str, Option("-f", "--fromBroker", metavar="HOST:PORT", help="Broker to copy from.")]
+ToBrokerOpt = Annotated[str, Option("-t", "--toBroker", metavar="HOST:PORT", help="Broker to copy to.")]
 
 
 def password(value: str | None, file: str | None, stdin: bool, *, required: bool, confirm: bool) -> str | None:

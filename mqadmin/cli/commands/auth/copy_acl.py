@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.auth._shared import FromBrokerOpt, ToBrokerOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -24,7 +23,7 @@ def copy_acl(
     to_broker: ToBrokerOpt,
     namesrv: NamesrvOpt = None,
     subjects: Annotated[
-        str | None, typer.Option("-s", "--subjects", metavar="User:NAME,...", help="Only these subjects [all].")
+        str | None, Option("-s", "--subjects", metavar="User:NAME,...", help="Only these subjects [all].")
     ] = None,
 ) -> None:
     """Copy every ACL of one broker (-f), or the subjects named (-s), to another broker (-t).

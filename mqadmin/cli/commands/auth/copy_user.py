@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.auth._shared import FromBrokerOpt, ToBrokerOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -24,7 +23,7 @@ def copy_user(
     to_broker: ToBrokerOpt,
     namesrv: NamesrvOpt = None,
     usernames: Annotated[
-        str | None, typer.Option("-u", "--usernames", metavar="NAME,NAME", help="Only these users [all].")
+        str | None, Option("-u", "--usernames", metavar="NAME,NAME", help="Only these users [all].")
     ] = None,
 ) -> None:
     """Copy every user of one broker (-f), or the ones named (-u), to another broker (-t), passwords included.

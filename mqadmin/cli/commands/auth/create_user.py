@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.auth._shared import PasswordFileOpt, PasswordOpt, PasswordStdinOpt, UsernameOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
-UserTypeOpt = Annotated[
-    str | None, typer.Option("-t", "--userType", metavar="Super|Normal", help="User type [Normal].")
-]
+UserTypeOpt = Annotated[str | None, Option("-t", "--userType", metavar="Super|Normal", help="User type [Normal].")]
 
 
 @command(

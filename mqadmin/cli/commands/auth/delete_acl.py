@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.auth._shared import DryRunOpt, SubjectOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -25,7 +24,7 @@ def delete_acl(
     broker_addr: BrokerAddrOpt = None,
     cluster: ClusterOpt = None,
     resource: Annotated[
-        str | None, typer.Option("-r", "--resources", metavar="TYPE:NAME", help="Only this resource's entry.")
+        str | None, Option("-r", "--resources", metavar="TYPE:NAME", help="Only this resource's entry.")
     ] = None,
     dry_run: DryRunOpt = False,
 ) -> None:

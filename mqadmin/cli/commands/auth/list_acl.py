@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt
 
 
@@ -16,10 +15,10 @@ def list_acl(
     broker_addr: BrokerAddrOpt = None,
     cluster: ClusterOpt = None,
     subject: Annotated[
-        str | None, typer.Option("-s", "--subject", metavar="TEXT", help="Only subjects containing TEXT.")
+        str | None, Option("-s", "--subject", metavar="TEXT", help="Only subjects containing TEXT.")
     ] = None,
     resource: Annotated[
-        str | None, typer.Option("-r", "--resource", metavar="TEXT", help="Only entries for resources containing TEXT.")
+        str | None, Option("-r", "--resource", metavar="TEXT", help="Only entries for resources containing TEXT.")
     ] = None,
 ) -> None:
     """List the ACLs of one broker (-b) or of every master of a cluster (-c): one row per broker and entry."""

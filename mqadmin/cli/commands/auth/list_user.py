@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt
 
 
@@ -16,7 +15,7 @@ def list_user(
     broker_addr: BrokerAddrOpt = None,
     cluster: ClusterOpt = None,
     filter: Annotated[
-        str | None, typer.Option("-f", "--filter", metavar="TEXT", help="Only users whose name contains TEXT.")
+        str | None, Option("-f", "--filter", metavar="TEXT", help="Only users whose name contains TEXT.")
     ] = None,
 ) -> None:
     """List the users (name, type, status) of one broker (-b) or of every master of a cluster (-c).

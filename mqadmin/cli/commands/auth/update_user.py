@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.auth._shared import PasswordFileOpt, PasswordOpt, PasswordStdinOpt, UsernameOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -28,11 +27,9 @@ def update_user(
     password: PasswordOpt = None,
     password_file: PasswordFileOpt = None,
     password_stdin: PasswordStdinOpt = False,
-    user_type: Annotated[
-        str | None, typer.Option("-t", "--userType", metavar="Super|Normal", help="New user type.")
-    ] = None,
+    user_type: Annotated[str | None, Option("-t", "--userType", metavar="Super|Normal", help="New user type.")] = None,
     user_status: Annotated[
-        str | None, typer.Option("-s", "--userStatus", metavar="enable|disable", help="New user status.")
+        str | None, Option("-s", "--userStatus", metavar="enable|disable", help="New user status.")
     ] = None,
 ) -> None:
     """Change the password, type (-t) or status (-s) of a user on one broker (-b) or every broker of a cluster (-c).

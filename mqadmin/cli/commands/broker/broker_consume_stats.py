@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, parse_bool
 
 if TYPE_CHECKING:
@@ -20,20 +19,16 @@ if TYPE_CHECKING:
     "mqadmin brokerConsumeStats -b 127.0.0.1:10911 -l 1000   # only queues 1000 or more behind",
 )
 def broker_consume_stats(
-    broker_addr: Annotated[str, typer.Option("-b", "--brokerAddr", metavar="HOST:PORT", help="Address of the broker.")],
+    broker_addr: Annotated[str, Option("-b", "--brokerAddr", metavar="HOST:PORT", help="Address of the broker.")],
     namesrv: NamesrvOpt = None,
     timeout_ms: Annotated[
         int | None,
-        typer.Option(
-            "-t", "--timeoutMillis", metavar="MS", min=1, help="Request timeout in ms [50000].", show_default=False
-        ),
+        Option("-t", "--timeoutMillis", metavar="MS", min=1, help="Request timeout in ms [50000].", show_default=False),
     ] = None,
-    level: Annotated[
-        int, typer.Option("-l", "--level", metavar="DIFF", help="Only queues at least this far behind.")
-    ] = 0,
+    level: Annotated[int, Option("-l", "--level", metavar="DIFF", help="Only queues at least this far behind.")] = 0,
     order: Annotated[
         str | None,
-        typer.Option("-o", "--order", metavar="true|false", help="Only ordered topics.", show_default=False),
+        Option("-o", "--order", metavar="true|false", help="Only ordered topics.", show_default=False),
     ] = None,
 ) -> None:
     """Every subscription group's offsets on one broker (GET_BROKER_CONSUME_STATS): one row per group, topic

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
-ColdGroupOpt = Annotated[str, typer.Option("-g", "--consumerGroup", metavar="GROUP", help="Consumer group.")]
+ColdGroupOpt = Annotated[str, Option("-g", "--consumerGroup", metavar="GROUP", help="Consumer group.")]
 
 
 @command(
@@ -67,7 +66,7 @@ def get_cold_data_flow_ctr_info(
 def update_cold_data_flow_ctr_group_config(
     group: ColdGroupOpt,
     threshold: Annotated[
-        int, typer.Option("-v", "--threshold", metavar="BYTES", min=0, help="Cold bytes the group may read.")
+        int, Option("-v", "--threshold", metavar="BYTES", min=0, help="Cold bytes the group may read.")
     ],
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,

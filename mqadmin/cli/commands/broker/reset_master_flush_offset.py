@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -16,9 +15,9 @@ if TYPE_CHECKING:
 @command("resetMasterFlushOffset", "mqadmin resetMasterFlushOffset -b 127.0.0.1:10921 -o 0")
 def reset_master_flush_offset(
     broker_addr: Annotated[
-        str, typer.Option("-b", "--brokerAddr", metavar="HOST:PORT", help="Address of the broker (a slave).")
+        str, Option("-b", "--brokerAddr", metavar="HOST:PORT", help="Address of the broker (a slave).")
     ],
-    offset: Annotated[int, typer.Option("-o", "--offset", metavar="OFFSET", min=0, help="Commit-log offset.")],
+    offset: Annotated[int, Option("-o", "--offset", metavar="OFFSET", min=0, help="Commit-log offset.")],
     namesrv: NamesrvOpt = None,
 ) -> None:
     """Set the master flush offset of a slave (RESET_MASTER_FLUSH_OFFSET): where in the commit log it takes

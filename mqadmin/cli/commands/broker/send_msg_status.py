@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import BrokerNameOpt, broker_name
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -23,10 +22,8 @@ if TYPE_CHECKING:
 def send_msg_status(
     name: BrokerNameOpt,
     namesrv: NamesrvOpt = None,
-    size: Annotated[int, typer.Option("-s", "--messageSize", metavar="BYTES", min=1, help="Message size.")] = 128,
-    count: Annotated[
-        int, typer.Option("-c", "--count", metavar="N", min=1, max=100_000, help="Messages to send.")
-    ] = 50,
+    size: Annotated[int, Option("-s", "--messageSize", metavar="BYTES", min=1, help="Message size.")] = 128,
+    count: Annotated[int, Option("-c", "--count", metavar="N", min=1, max=100_000, help="Messages to send.")] = 50,
 ) -> None:
     """Send COUNT messages of SIZE bytes, one after another, to the topic named after broker -b (every broker
     has one while brokerTopicEnable is on, so they reach that broker alone) and show each send's time and

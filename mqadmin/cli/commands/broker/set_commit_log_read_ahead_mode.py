@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
 def set_commit_log_read_ahead_mode(
     mode: Annotated[
         str,
-        typer.Option("-m", "--commitLogReadAheadMode", metavar="0|1", help="0: normal read-ahead, 1: random reads."),
+        Option("-m", "--commitLogReadAheadMode", metavar="0|1", help="0: normal read-ahead, 1: random reads."),
     ],
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -35,13 +34,9 @@ def _register(name: str) -> None:
         broker_addr: BrokerAddrOpt = None,
         cluster: Annotated[
             str | None,
-            typer.Option(
-                "-c", "--cluster", metavar="CLUSTER", help="Cluster name [every cluster].", show_default=False
-            ),
+            Option("-c", "--cluster", metavar="CLUSTER", help="Cluster name [every cluster].", show_default=False),
         ] = None,
-        dry_run: Annotated[
-            bool, typer.Option("--dry-run", help="Show the brokers it would run on; send nothing.")
-        ] = False,
+        dry_run: Annotated[bool, Option("--dry-run", help="Show the brokers it would run on; send nothing.")] = False,
     ) -> None:
         run_maintenance(name, namesrv, broker_addr, cluster, dry_run)
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ ENGINES = {"R": "ROCKSDB_TIMELINE", "F": "FILE_TIME_WHEEL"}
 def switch_timer_engine(
     engine: Annotated[
         str,
-        typer.Option("-e", "--engineType", metavar="R|F", help="R: RocksDB timeline, F: file time wheel."),
+        Option("-e", "--engineType", metavar="R|F", help="R: RocksDB timeline, F: file time wheel."),
     ],
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,

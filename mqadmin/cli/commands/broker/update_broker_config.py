@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import config_key, config_value
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:
@@ -21,14 +20,14 @@ if TYPE_CHECKING:
     "mqadmin updateBrokerConfig -c DefaultCluster -a true -k slaveReadEnable -v true   # slaves too",
 )
 def update_broker_config(
-    key: Annotated[str, typer.Option("-k", "--key", metavar="KEY", help="Config key.")],
-    value: Annotated[str, typer.Option("-v", "--value", metavar="VALUE", help="New value.")],
+    key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],
+    value: Annotated[str, Option("-v", "--value", metavar="VALUE", help="New value.")],
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,
     cluster: ClusterOpt = None,
     all_brokers: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-a",
             "--updateAllBroker",
             metavar="true|false",

@@ -9,8 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
@@ -21,10 +20,10 @@ Collect = Callable[["AdminClient"], Awaitable[tuple[dict[str, Any], list["Target
 DEFAULT_EXPORT_DIR = "/tmp/rocketmq/export"
 """Java mqadmin's default directory for the export files."""
 
-ExportClusterOpt = Annotated[str, typer.Option("-c", "--clusterName", metavar="CLUSTER", help="Cluster to export.")]
+ExportClusterOpt = Annotated[str, Option("-c", "--clusterName", metavar="CLUSTER", help="Cluster to export.")]
 FilePathOpt = Annotated[
     str,
-    typer.Option("-f", "--filePath", metavar="DIR", help="Directory the file is written to (created if missing)."),
+    Option("-f", "--filePath", metavar="DIR", help="Directory the file is written to (created if missing)."),
 ]
 
 

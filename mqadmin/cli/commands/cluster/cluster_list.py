@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -17,13 +16,13 @@ if TYPE_CHECKING:
 @command("clusterList", "mqadmin clusterList", "mqadmin clusterList -m -c DefaultCluster", "mqadmin clusterList -i 5")
 def cluster_list(
     namesrv: NamesrvOpt = None,
-    more: Annotated[bool, typer.Option("-m", "--moreStats", help="Add messages in/out yesterday and today.")] = False,
+    more: Annotated[bool, Option("-m", "--moreStats", help="Add messages in/out yesterday and today.")] = False,
     cluster: ClusterOpt = None,
     interval: Annotated[
-        float | None, typer.Option("-i", "--interval", min=0.1, metavar="SECONDS", help="Repeat every N seconds.")
+        float | None, Option("-i", "--interval", min=0.1, metavar="SECONDS", help="Repeat every N seconds.")
     ] = None,
     count: Annotated[
-        int | None, typer.Option("--count", min=1, metavar="N", help="With -i: stop after N rounds [until Ctrl-C].")
+        int | None, Option("--count", min=1, metavar="N", help="With -i: stop after N rounds [until Ctrl-C].")
     ] = None,
 ) -> None:
     """List brokers by cluster: id, role, address, version, in/out TPS (runtime info fetched concurrently).

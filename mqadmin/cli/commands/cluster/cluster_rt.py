@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, parse_bool
 
 if TYPE_CHECKING:
@@ -22,28 +21,22 @@ if TYPE_CHECKING:
 )
 def cluster_rt(
     namesrv: NamesrvOpt = None,
-    amount: Annotated[
-        int, typer.Option("-a", "--amount", min=1, max=100_000, help="Messages per broker and round.")
-    ] = 100,
-    size: Annotated[int, typer.Option("-s", "--size", min=1, max=4 * 1024 * 1024, help="Message size in bytes.")] = 128,
+    amount: Annotated[int, Option("-a", "--amount", min=1, max=100_000, help="Messages per broker and round.")] = 100,
+    size: Annotated[int, Option("-s", "--size", min=1, max=4 * 1024 * 1024, help="Message size in bytes.")] = 128,
     cluster: Annotated[
         str | None,
-        typer.Option(
-            "-c", "--cluster", metavar="CLUSTER", help="Only this cluster [every cluster].", show_default=False
-        ),
+        Option("-c", "--cluster", metavar="CLUSTER", help="Only this cluster [every cluster].", show_default=False),
     ] = None,
     print_log: Annotated[
         str | None,
-        typer.Option("-p", "--printLog", metavar="true|false", help="Print log lines instead of tables [false]."),
+        Option("-p", "--printLog", metavar="true|false", help="Print log lines instead of tables [false]."),
     ] = None,
     machine_room: Annotated[
-        str, typer.Option("-m", "--machineRoom", metavar="NAME", help="Machine room named in the log lines.")
+        str, Option("-m", "--machineRoom", metavar="NAME", help="Machine room named in the log lines.")
     ] = "noname",
-    interval: Annotated[
-        float, typer.Option("-i", "--interval", min=0, metavar="SECONDS", help="Pause between rounds.")
-    ] = 10,
+    interval: Annotated[float, Option("-i", "--interval", min=0, metavar="SECONDS", help="Pause between rounds.")] = 10,
     count: Annotated[
-        int | None, typer.Option("--count", min=1, metavar="N", help="Stop after N rounds [until Ctrl-C].")
+        int | None, Option("--count", min=1, metavar="N", help="Stop after N rounds [until Ctrl-C].")
     ] = None,
 ) -> None:
     """Send messages to every broker of every cluster (or of -c) and show the send RT per broker.

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, check_topic
 
 if TYPE_CHECKING:
@@ -18,10 +17,10 @@ if TYPE_CHECKING:
 def stats_all(
     namesrv: NamesrvOpt = None,
     active: Annotated[
-        bool, typer.Option("-a", "--activeTopic", help="Only topics and groups with messages in the last 24 hours.")
+        bool, Option("-a", "--activeTopic", help="Only topics and groups with messages in the last 24 hours.")
     ] = False,
     topic: Annotated[
-        str | None, typer.Option("-t", "--topic", metavar="TOPIC", help="Only this topic.", show_default=False)
+        str | None, Option("-t", "--topic", metavar="TOPIC", help="Only this topic.", show_default=False)
     ] = None,
 ) -> None:
     """TPS and 24-hour message counts per topic and consumer group, from the brokers' statistics.

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.consumer.reset_offset_by_time import DryRunOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
@@ -20,13 +19,13 @@ if TYPE_CHECKING:
     "mqadmin cloneGroupOffset -s OrdersConsumer -d OrdersConsumerV2 -t Orders",
 )
 def clone_group_offset(
-    src: Annotated[str, typer.Option("-s", "--srcGroup", metavar="GROUP", help="Group whose offsets are copied.")],
-    dest: Annotated[str, typer.Option("-d", "--destGroup", metavar="GROUP", help="Group that gets them.")],
-    topic: Annotated[str, typer.Option("-t", "--topic", metavar="TOPIC", help="Topic name.")],
+    src: Annotated[str, Option("-s", "--srcGroup", metavar="GROUP", help="Group whose offsets are copied.")],
+    dest: Annotated[str, Option("-d", "--destGroup", metavar="GROUP", help="Group that gets them.")],
+    topic: Annotated[str, Option("-t", "--topic", metavar="TOPIC", help="Topic name.")],
     namesrv: NamesrvOpt = None,
     offline: Annotated[
         str | None,
-        typer.Option("-o", "--offline", metavar="true|false", help="Accepted for Java compatibility; ignored."),
+        Option("-o", "--offline", metavar="true|false", help="Accepted for Java compatibility; ignored."),
     ] = None,
     dry_run: DryRunOpt = False,
 ) -> None:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
 
@@ -27,23 +26,23 @@ def consumer_progress(
     namesrv: NamesrvOpt = None,
     group: Annotated[
         str | None,
-        typer.Option("-g", "--groupName", metavar="GROUP", help="Consumer group [every group].", show_default=False),
+        Option("-g", "--groupName", metavar="GROUP", help="Consumer group [every group].", show_default=False),
     ] = None,
     topic: Annotated[
         str | None,
-        typer.Option("-t", "--topicName", metavar="TOPIC", help="Only this topic (with -g).", show_default=False),
+        Option("-t", "--topicName", metavar="TOPIC", help="Only this topic (with -g).", show_default=False),
     ] = None,
     show_client_ip: Annotated[
         str | None,
-        typer.Option("-s", "--showClientIP", metavar="true|false", help="Show the client of each queue (with -g)."),
+        Option("-s", "--showClientIP", metavar="true|false", help="Show the client of each queue (with -g)."),
     ] = None,
     cluster: Annotated[
         str | None,
-        typer.Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
+        Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
     ] = None,
     sort: Annotated[
         str | None,
-        typer.Option("--sort", metavar="lag|queue|name", help="Row order [groups: lag, largest first; queues: queue]."),
+        Option("--sort", metavar="lag|queue|name", help="Row order [groups: lag, largest first; queues: queue]."),
     ] = None,
 ) -> None:
     """A group's progress per queue: broker offset, consumer offset, lag, in-flight messages and the store

@@ -5,9 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
 BLOCKED_AFTER_MS = 60_000
 """A queue with cached messages and no consumption for this long is reported (Java's analysis)."""
 
-GroupArg = Annotated[str, typer.Option("-g", "--consumerGroup", metavar="GROUP", help="Consumer group name.")]
+GroupArg = Annotated[str, Option("-g", "--consumerGroup", metavar="GROUP", help="Consumer group name.")]
 
 
 @command(
@@ -30,12 +29,10 @@ def consumer_status(
     group: GroupArg,
     namesrv: NamesrvOpt = None,
     client_id: Annotated[
-        str | None, typer.Option("-i", "--clientId", metavar="CLIENT_ID", help="Only this client, in detail.")
+        str | None, Option("-i", "--clientId", metavar="CLIENT_ID", help="Only this client, in detail.")
     ] = None,
     broker_addr: BrokerAddrOpt = None,
-    jstack: Annotated[
-        bool, typer.Option("-s", "--jstack", help="Include each client's thread dump (Java clients).")
-    ] = False,
+    jstack: Annotated[bool, Option("-s", "--jstack", help="Include each client's thread dump (Java clients).")] = False,
 ) -> None:
     """Ask each consumer of the group, through the broker (GET_CONSUMER_RUNNING_INFO), for its running
     info: properties, subscriptions, the queues it holds with their commit offset and cached messages, its

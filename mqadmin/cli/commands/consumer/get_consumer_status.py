@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -20,12 +19,12 @@ if TYPE_CHECKING:
     "mqadmin getConsumerStatus -g OrdersConsumer -t Orders -i 10.0.0.5@12345",
 )
 def get_consumer_status(
-    group: Annotated[str, typer.Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],
+    group: Annotated[str, Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],
     topic: TopicOpt,
     namesrv: NamesrvOpt = None,
     client_id: Annotated[
         str | None,
-        typer.Option("-i", "--originClientId", metavar="CLIENT_ID", help="Only this client [every client]."),
+        Option("-i", "--originClientId", metavar="CLIENT_ID", help="Only this client [every client]."),
     ] = None,
 ) -> None:
     """The offset each consumer of the group holds in memory for every queue of the topic it consumes

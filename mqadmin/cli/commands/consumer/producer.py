@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
 
 @command("producer", "mqadmin producer -b 127.0.0.1:10911")
 def producer(
-    broker_addr: Annotated[str, typer.Option("-b", "--broker", metavar="HOST:PORT", help="Address of one broker.")],
+    broker_addr: Annotated[str, Option("-b", "--broker", metavar="HOST:PORT", help="Address of one broker.")],
     namesrv: NamesrvOpt = None,
 ) -> None:
     """Every producer connected to one broker (GET_ALL_PRODUCER_INFO): group, client id, remote address,

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
     from mqadmin.model.clients import Connection
 
-ProducerGroupOpt = Annotated[str, typer.Option("-g", "--producerGroup", metavar="GROUP", help="Producer group name.")]
+ProducerGroupOpt = Annotated[str, Option("-g", "--producerGroup", metavar="GROUP", help="Producer group name.")]
 
 
 @command("producerConnection", "mqadmin producerConnection -g OrdersProducer -t Orders")

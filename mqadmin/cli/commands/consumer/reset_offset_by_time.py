@@ -4,27 +4,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
-DryRunOpt = Annotated[
-    bool, typer.Option("--dry-run", help="Only show the offsets each queue would get; change nothing.")
-]
+DryRunOpt = Annotated[bool, Option("--dry-run", help="Only show the offsets each queue would get; change nothing.")]
 ForceOpt = Annotated[
     str | None,
-    typer.Option("-f", "--force", metavar="true|false", help="false: a queue only moves back, never forward [true]."),
+    Option("-f", "--force", metavar="true|false", help="false: a queue only moves back, never forward [true]."),
 ]
 ResetClusterOpt = Annotated[
     str | None,
-    typer.Option(
-        "-c", "--cluster", metavar="CLUSTER", help="Only the topic's brokers in this cluster.", show_default=False
-    ),
+    Option("-c", "--cluster", metavar="CLUSTER", help="Only the topic's brokers in this cluster.", show_default=False),
 ]
 
 
@@ -36,11 +31,11 @@ ResetClusterOpt = Annotated[
     "mqadmin resetOffsetByTime -g OrdersConsumer -t Orders -s now -b 127.0.0.1:10911 -q 3 -o 1200",
 )
 def reset_offset_by_time(
-    group: Annotated[str, typer.Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],
-    topic: Annotated[str, typer.Option("-t", "--topic", metavar="TOPIC", help="Topic name.")],
+    group: Annotated[str, Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],
+    topic: Annotated[str, Option("-t", "--topic", metavar="TOPIC", help="Topic name.")],
     timestamp: Annotated[
         str,
-        typer.Option(
+        Option(
             "-s",
             "--timestamp",
             metavar="TIME",
@@ -53,16 +48,14 @@ def reset_offset_by_time(
     cluster: ResetClusterOpt = None,
     broker_addr: Annotated[
         str | None,
-        typer.Option("-b", "--broker", metavar="HOST:PORT", help="Only this broker's queues.", show_default=False),
+        Option("-b", "--broker", metavar="HOST:PORT", help="Only this broker's queues.", show_default=False),
     ] = None,
     queue_id: Annotated[
-        int | None, typer.Option("-q", "--queue", min=0, metavar="QID", help="Only this queue (with -b).")
+        int | None, Option("-q", "--queue", min=0, metavar="QID", help="Only this queue (with -b).")
     ] = None,
     offset: Annotated[
         int | None,
-        typer.Option(
-            "-o", "--offset", min=0, metavar="OFFSET", help="Move that queue to this offset (with -b and -q)."
-        ),
+        Option("-o", "--offset", min=0, metavar="OFFSET", help="Move that queue to this offset (with -b and -q)."),
     ] = None,
     dry_run: DryRunOpt = False,
 ) -> None:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
@@ -22,15 +21,15 @@ MODES = ("PULL", "POP")
     "mqadmin setConsumeMode -b 127.0.0.1:10911 -t Orders -g OrdersConsumer -m POP -q 2",
 )
 def set_consume_mode(
-    topic: Annotated[str, typer.Option("-t", "--topicName", metavar="TOPIC", help="Topic name.")],
-    group: Annotated[str, typer.Option("-g", "--groupName", metavar="GROUP", help="Consumer group name.")],
-    mode: Annotated[str, typer.Option("-m", "--mode", metavar="PULL|POP", help="How the group reads the topic.")],
+    topic: Annotated[str, Option("-t", "--topicName", metavar="TOPIC", help="Topic name.")],
+    group: Annotated[str, Option("-g", "--groupName", metavar="GROUP", help="Consumer group name.")],
+    mode: Annotated[str, Option("-m", "--mode", metavar="PULL|POP", help="How the group reads the topic.")],
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,
     cluster: ClusterOpt = None,
     pop_share: Annotated[
         int,
-        typer.Option(
+        Option(
             "-q", "--popShareQueueNum", min=0, metavar="N", help="In POP mode, clients share each queue with N others."
         ),
     ] = 0,

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.consumer.reset_offset_by_time import DryRunOpt, ForceOpt, ResetClusterOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
 
 
@@ -17,8 +16,8 @@ from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
     "mqadmin skipAccumulatedMessage -g OrdersConsumer -t Orders",
 )
 def skip_accumulated_message(
-    group: Annotated[str, typer.Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],
-    topic: Annotated[str, typer.Option("-t", "--topic", metavar="TOPIC", help="Topic name.")],
+    group: Annotated[str, Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],
+    topic: Annotated[str, Option("-t", "--topic", metavar="TOPIC", help="Topic name.")],
     namesrv: NamesrvOpt = None,
     force: ForceOpt = None,
     cluster: ResetClusterOpt = None,

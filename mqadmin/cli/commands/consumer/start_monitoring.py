@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -18,10 +17,10 @@ if TYPE_CHECKING:
 def start_monitoring(
     namesrv: NamesrvOpt = None,
     interval: Annotated[
-        float, typer.Option("--interval", min=1, metavar="SECONDS", help="Time between rounds (Java: 60).")
+        float, Option("--interval", min=1, metavar="SECONDS", help="Time between rounds (Java: 60).")
     ] = 60.0,
     count: Annotated[
-        int | None, typer.Option("--count", min=1, metavar="N", help="Stop after N rounds [until Ctrl-C].")
+        int | None, Option("--count", min=1, metavar="N", help="Stop after N rounds [until Ctrl-C].")
     ] = None,
 ) -> None:
     """Monitor every consumer group, round after round until Ctrl-C (or --count rounds), as Java's

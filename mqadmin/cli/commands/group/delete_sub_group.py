@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, GroupOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:
@@ -27,20 +26,14 @@ def delete_sub_group(
     cluster: ClusterOpt = None,
     remove_offset: Annotated[
         str | None,
-        typer.Option(
-            "-r", "--removeOffset", metavar="true|false", help="Also remove the group's consumer offsets [false]."
-        ),
+        Option("-r", "--removeOffset", metavar="true|false", help="Also remove the group's consumer offsets [false]."),
     ] = None,
     keep_topics: Annotated[
         bool,
-        typer.Option(
-            "--keep-topics", help="With -c: keep the group's %RETRY% and %DLQ% topics (Java's tool deletes them)."
-        ),
+        Option("--keep-topics", help="With -c: keep the group's %RETRY% and %DLQ% topics (Java's tool deletes them)."),
     ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Only show what would be deleted; change nothing.")
-    ] = False,
-    if_exists: Annotated[bool, typer.Option("--if-exists", help="No error when no broker has the group.")] = False,
+    dry_run: Annotated[bool, Option("--dry-run", help="Only show what would be deleted; change nothing.")] = False,
+    if_exists: Annotated[bool, Option("--if-exists", help="No error when no broker has the group.")] = False,
 ) -> None:
     """Delete a subscription group from one broker (-b) or every master of a cluster (-c).
 

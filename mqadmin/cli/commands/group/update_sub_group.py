@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, GroupOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:
@@ -18,11 +17,11 @@ NEW = "for a new group; an existing one keeps its value"
 
 def _flag(short: str, name: str, what: str, default: bool) -> Any:
     """A ``true|false`` option taking a value, as Java's tool has them (``-s false``)."""
-    return typer.Option(short, name, metavar="true|false", help=f"{what} [{str(default).lower()} {NEW}].")
+    return Option(short, name, metavar="true|false", help=f"{what} [{str(default).lower()} {NEW}].")
 
 
 def _number(short: str, name: str, what: str, default: int) -> Any:
-    return typer.Option(short, name, min=0, metavar="N", help=f"{what} [{default} {NEW}].")
+    return Option(short, name, min=0, metavar="N", help=f"{what} [{default} {NEW}].")
 
 
 @command(
@@ -58,7 +57,7 @@ def update_sub_group(
     ] = None,
     policy: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-p",
             "--groupRetryPolicy",
             metavar="JSON",
@@ -68,14 +67,14 @@ def update_sub_group(
     ] = None,
     attributes: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "--attributes",
             metavar="+KEY=VALUE,-KEY",
             help="Attributes (5.5) to set (+) or remove (-), e.g. +priority.factor=10.",
         ),
     ] = None,
     if_not_exists: Annotated[
-        bool, typer.Option("--if-not-exists", help="Create only: a broker that has the group leaves it as it is.")
+        bool, Option("--if-not-exists", help="Create only: a broker that has the group leaves it as it is.")
     ] = False,
 ) -> None:
     """Create a subscription group, or change the settings given, on one broker (-b) or every master of a cluster (-c).

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import typer
-
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
@@ -17,7 +16,7 @@ T = TypeVar("T")
 
 ControllerOpt = Annotated[
     str,
-    typer.Option(
+    Option(
         "-a",
         "--controllerAddress",
         metavar="HOST:PORT[;HOST:PORT]",
@@ -26,14 +25,14 @@ ControllerOpt = Annotated[
 ]
 IntervalOpt = Annotated[
     float | None,
-    typer.Option("-i", "--interval", min=0.1, metavar="SECONDS", help="Repeat every N seconds until Ctrl-C."),
+    Option("-i", "--interval", min=0.1, metavar="SECONDS", help="Repeat every N seconds until Ctrl-C."),
 ]
 CountOpt = Annotated[
-    int | None, typer.Option("--count", min=1, metavar="N", help="With -i: stop after N rounds [until Ctrl-C].")
+    int | None, Option("--count", min=1, metavar="N", help="With -i: stop after N rounds [until Ctrl-C].")
 ]
 BrokerNameOpt = Annotated[
     str | None,
-    typer.Option("-b", "--brokerName", metavar="BROKER", help="Broker name, e.g. broker-a.", show_default=False),
+    Option("-b", "--brokerName", metavar="BROKER", help="Broker name, e.g. broker-a.", show_default=False),
 ]
 
 CONTROLLER_HINT = "-a takes the controller's host:port (e.g. 127.0.0.1:9878), several separated by ';'"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.ha._shared import ControllerOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
@@ -21,10 +20,10 @@ if TYPE_CHECKING:
 )
 def clean_broker_metadata(
     controller: ControllerOpt,
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", metavar="BROKER", help="Broker name.")],
+    broker_name: Annotated[str, Option("-bn", "--brokerName", metavar="BROKER", help="Broker name.")],
     broker_ids: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-b",
             "--brokerControllerIdsToClean",
             metavar="ID[;ID]",
@@ -34,13 +33,13 @@ def clean_broker_metadata(
     ] = None,
     cluster: Annotated[
         str | None,
-        typer.Option("-c", "--clusterName", metavar="CLUSTER", help="The broker's cluster.", show_default=False),
+        Option("-c", "--clusterName", metavar="CLUSTER", help="The broker's cluster.", show_default=False),
     ] = None,
     clean_living: Annotated[
-        bool, typer.Option("-l", "--cleanLivingBroker", help="Also forget replicas that are alive.")
+        bool, Option("-l", "--cleanLivingBroker", help="Also forget replicas that are alive.")
     ] = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show the replicas the controller holds; clean nothing.")
+        bool, Option("--dry-run", help="Show the replicas the controller holds; clean nothing.")
     ] = False,
 ) -> None:
     """Make the controller forget replicas of broker name -bn (CLEAN_BROKER_DATA): the ids of -b, or every

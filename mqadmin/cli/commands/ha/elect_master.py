@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.ha._shared import ControllerOpt
+from mqadmin.cli.declare import Option
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
@@ -22,11 +21,11 @@ if TYPE_CHECKING:
 def elect_master(
     controller: ControllerOpt,
     broker_id: Annotated[
-        int, typer.Option("-b", "--brokerId", min=0, metavar="ID", help="Controller id of the replica to elect.")
+        int, Option("-b", "--brokerId", min=0, metavar="ID", help="Controller id of the replica to elect.")
     ],
-    broker_name: Annotated[str, typer.Option("-bn", "--brokerName", metavar="BROKER", help="Broker name.")],
-    cluster: Annotated[str, typer.Option("-c", "--clusterName", metavar="CLUSTER", help="The broker's cluster.")],
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the current master; elect nothing.")] = False,
+    broker_name: Annotated[str, Option("-bn", "--brokerName", metavar="BROKER", help="Broker name.")],
+    cluster: Annotated[str, Option("-c", "--clusterName", metavar="CLUSTER", help="The broker's cluster.")],
+    dry_run: Annotated[bool, Option("--dry-run", help="Show the current master; elect nothing.")] = False,
 ) -> None:
     """Have the controller elect replica -b of broker name -bn as its master (CONTROLLER_ELECT_MASTER, an
     administrator's election: the controller elects that replica if it is alive and may be master).

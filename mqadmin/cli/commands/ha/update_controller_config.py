@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.ha._shared import ControllerOpt
+from mqadmin.cli.declare import Option
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
@@ -19,8 +18,8 @@ if TYPE_CHECKING:
 )
 def update_controller_config(
     controller: ControllerOpt,
-    key: Annotated[str, typer.Option("-k", "--key", metavar="KEY", help="Config key.")],
-    value: Annotated[str, typer.Option("-v", "--value", metavar="VALUE", help="New value.")],
+    key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],
+    value: Annotated[str, Option("-v", "--value", metavar="VALUE", help="New value.")],
 ) -> None:
     """Change one config key on every controller of -a (UPDATE_CONTROLLER_CONFIG), concurrently.
 

@@ -10,8 +10,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import typer
-
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
@@ -22,18 +21,16 @@ T = TypeVar("T")
 
 BrokerNameOpt = Annotated[
     str | None,
-    typer.Option(
-        "-b", "--brokerName", metavar="NAME", help="Only this broker (by name, e.g. broker-a).", show_default=False
-    ),
+    Option("-b", "--brokerName", metavar="NAME", help="Only this broker (by name, e.g. broker-a).", show_default=False),
 ]
 QueueIdOpt = Annotated[
-    int | None, typer.Option("-i", "--queueId", min=0, metavar="N", help="Only this queue id.", show_default=False)
+    int | None, Option("-i", "--queueId", min=0, metavar="N", help="Only this queue id.", show_default=False)
 ]
 TIME_METAVAR = "MILLIS|yyyy-MM-dd#HH:mm:ss:SSS|ISO-8601"
 
 
 def _time_opt(flag: str, long: str, help: str) -> Any:
-    return typer.Option(flag, long, metavar=TIME_METAVAR, help=help, show_default=False)
+    return Option(flag, long, metavar=TIME_METAVAR, help=help, show_default=False)
 
 
 SinceOpt = Annotated[
@@ -55,13 +52,11 @@ StoredToOpt = Annotated[str | None, _time_opt("-e", "--endTimestamp", "Stored at
 """A key query's range (queryMsgByKey, queryMsgTraceById)."""
 ClusterOpt = Annotated[
     str | None,
-    typer.Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
+    Option("-c", "--cluster", metavar="CLUSTER", help="Only brokers of this cluster.", show_default=False),
 ]
 BodyFormatOpt = Annotated[
     str | None,
-    typer.Option(
-        "-f", "--bodyFormat", metavar="CHARSET", help="Show the whole body in this charset.", show_default=False
-    ),
+    Option("-f", "--bodyFormat", metavar="CHARSET", help="Show the whole body in this charset.", show_default=False),
 ]
 BODY_PREVIEW = 200
 BINARY_PREVIEW = 32

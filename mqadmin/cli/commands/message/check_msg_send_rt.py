@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import run_messaging
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -39,10 +38,10 @@ def check_msg_send_rt(
     topic: TopicOpt,
     namesrv: NamesrvOpt = None,
     amount: Annotated[
-        int, typer.Option("-a", "--amount", min=1, max=100_000, metavar="N", help="How many messages to send.")
+        int, Option("-a", "--amount", min=1, max=100_000, metavar="N", help="How many messages to send.")
     ] = 100,
     size: Annotated[
-        int, typer.Option("-s", "--size", min=1, max=MAX_SIZE, metavar="BYTES", help="Body size of each message.")
+        int, Option("-s", "--size", min=1, max=MAX_SIZE, metavar="BYTES", help="Body size of each message.")
     ] = 128,
 ) -> None:
     """Send -a messages of -s bytes to the topic, message i to publish queue i % queues (as Java), and show

@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
     BrokerNameOpt,
@@ -17,6 +15,7 @@ from mqadmin.cli.commands.message._shared import (
     parse_time,
     run_messaging,
 )
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -40,17 +39,17 @@ def consume_message(
     topic: TopicOpt,
     namesrv: NamesrvOpt = None,
     group: Annotated[
-        str, typer.Option("-g", "--consumerGroup", metavar="GROUP", help="Consumer group to read as.")
+        str, Option("-g", "--consumerGroup", metavar="GROUP", help="Consumer group to read as.")
     ] = "TOOLS_CONSUMER",
     offset: Annotated[
         int | None,
-        typer.Option(
+        Option(
             "-o", "--offset", min=0, metavar="N", help="Queue offset to start at in each queue.", show_default=False
         ),
     ] = None,
     count: Annotated[
         int | None,
-        typer.Option(
+        Option(
             "-c",
             "--count",
             "--MessageNumber",
@@ -66,16 +65,12 @@ def consume_message(
     end: UntilOpt = None,
     tags: Annotated[
         str | None,
-        typer.Option(
-            "--tags", metavar="EXPR", help="Only messages with these tags: 'TagA || TagB'.", show_default=False
-        ),
+        Option("--tags", metavar="EXPR", help="Only messages with these tags: 'TagA || TagB'.", show_default=False),
     ] = None,
     follow: Annotated[
-        bool, typer.Option("-f", "--follow", help="Keep printing new messages as they arrive, until Ctrl-C.")
+        bool, Option("-f", "--follow", help="Keep printing new messages as they arrive, until Ctrl-C.")
     ] = False,
-    properties: Annotated[
-        bool, typer.Option("--properties", help="Add a PROPERTIES column (JSON always has them).")
-    ] = False,
+    properties: Annotated[bool, Option("--properties", help="Add a PROPERTIES column (JSON always has them).")] = False,
 ) -> None:
     """Read messages from a topic without committing offsets (the group's progress is unchanged).
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt
 
@@ -20,7 +19,7 @@ PLAUSIBLE_OFFSET = 1 << 48
     "mqadmin decodeMessageId -i 7F00000100002A9F0000000000000042,7F0000011C2A18B4AAC27A4D0C830000",
 )
 def decode_message_id(
-    msg_id: Annotated[str, typer.Option("-i", "--messageId", metavar="ID[,ID…]", help="Message id(s).")],
+    msg_id: Annotated[str, Option("-i", "--messageId", metavar="ID[,ID…]", help="Message id(s).")],
     namesrv: NamesrvOpt = None,
 ) -> None:
     """Decode message ids offline: an offset message id holds the broker's store address and the

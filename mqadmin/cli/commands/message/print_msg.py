@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
     FromOpt,
@@ -15,6 +13,7 @@ from mqadmin.cli.commands.message._shared import (
     parse_time,
     run_messaging,
 )
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
@@ -24,13 +23,11 @@ if TYPE_CHECKING:
 
 CharsetOpt = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "-c", "--charsetName", metavar="CHARSET", help="Decode bodies with this charset [UTF-8].", show_default=False
     ),
 ]
-ExpressionOpt = Annotated[
-    str, typer.Option("-s", "--subExpression", metavar="EXPR", help="Tags expression: 'TagA || TagB'.")
-]
+ExpressionOpt = Annotated[str, Option("-s", "--subExpression", metavar="EXPR", help="Tags expression: 'TagA || TagB'.")]
 
 
 @command(
@@ -47,11 +44,11 @@ def print_msg(
     begin: FromOpt = None,
     end: ToOpt = None,
     print_body: Annotated[
-        str | None, typer.Option("-d", "--printBody", metavar="true|false", help="Print bodies [true].")
+        str | None, Option("-d", "--printBody", metavar="true|false", help="Print bodies [true].")
     ] = None,
     lmq_parent: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-l",
             "--lmqParentTopic",
             metavar="TOPIC",

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import FromOpt, ToOpt, check_charset, check_range, parse_time, run_messaging
 from mqadmin.cli.commands.message.print_msg import CharsetOpt, ExpressionOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
@@ -25,21 +24,21 @@ if TYPE_CHECKING:
 )
 def print_msg_by_queue(
     topic: TopicOpt,
-    broker: Annotated[str, typer.Option("-a", "--brokerName", metavar="NAME", help="The broker (by name).")],
-    queue_id: Annotated[int, typer.Option("-i", "--queueId", min=0, metavar="N", help="The queue id.")],
+    broker: Annotated[str, Option("-a", "--brokerName", metavar="NAME", help="The broker (by name).")],
+    queue_id: Annotated[int, Option("-i", "--queueId", min=0, metavar="N", help="The queue id.")],
     namesrv: NamesrvOpt = None,
     charset: CharsetOpt = None,
     expression: ExpressionOpt = "*",
     begin: FromOpt = None,
     end: ToOpt = None,
     print_messages: Annotated[
-        str | None, typer.Option("-p", "--printMsg", metavar="true|false", help="Print the messages [false].")
+        str | None, Option("-p", "--printMsg", metavar="true|false", help="Print the messages [false].")
     ] = None,
     print_body: Annotated[
-        str | None, typer.Option("-d", "--printBody", metavar="true|false", help="With -p, print bodies [false].")
+        str | None, Option("-d", "--printBody", metavar="true|false", help="With -p, print bodies [false].")
     ] = None,
     calculate: Annotated[
-        str | None, typer.Option("-f", "--calculate", metavar="true|false", help="Count messages by tag [false].")
+        str | None, Option("-f", "--calculate", metavar="true|false", help="Count messages by tag [false].")
     ] = None,
 ) -> None:
     """Read one queue, from its first message (or -b) to its last (or -e), and print its messages (-p

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import run_messaging
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -21,13 +20,13 @@ if TYPE_CHECKING:
 )
 def query_cq(
     topic: TopicOpt,
-    queue_id: Annotated[int, typer.Option("-q", "--queue", min=0, metavar="N", help="The queue id.")],
-    index: Annotated[int, typer.Option("-i", "--index", min=0, metavar="N", help="The first queue offset to show.")],
+    queue_id: Annotated[int, Option("-q", "--queue", min=0, metavar="N", help="The queue id.")],
+    index: Annotated[int, Option("-i", "--index", min=0, metavar="N", help="The first queue offset to show.")],
     namesrv: NamesrvOpt = None,
-    count: Annotated[int, typer.Option("-c", "--count", min=1, max=10000, metavar="N", help="How many entries.")] = 10,
+    count: Annotated[int, Option("-c", "--count", min=1, max=10000, metavar="N", help="How many entries.")] = 10,
     broker_addr: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-b",
             "--broker",
             metavar="HOST:PORT",
@@ -37,7 +36,7 @@ def query_cq(
     ] = None,  # fmt: skip
     group: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-g",
             "--consumer",
             metavar="GROUP",

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import BodyFormatOpt, ClusterOpt, check_charset, run_messaging
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt, check_topic
 
@@ -25,12 +24,12 @@ if TYPE_CHECKING:
 )
 def query_msg_by_id(
     msg_id: Annotated[
-        str, typer.Option("-i", "--msgId", metavar="ID[,ID…]", help="Message id(s): offset ids or unique keys.")
+        str, Option("-i", "--msgId", metavar="ID[,ID…]", help="Message id(s): offset ids or unique keys.")
     ],
     namesrv: NamesrvOpt = None,
     topic: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-t", "--topic", metavar="TOPIC", help="The topic (needed to look up a unique key).", show_default=False
         ),
     ] = None,

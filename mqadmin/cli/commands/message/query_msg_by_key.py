@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
     ClusterOpt,
@@ -15,6 +13,7 @@ from mqadmin.cli.commands.message._shared import (
     parse_time,
     run_messaging,
 )
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -29,13 +28,11 @@ if TYPE_CHECKING:
 )
 def query_msg_by_key(
     topic: TopicOpt,
-    key: Annotated[str, typer.Option("-k", "--msgKey", metavar="KEY", help="The message key (one of KEYS).")],
+    key: Annotated[str, Option("-k", "--msgKey", metavar="KEY", help="The message key (one of KEYS).")],
     namesrv: NamesrvOpt = None,
     begin: StoredFromOpt = None,
     end: StoredToOpt = None,
-    max_num: Annotated[
-        int, typer.Option("-m", "--maxNum", min=1, metavar="N", help="At most N messages per broker.")
-    ] = 64,
+    max_num: Annotated[int, Option("-m", "--maxNum", min=1, metavar="N", help="At most N messages per broker.")] = 64,
     cluster: ClusterOpt = None,
 ) -> None:
     """List the messages of a topic whose keys (KEYS, set by the producer) include KEY.

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import BodyFormatOpt, check_charset, run_messaging
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -23,9 +22,9 @@ if TYPE_CHECKING:
 )
 def query_msg_by_offset(
     topic: TopicOpt,
-    broker: Annotated[str, typer.Option("-b", "--brokerName", metavar="NAME", help="The broker (by name).")],
-    queue_id: Annotated[int, typer.Option("-i", "--queueId", min=0, metavar="N", help="The queue id.")],
-    offset: Annotated[int, typer.Option("-o", "--offset", min=0, metavar="N", help="The queue offset.")],
+    broker: Annotated[str, Option("-b", "--brokerName", metavar="NAME", help="The broker (by name).")],
+    queue_id: Annotated[int, Option("-i", "--queueId", min=0, metavar="N", help="The queue id.")],
+    offset: Annotated[int, Option("-o", "--offset", min=0, metavar="N", help="The queue offset.")],
     namesrv: NamesrvOpt = None,
     charset: BodyFormatOpt = None,
 ) -> None:

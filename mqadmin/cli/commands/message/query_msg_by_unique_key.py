@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import ClusterOpt, run_messaging
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -23,10 +22,10 @@ if TYPE_CHECKING:
 )
 def query_msg_by_unique_key(
     topic: TopicOpt,
-    msg_id: Annotated[str, typer.Option("-i", "--msgId", metavar="KEY", help="The unique key (UNIQ_KEY).")],
+    msg_id: Annotated[str, Option("-i", "--msgId", metavar="KEY", help="The unique key (UNIQ_KEY).")],
     namesrv: NamesrvOpt = None,
     show_all: Annotated[
-        bool, typer.Option("-a", "--showAll", help="Every stored copy (at most 32), not only the oldest.")
+        bool, Option("-a", "--showAll", help="Every stored copy (at most 32), not only the oldest.")
     ] = False,
     cluster: ClusterOpt = None,
 ) -> None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import StoredFromOpt, StoredToOpt, check_range, parse_time, run_messaging
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode
 from mqadmin.cli.params import NamesrvOpt, check_topic
 
@@ -22,15 +21,15 @@ if TYPE_CHECKING:
     "mqadmin queryMsgTraceById -i 7F0000011C2A18B4AAC27A4D0C830000 -t MyTraceTopic",
 )
 def query_msg_trace_by_id(
-    msg_id: Annotated[str, typer.Option("-i", "--msgId", metavar="ID", help="The message id (unique key).")],
+    msg_id: Annotated[str, Option("-i", "--msgId", metavar="ID", help="The message id (unique key).")],
     namesrv: NamesrvOpt = None,
     trace_topic: Annotated[
-        str, typer.Option("-t", "--traceTopic", metavar="TOPIC", help="The trace topic.")
+        str, Option("-t", "--traceTopic", metavar="TOPIC", help="The trace topic.")
     ] = "RMQ_SYS_TRACE_TOPIC",
     begin: StoredFromOpt = None,
     end: StoredToOpt = None,
     max_num: Annotated[
-        int, typer.Option("-c", "--maxNum", min=1, metavar="N", help="At most N trace messages per broker.")
+        int, Option("-c", "--maxNum", min=1, metavar="N", help="At most N trace messages per broker.")
     ] = 64,
 ) -> None:
     """Show a message's trace: who sent it (Pub) and each consumption (SubBefore/SubAfter), with client

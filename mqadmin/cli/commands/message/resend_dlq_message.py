@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
     BrokerNameOpt,
@@ -15,6 +13,7 @@ from mqadmin.cli.commands.message._shared import (
     parse_time,
     run_messaging,
 )
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, check_topic
 
 if TYPE_CHECKING:
@@ -31,20 +30,18 @@ PROGRESS_EVERY = 100
     "mqadmin resendDlqMessage -g OrdersConsumer -t Orders -b broker-a -o 250",
 )
 def resend_dlq_message(
-    group: Annotated[
-        str, typer.Option("-g", "--consumerGroup", metavar="GROUP", help="The group whose %DLQ% to read.")
-    ],
+    group: Annotated[str, Option("-g", "--consumerGroup", metavar="GROUP", help="The group whose %DLQ% to read.")],
     namesrv: NamesrvOpt = None,
     topic: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-t", "--topic", metavar="TOPIC", help="Only dead letters that came from this topic.", show_default=False
         ),
     ] = None,
     broker: BrokerNameOpt = None,
     offset: Annotated[
         int | None,
-        typer.Option(
+        Option(
             "-o", "--offset", min=0, metavar="N", help="Start at this offset in each DLQ queue.", show_default=False
         ),
     ] = None,
@@ -52,11 +49,9 @@ def resend_dlq_message(
     end: UntilOpt = None,
     count: Annotated[
         int | None,
-        typer.Option("-c", "--count", min=1, metavar="N", help="Resend at most N messages.", show_default=False),
+        Option("-c", "--count", min=1, metavar="N", help="Resend at most N messages.", show_default=False),
     ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Send nothing; list what would be sent, and count it.")
-    ] = False,
+    dry_run: Annotated[bool, Option("--dry-run", help="Send nothing; list what would be sent, and count it.")] = False,
 ) -> None:
     """Send the dead-lettered messages of a group (%DLQ%GROUP) back to the topic each came from.
 

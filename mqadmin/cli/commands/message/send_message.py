@@ -6,10 +6,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import BrokerNameOpt, QueueIdOpt, run_messaging
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
@@ -32,23 +31,21 @@ def send_message(
     topic: TopicOpt,
     body: Annotated[
         str,
-        typer.Option(
+        Option(
             "-p", "--body", metavar="TEXT|-|@FILE", help="Message body: text (UTF-8), - for stdin, @FILE for a file."
         ),
     ],
     namesrv: NamesrvOpt = None,
     keys: Annotated[
         str | None,
-        typer.Option("-k", "--key", metavar="KEYS", help="Message keys, space-separated.", show_default=False),
+        Option("-k", "--key", metavar="KEYS", help="Message keys, space-separated.", show_default=False),
     ] = None,
-    tags: Annotated[
-        str | None, typer.Option("-c", "--tags", metavar="TAG", help="Message tag.", show_default=False)
-    ] = None,
+    tags: Annotated[str | None, Option("-c", "--tags", metavar="TAG", help="Message tag.", show_default=False)] = None,
     broker: BrokerNameOpt = None,
     queue_id: QueueIdOpt = None,
     order_key: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "--order-key",
             metavar="KEY",
             help="Send to queue hash(KEY) % queues, over the route's orderTopicConf when it has one "

@@ -6,26 +6,24 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
-from mqadmin.cli.complete import completer
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 NamespaceOpt = Annotated[
-    str, typer.Option("-s", "--namespace", metavar="NAMESPACE", help="KV namespace, e.g. ORDER_TOPIC_CONFIG.")
+    str, Option("-s", "--namespace", metavar="NAMESPACE", help="KV namespace, e.g. ORDER_TOPIC_CONFIG.")
 ]
-KvKeyOpt = Annotated[str, typer.Option("-k", "--key", metavar="KEY", help="Key name.")]
+KvKeyOpt = Annotated[str, Option("-k", "--key", metavar="KEY", help="Key name.")]
 BrokerNameOpt = Annotated[
     str,
-    typer.Option(
+    Option(
         "-b",
         "--brokerName",
         metavar="BROKER",
         help="Broker name, e.g. broker-a (not its address).",
-        autocompletion=completer("broker"),
+        complete="broker",
     ),
 ]
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import KvKeyOpt, NamespaceOpt, text_value
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode
 from mqadmin.cli.params import NamesrvOpt
 
@@ -20,9 +19,7 @@ def delete_kv_config(
     namespace: NamespaceOpt,
     key: KvKeyOpt,
     namesrv: NamesrvOpt = None,
-    if_exists: Annotated[
-        bool, typer.Option("--if-exists", help="Exit 0 also when no name server has the entry.")
-    ] = False,
+    if_exists: Annotated[bool, Option("--if-exists", help="Exit 0 also when no name server has the entry.")] = False,
 ) -> None:
     """Delete one KV entry from every name server of -n (DELETE_KV_CONFIG), concurrently.
 

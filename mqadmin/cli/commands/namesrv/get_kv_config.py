@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import NamespaceOpt, text_value
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode
 from mqadmin.cli.params import NamesrvOpt
 
@@ -24,7 +23,7 @@ def get_kv_config(
     namespace: NamespaceOpt,
     namesrv: NamesrvOpt = None,
     key: Annotated[
-        str | None, typer.Option("-k", "--key", metavar="KEY", help="Only this key [every key].", show_default=False)
+        str | None, Option("-k", "--key", metavar="KEY", help="Only this key [every key].", show_default=False)
     ] = None,
 ) -> None:
     """Show the entries of a KV namespace (GET_KVLIST_BY_NAMESPACE), or with -k one key (GET_KV_CONFIG).

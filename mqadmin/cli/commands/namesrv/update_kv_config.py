@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import KvKeyOpt, NamespaceOpt, text_value
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
 def update_kv_config(
     namespace: NamespaceOpt,
     key: KvKeyOpt,
-    value: Annotated[str, typer.Option("-v", "--value", metavar="VALUE", help="Value.")],
+    value: Annotated[str, Option("-v", "--value", metavar="VALUE", help="Value.")],
     namesrv: NamesrvOpt = None,
 ) -> None:
     """Create or update one KV entry on every name server of -n (PUT_KV_CONFIG), concurrently.

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import config_key, config_value
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -19,8 +18,8 @@ if TYPE_CHECKING:
     "mqadmin updateNamesrvConfig -n 'ns1:9876;ns2:9876' -k orderMessageEnable -v true",
 )
 def update_namesrv_config(
-    key: Annotated[str, typer.Option("-k", "--key", metavar="KEY", help="Config key.")],
-    value: Annotated[str, typer.Option("-v", "--value", metavar="VALUE", help="New value.")],
+    key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],
+    value: Annotated[str, Option("-v", "--value", metavar="VALUE", help="New value.")],
     namesrv: NamesrvOpt = None,
 ) -> None:
     """Change one config key on every name server of -n (UPDATE_NAMESRV_CONFIG), concurrently.

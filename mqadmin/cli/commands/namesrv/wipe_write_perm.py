@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import BrokerNameOpt, broker_name, check_known, counts_json, print_counts
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -24,7 +23,7 @@ def wipe_write_perm(
     broker: BrokerNameOpt,
     namesrv: NamesrvOpt = None,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show the routes that would lose write permission; change nothing.")
+        bool, Option("--dry-run", help="Show the routes that would lose write permission; change nothing.")
     ] = False,
 ) -> None:
     """Remove a broker's write permission from its queues in every name server's routes (WIPE_WRITE_PERM_OF_BROKER).

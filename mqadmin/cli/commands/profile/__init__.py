@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mqadmin.cli.command import APPS, new_app
+from mqadmin.cli.command import APPS
 from mqadmin.cli.options import with_global_options
+from mqadmin.cli.typer_app import examples_epilog, new_app, typer_callback
 
 app = new_app(
     name="profile",
@@ -18,10 +19,9 @@ APPS["profile"] = app
 
 def profile_command(name: str, *examples: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A ``profile`` subcommand, with the global options like every command."""
-    from mqadmin.cli.command import examples_epilog
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        app.command(name, epilog=examples_epilog(examples))(with_global_options(fn))
+        app.command(name, epilog=examples_epilog(examples))(typer_callback(with_global_options(fn)))
         return fn
 
     return register

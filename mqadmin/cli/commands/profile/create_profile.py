@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.commands.profile import profile_command
+from mqadmin.cli.declare import Argument, Option
 from mqadmin.cli.options import OutputFormat
 from mqadmin.cli.params import NamesrvOpt
 
@@ -22,21 +21,21 @@ if TYPE_CHECKING:
     "vault kv get -field=sk rmq/prod | mqadmin profile create prod --access-key admin --secret-stdin",
 )
 def create_profile(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="Profile name (letters, digits, '.', '_', '-').")],
+    name: Annotated[str, Argument(metavar="NAME", help="Profile name (letters, digits, '.', '_', '-').")],
     namesrv: NamesrvOpt = None,
     secret_command: Annotated[
         str | None,
-        typer.Option("--secret-command", metavar="COMMAND", help="Command printing the secret key (run at each use)."),
+        Option("--secret-command", metavar="COMMAND", help="Command printing the secret key (run at each use)."),
     ] = None,
     secret_stdin: Annotated[
-        bool, typer.Option("--secret-stdin", help="Read the secret key from stdin and keep it in the file.")
+        bool, Option("--secret-stdin", help="Read the secret key from stdin and keep it in the file.")
     ] = False,
     default_format: Annotated[
         OutputFormat | None,
-        typer.Option("--default-format", help="Output format of commands using the profile [table]."),
+        Option("--default-format", help="Output format of commands using the profile [table]."),
     ] = None,
-    use: Annotated[bool, typer.Option("--use", help="Make it the current profile.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")] = False,
+    use: Annotated[bool, Option("--use", help="Make it the current profile.")] = False,
+    force: Annotated[bool, Option("--force", help="Replace a profile of that name.")] = False,
 ) -> None:
     """Write profile NAME to the config file (mode 0600, written atomically) from the options given.
 

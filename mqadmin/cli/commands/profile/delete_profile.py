@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
 from mqadmin.cli.commands.profile import profile_command
+from mqadmin.cli.declare import Argument, Option
 
 
 @profile_command("delete", "mqadmin profile delete staging", "mqadmin profile delete staging --dry-run")
 def delete_profile(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The profile to delete.")],
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be deleted; change nothing.")] = False,
+    name: Annotated[str, Argument(metavar="NAME", help="The profile to delete.")],
+    dry_run: Annotated[bool, Option("--dry-run", help="Show what would be deleted; change nothing.")] = False,
 ) -> None:
     """Delete a profile (when it is the current one, no profile is current afterwards)."""
     from mqadmin.cli.commands.profile._shared import get, load, print_profile, settings_json

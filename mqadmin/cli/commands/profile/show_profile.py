@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import typer
-
 from mqadmin.cli.commands.profile import profile_command
+from mqadmin.cli.declare import Argument, Option
 
 
 @profile_command(
@@ -14,10 +13,10 @@ from mqadmin.cli.commands.profile import profile_command
 )
 def show_profile(
     name: Annotated[
-        str | None, typer.Argument(metavar="[NAME]", help="The profile [the one in use].", show_default=False)
+        str | None, Argument(metavar="[NAME]", help="The profile [the one in use].", show_default=False)
     ] = None,
     resolved: Annotated[
-        bool, typer.Option("--resolved", help="Show what a command would use now: flag > env > profile > default.")
+        bool, Option("--resolved", help="Show what a command would use now: flag > env > profile > default.")
     ] = False,
 ) -> None:
     """Show a profile's settings (the one in use: --profile, MQADMIN_PROFILE or the current one). Secrets are

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -20,14 +19,14 @@ if TYPE_CHECKING:
     "mqadmin checkRocksdbCqWriteProgress -c DefaultCluster -t Orders -cf -2d",
 )
 def check_rocksdb_cq_write_progress(
-    cluster: Annotated[str, typer.Option("-c", "--cluster", metavar="CLUSTER", help="Cluster name.")],
+    cluster: Annotated[str, Option("-c", "--cluster", metavar="CLUSTER", help="Cluster name.")],
     namesrv: NamesrvOpt = None,
     topic: Annotated[
-        str | None, typer.Option("-t", "--topic", metavar="TOPIC", help="Only this topic [every topic].")
+        str | None, Option("-t", "--topic", metavar="TOPIC", help="Only this topic [every topic].")
     ] = None,
     check_from: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-cf",
             "--checkFrom",
             metavar="TIME",

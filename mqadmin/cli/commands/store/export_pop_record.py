@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, parse_bool
 
 if TYPE_CHECKING:
@@ -24,11 +23,11 @@ def export_pop_record(
     broker_addr: BrokerAddrOpt = None,
     dry_run_value: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-d", "--dryRun", metavar="true|false", help="true: send nothing (as --dry-run).", show_default=False
         ),  # fmt: skip
     ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="List the brokers; send nothing.")] = False,
+    dry_run: Annotated[bool, Option("--dry-run", help="List the brokers; send nothing.")] = False,
 ) -> None:
     """Have one broker (-b) or every broker of a cluster (-c: masters and slaves, as Java mqadmin) move its POP
     consumption records from its RocksDB store to the file store (POP_ROLLBACK, Apache 5.3+ brokers),

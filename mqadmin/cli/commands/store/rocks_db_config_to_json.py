@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt
 
@@ -27,12 +26,12 @@ LOCAL_MODE = (
 def rocks_db_config_to_json(
     namesrv: NamesrvOpt = None,
     cluster: Annotated[
-        str | None, typer.Option("-c", "--cluster", metavar="CLUSTER", help="Every master of this cluster.")
+        str | None, Option("-c", "--cluster", metavar="CLUSTER", help="Every master of this cluster.")
     ] = None,
     broker_addr: BrokerAddrOpt = None,
     config_type: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-t",
             "--configType",
             metavar="TYPE[;TYPE]",
@@ -40,9 +39,9 @@ def rocks_db_config_to_json(
             show_default=False,
         ),
     ] = None,
-    config_path: Annotated[str | None, typer.Option("-p", "--configPath", hidden=True)] = None,
-    export_file: Annotated[str | None, typer.Option("-e", "--exportFile", hidden=True)] = None,
-    json_enable: Annotated[str | None, typer.Option("-j", "--jsonEnable", hidden=True)] = None,
+    config_path: Annotated[str | None, Option("-p", "--configPath", hidden=True)] = None,
+    export_file: Annotated[str | None, Option("-e", "--exportFile", hidden=True)] = None,
+    json_enable: Annotated[str | None, Option("-j", "--jsonEnable", hidden=True)] = None,
 ) -> None:
     """Have one broker (-b) or every master of a cluster (-c) write the metadata it keeps in RocksDB (topics,
     subscription groups, consumer offsets) to its JSON config files (EXPORT_ROCKSDB_CONFIG_TO_JSON, Java's

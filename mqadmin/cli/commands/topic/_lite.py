@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
+from mqadmin.cli.declare import Option
 
 if TYPE_CHECKING:
     from mqadmin.admin import TargetResult
     from mqadmin.cli.render import Column
 
 ParentTopicOpt = Annotated[
-    str, typer.Option("-p", "--parentTopic", metavar="TOPIC", help="Parent topic (a topic whose message.type is LITE).")
+    str, Option("-p", "--parentTopic", metavar="TOPIC", help="Parent topic (a topic whose message.type is LITE).")
 ]
-LiteGroupOpt = Annotated[str, typer.Option("-g", "--group", metavar="GROUP", help="Lite consumer group.")]
+LiteGroupOpt = Annotated[str, Option("-g", "--group", metavar="GROUP", help="Lite consumer group.")]
 
 
 def check_names(*topics: str, group: str | None = None) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
+from mqadmin.cli.declare import Option
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
@@ -18,23 +18,23 @@ if TYPE_CHECKING:
 
 ClustersOpt = Annotated[
     str | None,
-    typer.Option("-c", "--clusters", metavar="CLUSTER,...", help="Spread the queues over these clusters' brokers."),
+    Option("-c", "--clusters", metavar="CLUSTER,...", help="Spread the queues over these clusters' brokers."),
 ]
 BrokersOpt = Annotated[
     str | None,
-    typer.Option("-b", "--brokers", metavar="BROKER,...", help="Spread the queues over these brokers (names)."),
+    Option("-b", "--brokers", metavar="BROKER,...", help="Spread the queues over these brokers (names)."),
 ]
 MapFileOpt = Annotated[
     str | None,
-    typer.Option("-mf", "--mapFile", metavar="FILE", help="Apply this mapping file (written by --dry-run or a run)."),
+    Option("-mf", "--mapFile", metavar="FILE", help="Apply this mapping file (written by --dry-run or a run)."),
 ]
 ForceOpt = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "-fr", "--forceReplace", metavar="true|false", help="Brokers replace their mapping even with an older epoch."
     ),
 ]
-DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the new mapping and change nothing.")]
+DryRunOpt = Annotated[bool, Option("--dry-run", help="Print the new mapping and change nothing.")]
 
 Current = dict[str, "StaticTopicConfig"]
 """Each broker's config of the topic as it is now (broker name → config)."""

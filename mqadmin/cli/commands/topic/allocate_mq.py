@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ def allocate_mq(
     topic: TopicOpt,
     ip_list: Annotated[
         str,
-        typer.Option("-i", "--ipList", metavar="ID,ID,...", help="The group's client ids (or IPs), comma separated."),
+        Option("-i", "--ipList", metavar="ID,ID,...", help="The group's client ids (or IPs), comma separated."),
     ],
     namesrv: NamesrvOpt = None,
 ) -> None:

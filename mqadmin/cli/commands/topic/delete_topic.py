@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -20,9 +19,9 @@ if TYPE_CHECKING:
 )
 def delete_topic(
     topic: TopicOpt,
-    cluster: Annotated[str, typer.Option("-c", "--clusterName", metavar="CLUSTER", help="Cluster name.")],
+    cluster: Annotated[str, Option("-c", "--clusterName", metavar="CLUSTER", help="Cluster name.")],
     namesrv: NamesrvOpt = None,
-    if_exists: Annotated[bool, typer.Option("--if-exists", help="No error when no broker has the topic.")] = False,
+    if_exists: Annotated[bool, Option("--if-exists", help="No error when no broker has the topic.")] = False,
 ) -> None:
     """Delete a topic from every master of a cluster, then from every name server's routes.
 

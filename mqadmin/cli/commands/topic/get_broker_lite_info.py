@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -23,10 +22,10 @@ def get_broker_lite_info(
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,
     cluster: Annotated[
-        str | None, typer.Option("-c", "--cluster", metavar="CLUSTER", help="Every master of this cluster.")
+        str | None, Option("-c", "--cluster", metavar="CLUSTER", help="Every master of this cluster.")
     ] = None,
     show_detail: Annotated[
-        bool, typer.Option("-d", "--showDetail", help="Also list each parent topic's TTL and lite groups.")
+        bool, Option("-d", "--showDetail", help="Also list each parent topic's TTL and lite groups.")
     ] = False,
 ) -> None:
     """Show a broker's lite-topic metadata: store type, LMQ numbers, lite subscriptions, order infos and

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import LiteGroupOpt, ParentTopicOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -19,9 +18,9 @@ if TYPE_CHECKING:
 def get_lite_client_info(
     parent_topic: ParentTopicOpt,
     group: LiteGroupOpt,
-    client_id: Annotated[str, typer.Option("-c", "--clientId", metavar="CLIENT_ID", help="The consumer's client id.")],
+    client_id: Annotated[str, Option("-c", "--clientId", metavar="CLIENT_ID", help="The consumer's client id.")],
     namesrv: NamesrvOpt = None,
-    show_detail: Annotated[bool, typer.Option("-s", "--showDetail", help="List the client's lite topics.")] = False,
+    show_detail: Annotated[bool, Option("-s", "--showDetail", help="List the client's lite topics.")] = False,
 ) -> None:
     """Show one client's lite subscriptions on each broker of the parent topic's route: how many lite
     topics it subscribes to (at most 1000 listed with -s), and when it last accessed and consumed.

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import LiteGroupOpt, ParentTopicOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -26,10 +25,10 @@ def get_lite_group_info(
     group: LiteGroupOpt,
     namesrv: NamesrvOpt = None,
     lite_topic: Annotated[
-        str | None, typer.Option("-l", "--liteTopic", metavar="LITE", help="Only this lite topic's offsets.")
+        str | None, Option("-l", "--liteTopic", metavar="LITE", help="Only this lite topic's offsets.")
     ] = None,
     top_k: Annotated[
-        int, typer.Option("-k", "--topK", min=1, max=10000, metavar="K", help="Lite topics each broker ranks.")
+        int, Option("-k", "--topK", min=1, max=10000, metavar="K", help="Lite topics each broker ranks.")
     ] = 20,
 ) -> None:
     """Show a lite group's lag on each broker of the parent topic's route: the lag count and earliest

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import ParentTopicOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -22,9 +21,9 @@ if TYPE_CHECKING:
 )
 def get_lite_topic_info(
     parent_topic: ParentTopicOpt,
-    lite_topic: Annotated[str, typer.Option("-l", "--liteTopic", metavar="LITE", help="Lite topic name.")],
+    lite_topic: Annotated[str, Option("-l", "--liteTopic", metavar="LITE", help="Lite topic name.")],
     namesrv: NamesrvOpt = None,
-    show_client_id: Annotated[bool, typer.Option("-s", "--showClientId", help="List every subscriber.")] = False,
+    show_client_id: Annotated[bool, Option("-s", "--showClientId", help="List every subscriber.")] = False,
 ) -> None:
     """Show one lite topic on each broker of its parent topic's route: min and max offset, last update,
     whether the lite topic is sharded to that broker, and its subscribers (client@group with -s).

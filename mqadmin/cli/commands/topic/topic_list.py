@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -19,7 +18,7 @@ def topic_list(
     namesrv: NamesrvOpt = None,
     cluster_model: Annotated[
         bool,
-        typer.Option("-c", "--clusterModel", help="Per topic: its clusters and the consumer groups of each."),
+        Option("-c", "--clusterModel", help="Per topic: its clusters and the consumer groups of each."),
     ] = False,
 ) -> None:
     """List every topic the name server knows, one per line, sorted (nothing at all when there are none).

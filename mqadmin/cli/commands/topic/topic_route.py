@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 def topic_route(
     topic: TopicOpt,
     namesrv: NamesrvOpt = None,
-    as_list: Annotated[bool, typer.Option("-l", "--list", help="One line per broker (mqadmin's list form).")] = False,
+    as_list: Annotated[bool, Option("-l", "--list", help="One line per broker (mqadmin's list form).")] = False,
 ) -> None:
     """Show a topic's route: brokers (cluster, name, id, address) and queues (read, write, perm).
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import LiteGroupOpt, ParentTopicOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -24,10 +23,10 @@ def trigger_lite_dispatch(
     group: LiteGroupOpt,
     namesrv: NamesrvOpt = None,
     client_id: Annotated[
-        str | None, typer.Option("-c", "--clientId", metavar="CLIENT_ID", help="Only this client of the group.")
+        str | None, Option("-c", "--clientId", metavar="CLIENT_ID", help="Only this client of the group.")
     ] = None,
     broker_name: Annotated[
-        str | None, typer.Option("-b", "--brokerName", metavar="BROKER", help="Only this broker of the route.")
+        str | None, Option("-b", "--brokerName", metavar="BROKER", help="Only this broker of the route.")
     ] = None,
 ) -> None:
     """Ask each broker of the parent topic's route (or only -b) to dispatch every lite event of the group

@@ -5,9 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
@@ -29,11 +28,11 @@ class Method(StrEnum):
 )
 def update_order_conf(
     topic: TopicOpt,
-    method: Annotated[Method, typer.Option("-m", "--method", help="put, get or delete.")],
+    method: Annotated[Method, Option("-m", "--method", help="put, get or delete.")],
     namesrv: NamesrvOpt = None,
     value: Annotated[
         str | None,
-        typer.Option("-v", "--orderConf", metavar="BROKER:QUEUES;…", help="For put: e.g. 'broker-a:4;broker-b:4'."),
+        Option("-v", "--orderConf", metavar="BROKER:QUEUES;…", help="For put: e.g. 'broker-a:4;broker-b:4'."),
     ] = None,
 ) -> None:
     """Put, get or delete a topic's orderTopicConf in the name servers' KV store (put and delete: all of them).

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._static import BrokersOpt, ClustersOpt, DryRunOpt, ForceOpt, MapFileOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ def update_static_topic(
     clusters: ClustersOpt = None,
     brokers: BrokersOpt = None,
     total: Annotated[
-        int | None, typer.Option("-qn", "--totalQueueNum", min=1, max=65535, metavar="N", help="Logic queues in all.")
+        int | None, Option("-qn", "--totalQueueNum", min=1, max=65535, metavar="N", help="Logic queues in all.")
     ] = None,
     map_file: MapFileOpt = None,
     force: ForceOpt = None,

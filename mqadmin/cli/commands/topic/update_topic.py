@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, TopicOpt, check_topic, exactly_one, parse_bool
 
@@ -31,30 +30,26 @@ def update_topic(
     broker_addr: BrokerAddrOpt = None,
     cluster: ClusterOpt = None,
     read_queues: Annotated[
-        int | None, typer.Option("-r", "--readQueueNums", min=1, max=65535, metavar="N", help=f"Read queues [{NEW}].")
+        int | None, Option("-r", "--readQueueNums", min=1, max=65535, metavar="N", help=f"Read queues [{NEW}].")
     ] = None,
     write_queues: Annotated[
-        int | None, typer.Option("-w", "--writeQueueNums", min=1, max=65535, metavar="N", help=f"Write queues [{NEW}].")
+        int | None, Option("-w", "--writeQueueNums", min=1, max=65535, metavar="N", help=f"Write queues [{NEW}].")
     ] = None,
     perm: Annotated[
         int | None,
-        typer.Option(
-            "-p", "--perm", metavar="2|4|6", help="2 write-only, 4 read-only, 6 read-write [6 for a new topic]."
-        ),
+        Option("-p", "--perm", metavar="2|4|6", help="2 write-only, 4 read-only, 6 read-write [6 for a new topic]."),
     ] = None,
     order: Annotated[
         str | None,
-        typer.Option("-o", "--order", metavar="true|false", help="Ordered topic; also writes orderTopicConf [false]."),
+        Option("-o", "--order", metavar="true|false", help="Ordered topic; also writes orderTopicConf [false]."),
     ] = None,
-    unit: Annotated[
-        str | None, typer.Option("-u", "--unit", metavar="true|false", help="Unit topic flag [false].")
-    ] = None,
+    unit: Annotated[str | None, Option("-u", "--unit", metavar="true|false", help="Unit topic flag [false].")] = None,
     has_unit_sub: Annotated[
-        str | None, typer.Option("-s", "--hasUnitSub", metavar="true|false", help="Has-unit-subscription flag [false].")
+        str | None, Option("-s", "--hasUnitSub", metavar="true|false", help="Has-unit-subscription flag [false].")
     ] = None,
     attributes: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "-a",
             "--attributes",
             metavar="+KEY=VALUE,-KEY",
@@ -62,7 +57,7 @@ def update_topic(
         ),
     ] = None,
     if_not_exists: Annotated[
-        bool, typer.Option("--if-not-exists", help="Create only: a broker that has the topic is left as it is.")
+        bool, Option("--if-not-exists", help="Create only: a broker that has the topic is left as it is.")
     ] = False,
 ) -> None:
     """Create a topic, or change the settings given, on one broker (-b) or on every master of a cluster (-c).

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 def update_topic_list(
     filename: Annotated[
         str,
-        typer.Option("-f", "--filename", metavar="FILE", help="Topic configs: a JSON list (Java's format) or TOML."),
+        Option("-f", "--filename", metavar="FILE", help="Topic configs: a JSON list (Java's format) or TOML."),
     ],
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,

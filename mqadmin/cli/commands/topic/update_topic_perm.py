@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, TopicOpt, check_topic, exactly_one
 
 if TYPE_CHECKING:
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
 def update_topic_perm(
     topic: TopicOpt,
     perm: Annotated[
-        int, typer.Option("-p", "--perm", metavar="2|4|6", help="New permission: 2 write-only, 4 read-only, 6 both.")
+        int, Option("-p", "--perm", metavar="2|4|6", help="New permission: 2 write-only, 4 read-only, 6 both.")
     ],
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,

@@ -9,8 +9,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import typer
-
+from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
@@ -21,10 +20,10 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 DOCS_HINT = "see docs/topology.md for the file's format (schema: mqadmin/topology/schema.json)"
 
-FileOpt = Annotated[str, typer.Option("-f", "--file", metavar="FILE", help="The topology file (TOML).")]
+FileOpt = Annotated[str, Option("-f", "--file", metavar="FILE", help="The topology file (TOML).")]
 PruneOpt = Annotated[
     bool,
-    typer.Option(
+    Option(
         "--prune",
         help="Delete the topics and groups the file does not name (never system, retry or dead-letter topics, "
         "nor groups with consumers online).",

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topology._shared import PruneOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -23,18 +22,18 @@ if TYPE_CHECKING:
     "mqadmin apply -f topology.toml --dry-run",
 )
 def apply(
-    file: Annotated[str | None, typer.Option("-f", "--file", metavar="FILE", help="The topology file (TOML).")] = None,
+    file: Annotated[str | None, Option("-f", "--file", metavar="FILE", help="The topology file (TOML).")] = None,
     plan_file: Annotated[
-        str | None, typer.Option("--plan", metavar="PLAN", help="A plan saved by 'plan --out' (instead of -f).")
+        str | None, Option("--plan", metavar="PLAN", help="A plan saved by 'plan --out' (instead of -f).")
     ] = None,
     namesrv: NamesrvOpt = None,
     prune: PruneOpt = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show what would be done (as plan does).")] = False,
+    dry_run: Annotated[bool, Option("--dry-run", help="Only show what would be done (as plan does).")] = False,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, max=256, metavar="N", help="Requests in flight at most.")
+        int, Option("--concurrency", min=1, max=256, metavar="N", help="Requests in flight at most.")
     ] = 16,
     batch_size: Annotated[
-        int, typer.Option("--batch-size", min=1, max=5000, metavar="N", help="Topics or groups per batch request.")
+        int, Option("--batch-size", min=1, max=5000, metavar="N", help="Topics or groups per batch request.")
     ] = 500,
 ) -> None:
     """Create, update (and with --prune delete) topics and groups until the clusters match the topology file.

@@ -5,9 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -36,15 +35,15 @@ def doctor(
     namesrv: NamesrvOpt = None,
     cluster: ClusterOpt = None,
     lag_threshold: Annotated[
-        int, typer.Option("--lag-threshold", min=0, metavar="N", help="A group's lag above N is a finding.")
+        int, Option("--lag-threshold", min=0, metavar="N", help="A group's lag above N is a finding.")
     ] = 100_000,
     slave_behind: Annotated[
         int,
-        typer.Option("--slave-behind", min=0, metavar="BYTES", help="A slave this far behind its master is a finding."),
+        Option("--slave-behind", min=0, metavar="BYTES", help="A slave this far behind its master is a finding."),
     ] = 256 * 1024 * 1024,
     format_: Annotated[
         DoctorFormat | None,
-        typer.Option("--format", help="Output format: table, json, or nagios (one line, Nagios exit codes)."),
+        Option("--format", help="Output format: table, json, or nagios (one line, Nagios exit codes)."),
     ] = None,
 ) -> None:
     """Check a live cluster (-c; every cluster by default) for the known pitfalls; each finding with its severity,
@@ -58,7 +57,7 @@ def doctor(
     read). What could not be read is named on stderr (its rules were not checked).
     """
     from mqadmin.audit.job import Params as AuditParams
-    from mqadmin.cli.errors import CliError, ExitCode, usage_error
+    from mqadmin.cli.errors import CliError, Exit, ExitCode, usage_error
     from mqadmin.cli.runner import run_admin
     from mqadmin.topology.doctor import CollectFailed, Params, UnknownCluster, diagnose
 
@@ -79,16 +78,16 @@ def doctor(
         if not nagios:
             raise
         print(f"DOCTOR UNKNOWN - {e.message}")
-        raise typer.Exit(NAGIOS_UNKNOWN) from None
+        raise Exit(NAGIOS_UNKNOWN) from None
     if nagios:
         code = NAGIOS_EXIT[report.worst]
         print(_nagios_line(report, code))
-        raise typer.Exit(code)
+        raise Exit(code)
     _print(report)
     if report.worst == "high":
-        raise typer.Exit(ExitCode.DOCTOR_CRITICAL)
+        raise Exit(ExitCode.DOCTOR_CRITICAL)
     if report.worst == "medium":
-        raise typer.Exit(ExitCode.DOCTOR_WARNING)
+        raise Exit(ExitCode.DOCTOR_WARNING)
 
 
 def _print(report: Report) -> None:

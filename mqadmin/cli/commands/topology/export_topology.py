@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -24,13 +24,11 @@ def export_topology(
     namesrv: NamesrvOpt = None,
     clusters: Annotated[
         list[str] | None,
-        typer.Option("-c", "--clusterName", metavar="CLUSTER", help="A cluster to export (repeatable) [all]."),
+        Option("-c", "--clusterName", metavar="CLUSTER", help="A cluster to export (repeatable) [all]."),
     ] = None,
-    file: Annotated[
-        str | None, typer.Option("-f", "--file", metavar="FILE", help="Write the file here [stdout].")
-    ] = None,
+    file: Annotated[str | None, Option("-f", "--file", metavar="FILE", help="Write the file here [stdout].")] = None,
     with_namesrv: Annotated[
-        bool, typer.Option("--with-namesrv", help="Write the name servers into the file (else -n is needed).")
+        bool, Option("--with-namesrv", help="Write the name servers into the file (else -n is needed).")
     ] = False,
 ) -> None:
     """Write the topics and subscription groups of live clusters as a topology file that plan reports as
@@ -72,7 +70,7 @@ def export_topology(
         doc = {"file": file, "clusters": [s.cluster for s in states], "topics": result.topics, "groups": result.groups}
         print_json({**doc, "warnings": result.warnings, "text": None if file else text})
     elif file is None:
-        typer.echo(text, nl=False)
+        sys.stdout.write(text)
     else:
         note(f"exportTopology: {result.topics} topics and {result.groups} groups written to {file}")
 

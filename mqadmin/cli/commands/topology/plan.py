@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topology._shared import FileOpt, PruneOpt
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -27,7 +26,7 @@ def plan(
     prune: PruneOpt = False,
     out: Annotated[
         str | None,
-        typer.Option("--out", metavar="PLAN", help="Also save the plan for 'apply --plan PLAN' (JSON)."),
+        Option("--out", metavar="PLAN", help="Also save the plan for 'apply --plan PLAN' (JSON)."),
     ] = None,
 ) -> None:
     """Compare a topology file with the live clusters and show what apply would do.
@@ -39,7 +38,7 @@ def plan(
     still shown), 2 for a bad file.
     """
     from mqadmin.cli.commands.topology._shared import check_reachable, print_plan, read_topology, run_clusters
-    from mqadmin.cli.errors import CliError, ExitCode
+    from mqadmin.cli.errors import CliError, Exit, ExitCode
     from mqadmin.cli.render import json_output, print_json
     from mqadmin.topology.plan import make_plan
 
@@ -55,7 +54,7 @@ def plan(
     if out is not None:
         save_plan(result, out)
     if result.changes:
-        raise typer.Exit(ExitCode.CHANGES_PENDING)
+        raise Exit(ExitCode.CHANGES_PENDING)
 
 
 def save_plan(result: Plan, path: str) -> None:

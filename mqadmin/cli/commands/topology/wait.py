@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mqadmin.cli.command import command
+from mqadmin.cli.declare import Option
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -27,20 +26,20 @@ def wait(
     namesrv: NamesrvOpt = None,
     cluster: ClusterOpt = None,
     masters: Annotated[
-        int | None, typer.Option("--masters", min=1, metavar="N", help="At least N masters that accept writes.")
+        int | None, Option("--masters", min=1, metavar="N", help="At least N masters that accept writes.")
     ] = None,
     topics: Annotated[
         list[str] | None,
-        typer.Option(
+        Option(
             "--topic", "-t", metavar="TOPIC", help="Routable on every name server, queues on every master (repeatable)."
         ),
     ] = None,
     groups: Annotated[
         list[str] | None,
-        typer.Option("--group", "-g", metavar="GROUP", help="A consumer of the group is online (repeatable)."),
+        Option("--group", "-g", metavar="GROUP", help="A consumer of the group is online (repeatable)."),
     ] = None,
     interval: Annotated[
-        float, typer.Option("--interval", min=0.1, max=60, metavar="SECONDS", help="Time between checks.")
+        float, Option("--interval", min=0.1, max=60, metavar="SECONDS", help="Time between checks.")
     ] = 1.0,
 ) -> None:
     """Wait until every condition given holds, checking again every --interval seconds.
