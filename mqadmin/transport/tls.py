@@ -8,9 +8,12 @@ against the system's CAs or ``ca_file`` and checks its name, unless ``insecure``
 
 from __future__ import annotations
 
-import ssl
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ssl
 
 
 class TlsConfigError(ValueError):
@@ -31,6 +34,8 @@ class TlsSettings:
 
     def context(self) -> ssl.SSLContext:
         """The client context; ``TlsConfigError`` names the file that cannot be used and why."""
+        import ssl  # about 10 ms: only for commands that use TLS
+
         ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
         if self.insecure:
             ctx.check_hostname = False
