@@ -63,7 +63,9 @@ class BlockingConnection:
         host, port = split_addr(addr)
         sock = None
         try:
-            sock = socket.create_connection((host, port), timeout)
+            # a str host goes through the idna codec (importing it, stringprep and unicodedata): not needed for
+            # an IP address or an ASCII name
+            sock = socket.create_connection((host.encode() if host.isascii() else host, port), timeout)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as asyncio does
             if ssl is not None:
                 sock = ssl.wrap_socket(sock, server_hostname=server_hostname or host)
