@@ -49,7 +49,7 @@ def namesrv_addrs(namesrv: str | None) -> list[str]:
     from mqadmin.admin.addrserver import AddressServerError
     from mqadmin.admin.namesrv import namesrv_list
     from mqadmin.cli import settings
-    from mqadmin.transport.tls import TlsConfigError
+    from mqadmin.transport.errors import TlsConfigError
 
     value = settings.namesrv(namesrv)
     if value.value is None:
@@ -215,8 +215,13 @@ def as_cli_error(e: Exception, namesrvs: Sequence[str] = ()) -> Exception:
     from mqadmin.admin import NameServerUnreachable, ResponseError, UnknownCluster
     from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, auth_refusal
     from mqadmin.admin.errors import MalformedResponse
-    from mqadmin.transport.errors import HostNotFound, RequestTimeout, TlsHandshakeFailed, TransportError
-    from mqadmin.transport.tls import TlsConfigError
+    from mqadmin.transport.errors import (
+        HostNotFound,
+        RequestTimeout,
+        TlsConfigError,
+        TlsHandshakeFailed,
+        TransportError,
+    )
 
     if isinstance(e, CliError):
         return e

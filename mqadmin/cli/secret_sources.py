@@ -7,9 +7,7 @@ Errors name the source (the file, the command) but never include what it printed
 from __future__ import annotations
 
 import os
-import shlex
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
@@ -37,6 +35,8 @@ def read_secret_file(path: str, what: str = "secret key") -> str:
     if not secret:
         raise usage_error(f"the {what} file {path} is empty", "put the secret on its first line")
     if mode & (stat.S_IRWXG | stat.S_IRWXO) and p.is_file():
+        import shlex
+
         from mqadmin.cli.safe_text import warn
 
         warn(f"{path} is readable by other users (mode {mode:04o}); chmod 600 {shlex.quote(str(path))}")
@@ -46,6 +46,9 @@ def read_secret_file(path: str, what: str = "secret key") -> str:
 def run_secret_command(command: str, what: str = "secret key") -> str:
     """The first line of what ``command`` prints (run without a shell; its stderr and stdin stay the
     terminal's, so a password manager can prompt)."""
+    import shlex
+    import subprocess  # with signal, threading, selectors and locale: only for a profile's secret_command
+
     try:
         argv = shlex.split(command)
     except ValueError as e:

@@ -225,8 +225,6 @@ def addr_map() -> Resolved[dict[str, str]]:
 def tls() -> Resolved[Any]:
     """TlsSettings (or None: plain TCP). TLS is on when ``tls`` is true, or when it is not set anywhere and any
     TLS setting (CA, certificate, key, server name, insecure) is."""
-    from mqadmin.transport.tls import TlsSettings
-
     enabled = pick("tls", GLOBAL.tls, _bool, False)
     if GLOBAL.tls is False:
         enabled = Resolved(False, "--no-tls")
@@ -234,6 +232,8 @@ def tls() -> Resolved[Any]:
     on = enabled.value if enabled.given else any(p.given for p in parts.values())
     if not on:
         return Resolved(None, enabled.origin)
+    from mqadmin.transport.tls import TlsSettings
+
     files = {
         f: os.path.expanduser(parts[f].value) if parts[f].value else None for f in ("tls_ca", "tls_cert", "tls_key")
     }

@@ -53,6 +53,11 @@ class HostNotFound(TransportError):
         super().__init__(addr, f"cannot resolve the host of {addr}{': ' + detail if detail else ''}")
 
 
+class TlsConfigError(ValueError):
+    """A TLS setting that cannot be used (a missing or unreadable file, a key that does not match). Here, not
+    in ``transport.tls``, so that a command without TLS can catch it without loading the TLS settings."""
+
+
 class TlsHandshakeFailed(TransportError):
     """The TLS handshake failed; ``verify`` when it is the server's certificate that was not accepted."""
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mqadmin.transport.errors import TlsConfigError
+
 if TYPE_CHECKING:
     import ssl
 
-
-class TlsConfigError(ValueError):
-    """A TLS setting that cannot be used (a missing or unreadable file, a key that does not match)."""
+__all__ = ["TlsConfigError", "TlsSettings"]
 
 
 @dataclass(frozen=True, slots=True)

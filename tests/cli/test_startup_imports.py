@@ -146,6 +146,7 @@ def test_sequential_commands_run_without_asyncio(cluster: EmbeddedCluster) -> No
         assert code == 0, (args, out)
         assert any(set(words.split()) <= set(line.split()) for line in out.splitlines()), (args, out)
         assert not event_loop_modules(loaded), args
+        assert not executed(loaded, "mqadmin.transport.tls"), args  # without TLS, nor its settings
 
 
 def test_sequential_commands_fail_as_before_without_asyncio() -> None:
