@@ -9,7 +9,7 @@ brokers, name servers) build on this class; ``AdminClient`` combines them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqadmin.admin.errors import MalformedResponse, ResponseError, UnknownCluster
 from mqadmin.admin.fanout import Target, masters, target_of
@@ -18,7 +18,10 @@ from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.route import BrokerData, ClusterInfo
 from mqadmin.model.rpc import Reply, Rpc
 from mqadmin.model.rpc.namesrv import GET_BROKER_CLUSTER_INFO
-from mqadmin.transport.base import Credentials, Transport
+from mqadmin.transport.base import Transport
+
+if TYPE_CHECKING:
+    from mqadmin.transport.credentials import Credentials
 
 RH = TypeVar("RH")
 RB = TypeVar("RB")

@@ -314,7 +314,7 @@ def credential_source() -> CredentialSource | None:
 @_cached
 def credentials() -> Any:
     """The Credentials every request is signed with, or None; usage error when the source lacks a part."""
-    from mqadmin.transport.base import Credentials
+    from mqadmin.transport.credentials import Credentials
 
     src = credential_source()
     if src is None:

@@ -13,8 +13,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mqadmin.transport.base import Credentials, Transport
+    from mqadmin.transport.base import Transport
     from mqadmin.transport.blocking import BlockingTransport
+    from mqadmin.transport.credentials import Credentials
     from mqadmin.transport.errors import (
         ConnectionClosed,
         ConnectionRefused,
@@ -30,7 +31,7 @@ _MODULE_OF = {
     "ConnectTimeout": "errors",
     "ConnectionClosed": "errors",
     "ConnectionRefused": "errors",
-    "Credentials": "base",
+    "Credentials": "credentials",
     "HostNotFound": "errors",
     "RequestTimeout": "errors",
     "TcpTransport": "tcp",

@@ -1,7 +1,7 @@
-"""What every client transport shares, without asyncio: the ``Transport`` protocol the admin layer talks to,
-the ``Credentials`` requests are signed with, and ``FramingTransport``, the connection cache, opaque numbering,
-signing and ``--debug`` trace of both the asyncio transport (``transport.tcp``) and the blocking one
-(``transport.blocking``), which differ only in how a connection is opened and waited on.
+"""What every client transport shares, without asyncio: the ``Transport`` protocol the admin layer talks to, and
+``FramingTransport``: the connection cache, opaque numbering, signing and ``--debug`` trace of both the asyncio
+transport (``transport.tcp``) and the blocking one (``transport.blocking``), which differ only in how a
+connection is opened and waited on.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqadmin.transport.errors import TransportError
@@ -18,6 +17,7 @@ from mqadmin.transport.trace import describe_request, describe_response
 if TYPE_CHECKING:
     import ssl
 
+    from mqadmin.transport.credentials import Credentials
     from mqadmin.transport.tls import TlsSettings
     from mqadmin.wire.frame import RemotingCommand
 
@@ -28,15 +28,6 @@ class Transport(Protocol):
     async def oneway(self, addr: str, cmd: RemotingCommand) -> None: ...
 
     async def aclose(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Credentials:
-    """What every request is signed with (``repr`` never shows the secret or the token)."""
-
-    access_key: str
-    secret_key: str = field(repr=False)
-    security_token: str | None = field(default=None, repr=False)
 
 
 class Connection(Protocol):

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import ssl
     from collections.abc import Callable
 
-    from mqadmin.transport.base import Credentials
+    from mqadmin.transport.credentials import Credentials
     from mqadmin.transport.tls import TlsSettings
 
 _LENGTH = struct.Struct(">i")

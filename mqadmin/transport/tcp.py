@@ -13,7 +13,8 @@ import contextlib
 import ssl as ssl_mod
 from collections.abc import Awaitable, Callable
 
-from mqadmin.transport.base import Credentials, FramingTransport, Transport
+from mqadmin.transport.base import FramingTransport, Transport
+from mqadmin.transport.credentials import Credentials
 from mqadmin.transport.errors import ConnectionClosed, RequestTimeout, TransportError, connect_error
 from mqadmin.transport.frames import FrameReader, PendingRequests, read_frames
 from mqadmin.transport.tls import TlsSettings

@@ -89,6 +89,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert not unused & executed(loaded, "mqadmin.model.rpc")
     assert not executed(loaded, "mqadmin.model.access")  # ACL rules: only requests that declare one load them
     assert not executed(loaded, "hashlib")  # only to sign requests or to cache an address server's answer
+    assert not executed(loaded, "mqadmin.transport.credentials")  # nor the class of the credentials
 
     code, out, loaded = run(["clusterList", "-n", ns])
     assert code == 0 and "broker-a" in out and "broker-b" in out

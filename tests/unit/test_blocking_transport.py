@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from mqadmin.cli.runner import SuspendedWithoutLoop, run_without_loop
-from mqadmin.transport.base import Credentials
 from mqadmin.transport.blocking import BlockingTransport
+from mqadmin.transport.credentials import Credentials
 from mqadmin.transport.errors import (
     ConnectionClosed,
     ConnectionRefused,
