@@ -314,11 +314,11 @@ def credential_source() -> CredentialSource | None:
 @_cached
 def credentials() -> Any:
     """The Credentials every request is signed with, or None; usage error when the source lacks a part."""
-    from mqadmin.transport.credentials import Credentials
-
     src = credential_source()
     if src is None:
         return None
+    from mqadmin.transport.credentials import Credentials
+
     if not src.access_key:
         raise usage_error(
             f"credentials from {src.origin} have no access key",
