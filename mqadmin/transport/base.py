@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.trace import describe_request, describe_response
+from mqadmin.wire.codes import ResponseCode
 
 if TYPE_CHECKING:
     import ssl
@@ -96,6 +97,11 @@ class FramingTransport:
     async def oneway(self, addr: str, cmd: RemotingCommand) -> None:
         conn = await self._connection(addr)
         await conn.oneway(self._prepare(cmd))
+
+
+def not_served(req: RemotingCommand) -> RemotingCommand:
+    """The answer to a request a server sent us that we do not serve (as a Java client answers it)."""
+    return req.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.code} not supported")
 
 
 def _tls_context(tls: TlsSettings | ssl.SSLContext | None) -> tuple[ssl.SSLContext | None, str | None]:

@@ -20,10 +20,9 @@ import struct
 import time
 from typing import TYPE_CHECKING
 
-from mqadmin.transport.base import FramingTransport
+from mqadmin.transport.base import FramingTransport, not_served
 from mqadmin.transport.errors import ConnectionClosed, RequestTimeout, TransportError, connect_error
 from mqadmin.wire.address import split_addr
-from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, check_length, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -155,8 +154,7 @@ class BlockingConnection:
     def _refuse(self, req: RemotingCommand, deadline: float) -> None:
         """A request the server sent us: not served here (oneway ones get nothing)."""
         if not req.is_oneway:
-            resp = req.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.code} not supported")
-            self._send(resp, deadline)
+            self._send(not_served(req), deadline)
 
     def _fail(self, err: TransportError) -> None:
         if self._closed is None:

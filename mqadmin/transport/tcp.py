@@ -13,13 +13,12 @@ import contextlib
 import ssl as ssl_mod
 from collections.abc import Awaitable, Callable
 
-from mqadmin.transport.base import FramingTransport, Transport
+from mqadmin.transport.base import FramingTransport, Transport, not_served
 from mqadmin.transport.credentials import Credentials
 from mqadmin.transport.errors import ConnectionClosed, RequestTimeout, TransportError, connect_error
 from mqadmin.transport.frames import FrameReader, PendingRequests, read_frames
 from mqadmin.transport.tls import TlsSettings
 from mqadmin.wire.address import split_addr
-from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, encode_frame
 
 __all__ = ["Connection", "Credentials", "ServerRequestHandler", "TcpTransport", "Transport"]
@@ -115,7 +114,7 @@ class Connection:
         if req.is_oneway:
             return
         if resp is None:
-            resp = req.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.code} not supported")
+            resp = not_served(req)
         with contextlib.suppress(TransportError):
             await self._send(resp)
 
