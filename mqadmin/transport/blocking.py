@@ -96,8 +96,8 @@ class BlockingConnection:
         cmd.flag |= ONEWAY_FLAG
         try:
             self._send(cmd, time.monotonic() + self._oneway_timeout)
-        except TimeoutError:
-            raise self._closed from None  # type: ignore[misc]
+        except TimeoutError:  # the frame could not be written in time (the connection is then closed)
+            raise self._closed or RequestTimeout(self.addr, cmd.code, self._oneway_timeout) from None
 
     def _send(self, cmd: RemotingCommand, deadline: float) -> None:
         if self._closed:

@@ -222,3 +222,12 @@ def test_a_command_that_suspends_is_stopped_not_run_again() -> None:
     with pytest.raises(SuspendedWithoutLoop, match="must not be run with blocking=True"):
         run_without_loop(command())
     assert steps == ["request sent", "cleaned up"]
+
+
+def test_a_oneway_request_is_sent_flagged_and_not_waited_for() -> None:
+    got: list[RemotingCommand] = []
+    t = BlockingTransport(timeout=5)
+    with peer(lambda conn: got.append(read_cmd(conn))) as addr:
+        blocking(t.oneway(addr, RemotingCommand(code=34, ext={"clientID": "c1"})))
+        blocking(t.aclose())
+    assert [(c.code, c.is_oneway, c.ext) for c in got] == [(34, True, {"clientID": "c1"})]
