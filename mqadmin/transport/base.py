@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.trace import describe_request, describe_response
@@ -65,8 +65,8 @@ class FramingTransport:
         self._credentials = credentials
         self._opaque = itertools.count(1)
 
-    async def _connection(self, addr: str) -> Any:
-        """The open connection to ``addr`` (a ``Connection``), opened when there is none."""
+    async def _connection(self, addr: str) -> Connection:
+        """The open connection to ``addr``, opened when there is none."""
         raise NotImplementedError
 
     def _prepare(self, cmd: RemotingCommand) -> RemotingCommand:
