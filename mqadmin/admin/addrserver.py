@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mqadmin.admin.errors import AdminError, BadNameServerAddress
+
+if TYPE_CHECKING:
+    import ssl
 
 TTL = 30.0
 STALE_TTL = 24 * 3600.0

@@ -3,7 +3,6 @@ request), keeping each item's outcome: its value or the Exception it raised."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
@@ -14,6 +13,8 @@ R = TypeVar("R")
 async def map_bounded(items: Sequence[T], fn: Callable[[T], Awaitable[R]], limit: int) -> list[R | Exception]:
     """``fn`` on every item, at most ``limit`` at a time, in order; an item that raises an Exception yields
     that exception (cancellation and other BaseExceptions propagate)."""
+    import asyncio  # here: the modules that import this one also serve commands that run without asyncio
+
     gate = asyncio.Semaphore(max(1, limit))
 
     async def one(item: T) -> R:

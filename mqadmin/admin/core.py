@@ -9,7 +9,7 @@ brokers, name servers) build on this class; ``AdminClient`` combines them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqadmin.admin.errors import MalformedResponse, ResponseError, UnknownCluster
 from mqadmin.admin.fanout import Target, masters, target_of
@@ -18,7 +18,10 @@ from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.route import BrokerData, ClusterInfo
 from mqadmin.model.rpc import Reply, Rpc
 from mqadmin.model.rpc.namesrv import GET_BROKER_CLUSTER_INFO
-from mqadmin.transport.tcp import Credentials, TcpTransport, Transport
+from mqadmin.transport.base import Transport
+
+if TYPE_CHECKING:
+    from mqadmin.transport.credentials import Credentials
 
 RH = TypeVar("RH")
 RB = TypeVar("RB")
@@ -35,7 +38,11 @@ class AdminCore:
         self.namesrv = NameServerSet(namesrv_addrs)
         self.timeout = timeout
         self._own_transport = transport is None
-        self.transport: Transport = transport or TcpTransport(timeout=timeout, credentials=credentials)
+        if transport is None:
+            from mqadmin.transport.tcp import TcpTransport
+
+            transport = TcpTransport(timeout=timeout, credentials=credentials)
+        self.transport: Transport = transport
         self.no_topic_config_code: set[str] = set()
         """Brokers that answered GET_TOPIC_CONFIG (351) with "not supported" (before 5.0)."""
         self.no_topic_list_code: set[str] = set()

@@ -3,7 +3,6 @@ running one operation on each concurrently, one result per target whatever happe
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
@@ -56,14 +55,25 @@ Operation = Callable[[Target], Awaitable[TargetResult]]
 
 async def fan_out(targets: Sequence[Target], op: Operation) -> list[TargetResult]:
     """Run ``op`` on every target concurrently; a target that raises (or has no address) becomes a
-    FAILED row with the reason. Cancellation and other BaseExceptions propagate."""
+    FAILED row with the reason. Cancellation and other BaseExceptions propagate.
+
+    A single target is awaited directly: nothing runs beside it, so no event loop is needed (a ``-b``
+    command runs over ``BlockingTransport``, without asyncio)."""
 
     async def one(t: Target) -> TargetResult:
         if not t.addr:
             raise NotMaster("no master registered (only slaves)")
         return await op(t)
 
-    outcomes = await asyncio.gather(*(one(t) for t in targets), return_exceptions=True)
+    if len(targets) == 1:
+        try:
+            outcomes: list[TargetResult | BaseException] = [await one(targets[0])]
+        except Exception as e:
+            outcomes = [e]
+    else:
+        import asyncio
+
+        outcomes = await asyncio.gather(*(one(t) for t in targets), return_exceptions=True)
     results: list[TargetResult] = []
     for t, out in zip(targets, outcomes, strict=True):
         if isinstance(out, TargetResult):

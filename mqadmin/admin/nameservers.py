@@ -6,7 +6,6 @@ server: what it held before and after, or why it failed.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -154,6 +153,8 @@ class NamesrvOps(AdminCore):
         if broker is None:
             return WritePermPlan(0, [])
         topics = await self._topics_at(addr, broker.cluster)
+        import asyncio  # here: the KV reads of this module run without asyncio
+
         gate = asyncio.Semaphore(ROUTE_CONCURRENCY)
 
         async def perm_of(topic: str) -> int | None:

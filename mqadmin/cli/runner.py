@@ -11,12 +11,15 @@ failures to exit codes.
 
 The connection (credentials, TLS, broker address map, name servers from a profile or an address server)
 comes from ``mqadmin.cli.settings``; every transport a command uses is built by ``connection_transport``.
+
+A command whose requests go one after the other (no fan-out to several servers) passes ``blocking=True``:
+it then runs over ``BlockingTransport`` without an event loop, and asyncio is never imported (with ssl,
+concurrent.futures and logging, it is a large part of a one-request command's start-up).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
@@ -25,7 +28,7 @@ from mqadmin.cli.options import debug_enabled
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
     from mqadmin.model.route import ClusterInfo
-    from mqadmin.transport.tcp import Transport
+    from mqadmin.transport.base import Transport
 
 T = TypeVar("T")
 
@@ -46,7 +49,7 @@ def namesrv_addrs(namesrv: str | None) -> list[str]:
     from mqadmin.admin.addrserver import AddressServerError
     from mqadmin.admin.namesrv import namesrv_list
     from mqadmin.cli import settings
-    from mqadmin.transport.tls import TlsConfigError
+    from mqadmin.transport.errors import TlsConfigError
 
     value = settings.namesrv(namesrv)
     if value.value is None:
@@ -100,22 +103,29 @@ def check_broker_addr(addr: str | None, option: str = "-b") -> None:
         ) from None
 
 
-def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
-    """Resolve the name servers (``-n``, NAMESRV_ADDR or the profile), run ``fn(admin)`` and translate errors."""
+def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]], *, blocking: bool = False) -> T:
+    """Resolve the name servers (``-n``, NAMESRV_ADDR or the profile), run ``fn(admin)`` and translate errors.
+    ``blocking``: ``fn`` sends its requests one after the other (see ``run_admin_at``)."""
     from mqadmin.cli import settings
 
     settings.validate()
-    return run_admin_at(namesrv_addrs(namesrv), fn)
+    return run_admin_at(namesrv_addrs(namesrv), fn, blocking=blocking)
 
 
-def run_admin_at(addrs: list[str], fn: Callable[[AdminClient], Awaitable[T]], *, namesrvs: bool = True) -> T:
+def run_admin_at(
+    addrs: list[str], fn: Callable[[AdminClient], Awaitable[T]], *, namesrvs: bool = True, blocking: bool = False
+) -> T:
     """``run_admin`` with the servers given; ``namesrvs=False`` when they are not name servers (controllers of
-    ``-a``), so errors are not explained as name-server errors."""
+    ``-a``), so errors are not explained as name-server errors. With ``blocking`` (a command that never runs
+    two requests at once: no fan-out to several targets, no gather, no sleep) ``fn`` runs over blocking
+    sockets without an event loop; in-memory transports of tests (``transport_factory``) always get one."""
     from mqadmin.admin.lazy_client import LazyAdminClient  # AdminClient, importing only the operations used
     from mqadmin.cli import settings
 
+    blocking = blocking and transport_factory is None
+
     async def main() -> T:
-        transport = connection_transport(addrs)
+        transport = connection_transport(addrs, blocking=blocking)
         try:
             async with LazyAdminClient(addrs, transport=transport, timeout=settings.request_timeout()) as admin:
                 return await fn(admin)
@@ -124,12 +134,35 @@ def run_admin_at(addrs: list[str], fn: Callable[[AdminClient], Awaitable[T]], *,
                 await transport.aclose()
 
     try:
+        if blocking:
+            return run_without_loop(main())
+        import asyncio
+
         return asyncio.run(main())
     except Exception as e:
         mapped = as_cli_error(e, addrs if namesrvs else ())
         if mapped is e:
             raise
         raise mapped from e
+
+
+class SuspendedWithoutLoop(RuntimeError):
+    """A command run with ``blocking=True`` awaited something that needs an event loop: a programming error."""
+
+
+def run_without_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends (it reaches the network only through ``BlockingTransport``) to its
+    end. One that suspends is closed where it stands (its ``finally`` blocks run; nothing is run or sent
+    again) and ``SuspendedWithoutLoop`` is raised."""
+    try:
+        awaited = coro.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coro.close()
+    raise SuspendedWithoutLoop(
+        f"internal error: a command run without an event loop awaited {awaited!r}, which needs one "
+        "(a fan-out, gather or sleep): it must not be run with blocking=True"
+    )
 
 
 def trace(line: str) -> None:
@@ -140,15 +173,15 @@ def trace(line: str) -> None:
         note(f"mqadmin: {line}")
 
 
-def connection_transport(namesrvs: Sequence[str]) -> Transport:
+def connection_transport(namesrvs: Sequence[str], *, blocking: bool = False) -> Transport:
     """The transport every request of the command goes through: signed with the resolved credentials, over TLS
-    when it is on, broker addresses mapped (never the name servers ``namesrvs``). Tests swap the TCP part
-    through ``transport_factory``."""
+    when it is on, broker addresses mapped (never the name servers ``namesrvs``); over blocking sockets with
+    ``blocking``. Tests swap the TCP part through ``transport_factory``."""
     from mqadmin.cli import settings
     from mqadmin.transport.addrmap import MappedTransport
 
     settings.validate()
-    transport = transport_factory() if transport_factory else _tcp_transport()
+    transport = transport_factory() if transport_factory else _socket_transport(blocking)
     amap = settings.addr_map()
     if amap.value:
         trace(f"broker address map from {amap.origin}: " + ", ".join(f"{k}={v}" for k, v in amap.value.items()))
@@ -156,10 +189,14 @@ def connection_transport(namesrvs: Sequence[str]) -> Transport:
     return transport
 
 
-def _tcp_transport() -> Transport:
+def _socket_transport(blocking: bool) -> Transport:
     from mqadmin.cli import settings
     from mqadmin.cli.render import note, warn
-    from mqadmin.transport.tcp import TcpTransport
+
+    if blocking:
+        from mqadmin.transport.blocking import BlockingTransport as SocketTransport
+    else:
+        from mqadmin.transport.tcp import TcpTransport as SocketTransport  # type: ignore[assignment]
 
     credentials = settings.credentials()
     tls = settings.tls()
@@ -170,7 +207,7 @@ def _tcp_transport() -> Transport:
     if tls.value is not None:
         trace(f"TLS from {tls.origin}: {tls.value}")
     tracer = (lambda line: note(f"mqadmin: {line}")) if debug_enabled() else None
-    return TcpTransport(timeout=settings.request_timeout(), trace=tracer, tls=tls.value, credentials=credentials)
+    return SocketTransport(timeout=settings.request_timeout(), trace=tracer, tls=tls.value, credentials=credentials)
 
 
 def as_cli_error(e: Exception, namesrvs: Sequence[str] = ()) -> Exception:
@@ -178,8 +215,13 @@ def as_cli_error(e: Exception, namesrvs: Sequence[str] = ()) -> Exception:
     from mqadmin.admin import NameServerUnreachable, ResponseError, UnknownCluster
     from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, auth_refusal
     from mqadmin.admin.errors import MalformedResponse
-    from mqadmin.transport.errors import HostNotFound, RequestTimeout, TlsHandshakeFailed, TransportError
-    from mqadmin.transport.tls import TlsConfigError
+    from mqadmin.transport.errors import (
+        HostNotFound,
+        RequestTimeout,
+        TlsConfigError,
+        TlsHandshakeFailed,
+        TransportError,
+    )
 
     if isinstance(e, CliError):
         return e

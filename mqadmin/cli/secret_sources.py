@@ -47,7 +47,7 @@ def run_secret_command(command: str, what: str = "secret key") -> str:
     """The first line of what ``command`` prints (run without a shell; its stderr and stdin stay the
     terminal's, so a password manager can prompt)."""
     import shlex
-    import subprocess  # only with a secret_command: a command without one never loads it
+    import subprocess  # with signal, threading, selectors and locale: only for a profile's secret_command
 
     try:
         argv = shlex.split(command)

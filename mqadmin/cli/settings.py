@@ -223,8 +223,6 @@ def addr_map() -> Resolved[dict[str, str]]:
 def tls() -> Resolved[Any]:
     """TlsSettings (or None: plain TCP). TLS is on when ``tls`` is true, or when it is not set anywhere and any
     TLS setting (CA, certificate, key, server name, insecure) is."""
-    from mqadmin.transport.tls import TlsSettings
-
     enabled = pick("tls", GLOBAL.tls, _bool, False)
     if GLOBAL.tls is False:
         enabled = Resolved(False, "--no-tls")
@@ -232,6 +230,8 @@ def tls() -> Resolved[Any]:
     on = enabled.value if enabled.given else any(p.given for p in parts.values())
     if not on:
         return Resolved(None, enabled.origin)
+    from mqadmin.transport.tls import TlsSettings
+
     files = {
         f: os.path.expanduser(parts[f].value) if parts[f].value else None for f in ("tls_ca", "tls_cert", "tls_key")
     }
@@ -312,11 +312,11 @@ def credential_source() -> CredentialSource | None:
 @_cached
 def credentials() -> Any:
     """The Credentials every request is signed with, or None; usage error when the source lacks a part."""
-    from mqadmin.transport.tcp import Credentials
-
     src = credential_source()
     if src is None:
         return None
+    from mqadmin.transport.credentials import Credentials
+
     if not src.access_key:
         raise usage_error(
             f"credentials from {src.origin} have no access key",

@@ -24,8 +24,8 @@ from mqadmin.fleet.writer import ExportWriter
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import MASTER_ID, BrokerData
 from mqadmin.model.topic import TopicConfig
+from mqadmin.transport.base import Transport
 from mqadmin.transport.errors import TransportError
-from mqadmin.transport.tcp import Transport
 
 T = TypeVar("T")
 

@@ -1,27 +1,62 @@
-"""Transport: asyncio connections carrying remoting frames, matched by opaque.
+"""Transport: connections carrying remoting frames, matched by opaque.
 
 ``Transport`` is the injectable seam (like httpx's transports): the admin client only needs
-``request``, ``oneway`` and ``aclose``; tests may hand it a fake.
+``request``, ``oneway`` and ``aclose``; tests may hand it a fake. ``TcpTransport`` (asyncio) runs
+concurrent requests; ``BlockingTransport`` (blocking sockets, no asyncio to import) runs one-request
+commands. The names below are imported on first use, so that importing ``mqadmin.transport.errors``
+does not load asyncio.
 """
 
-from mqadmin.transport.errors import (
-    ConnectionClosed,
-    ConnectionRefused,
-    ConnectTimeout,
-    HostNotFound,
-    RequestTimeout,
-    TransportError,
-)
-from mqadmin.transport.tcp import Credentials, TcpTransport, Transport
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mqadmin.transport.base import Transport
+    from mqadmin.transport.blocking import BlockingTransport
+    from mqadmin.transport.credentials import Credentials
+    from mqadmin.transport.errors import (
+        ConnectionClosed,
+        ConnectionRefused,
+        ConnectTimeout,
+        HostNotFound,
+        RequestTimeout,
+        TransportError,
+    )
+    from mqadmin.transport.tcp import TcpTransport
+
+_MODULE_OF = {
+    "BlockingTransport": "blocking",
+    "ConnectTimeout": "errors",
+    "ConnectionClosed": "errors",
+    "ConnectionRefused": "errors",
+    "Credentials": "credentials",
+    "HostNotFound": "errors",
+    "RequestTimeout": "errors",
+    "TcpTransport": "tcp",
+    "Transport": "base",
+    "TransportError": "errors",
+}
 
 __all__ = [
+    "BlockingTransport",
     "ConnectTimeout",
     "ConnectionClosed",
     "ConnectionRefused",
-    "HostNotFound",
     "Credentials",
+    "HostNotFound",
     "RequestTimeout",
     "TcpTransport",
     "Transport",
     "TransportError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

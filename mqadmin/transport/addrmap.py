@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from mqadmin.transport.tcp import Transport
+from mqadmin.transport.base import Transport
 from mqadmin.wire.address import split_addr
 from mqadmin.wire.frame import RemotingCommand
 

@@ -10,48 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
-import socket
 import ssl as ssl_mod
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Protocol
 
-from mqadmin.transport.errors import (
-    ConnectionClosed,
-    ConnectionRefused,
-    ConnectTimeout,
-    HostNotFound,
-    RequestTimeout,
-    TlsHandshakeFailed,
-    TransportError,
-)
+from mqadmin.transport.base import FramingTransport, Transport, not_served
+from mqadmin.transport.credentials import Credentials
+from mqadmin.transport.errors import ConnectionClosed, RequestTimeout, TransportError, connect_error
 from mqadmin.transport.frames import FrameReader, PendingRequests, read_frames
 from mqadmin.transport.tls import TlsSettings
-from mqadmin.transport.trace import describe_request, describe_response
 from mqadmin.wire.address import split_addr
-from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, encode_frame
 
+__all__ = ["Connection", "Credentials", "ServerRequestHandler", "TcpTransport", "Transport"]
+
 ServerRequestHandler = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
-
-
-class Transport(Protocol):
-    async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand: ...
-
-    async def oneway(self, addr: str, cmd: RemotingCommand) -> None: ...
-
-    async def aclose(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Credentials:
-    """What every request is signed with (``repr`` never shows the secret or the token)."""
-
-    access_key: str
-    secret_key: str = field(repr=False)
-    security_token: str | None = field(default=None, repr=False)
 
 
 class Connection:
@@ -89,20 +61,8 @@ class Connection:
             reader, writer = await asyncio.wait_for(
                 asyncio.open_connection(host, port, ssl=ssl, server_hostname=sni, limit=1 << 20), timeout
             )
-        except TimeoutError:
-            raise ConnectTimeout(addr, timeout) from None
-        except ConnectionRefusedError as e:
-            raise ConnectionRefused(addr, e.strerror or "") from None
-        except ssl_mod.SSLCertVerificationError as e:
-            raise TlsHandshakeFailed(addr, e.verify_message or str(e), verify=True) from None
-        except (ssl_mod.SSLError, ConnectionResetError, BrokenPipeError) as e:
-            if ssl:
-                raise TlsHandshakeFailed(addr, f"{e} (is TLS enabled on that server?)") from None
-            raise ConnectionClosed(addr, str(e)) from None
-        except socket.gaierror as e:
-            raise HostNotFound(addr, e.strerror or str(e)) from None
-        except OSError as e:
-            raise ConnectionRefused(addr, e.strerror or str(e)) from None
+        except OSError as e:  # TimeoutError (of wait_for), refused, unresolvable, TLS refused
+            raise connect_error(addr, e, timeout=timeout, tls=ssl is not None) from None
         return cls(addr, reader, writer, handler)
 
     @property
@@ -130,18 +90,18 @@ class Connection:
                 self._writer.write(data)
                 await self._writer.drain()
         except (ConnectionError, OSError) as e:
-            self._fail(ConnectionClosed(self.addr, str(e) or type(e).__name__))
+            self._fail(ConnectionClosed.broken(self.addr, e))
             raise self._closed from None  # type: ignore[misc]
 
     async def _read_loop(self) -> None:
         try:
             await read_frames(FrameReader(self._reader), self._pending, self._on_request)
         except asyncio.IncompleteReadError:
-            self._fail(ConnectionClosed(self.addr, "by the server"))
+            self._fail(ConnectionClosed.by_server(self.addr))
         except FrameError as e:
-            self._fail(ConnectionClosed(self.addr, f"undecodable frame from the server ({e})"))
+            self._fail(ConnectionClosed.undecodable(self.addr, e))
         except (ConnectionError, OSError) as e:
-            self._fail(ConnectionClosed(self.addr, str(e) or type(e).__name__))
+            self._fail(ConnectionClosed.broken(self.addr, e))
         except asyncio.CancelledError:
             self._fail(ConnectionClosed(self.addr, "by us"))
             raise
@@ -154,7 +114,7 @@ class Connection:
         if req.is_oneway:
             return
         if resp is None:
-            resp = req.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.code} not supported")
+            resp = not_served(req)
         with contextlib.suppress(TransportError):
             await self._send(resp)
 
@@ -176,8 +136,8 @@ class Connection:
             await self._writer.wait_closed()
 
 
-class TcpTransport:
-    """Connections keyed by address, created on first use and reused until ``aclose``."""
+class TcpTransport(FramingTransport):
+    """asyncio connections; requests to one server may be in flight together, and servers may call us."""
 
     def __init__(
         self,
@@ -189,19 +149,14 @@ class TcpTransport:
         handler: ServerRequestHandler | None = None,
         trace: Callable[[str], None] | None = None,
     ) -> None:
-        """``tls``: TLS on every connection (``TlsConfigError`` at once when its files cannot be used).
-        ``credentials``: every request is signed (AccessKey, SecurityToken, Signature ext fields).
-        ``trace`` receives one line per request sent and per answer or failure (``--debug``)."""
-        self.timeout = timeout
-        self._trace = trace
-        self.connect_timeout = connect_timeout if connect_timeout is not None else min(timeout, 3.0)
-        self._ssl = tls.context() if isinstance(tls, TlsSettings) else tls
-        self._server_name = tls.server_name if isinstance(tls, TlsSettings) else None
-        self._credentials = credentials
+        """``handler`` answers the requests servers send on our connections (see ``FramingTransport``
+        for the rest)."""
+        super().__init__(
+            timeout=timeout, connect_timeout=connect_timeout, tls=tls, credentials=credentials, trace=trace
+        )
         self._handler = handler
         self._conns: dict[str, Connection] = {}
         self._opening: dict[str, asyncio.Future[Connection]] = {}
-        self._opaque = itertools.count(1)
 
     async def _connection(self, addr: str) -> Connection:
         conn = self._conns.get(addr)
@@ -230,35 +185,6 @@ class TcpTransport:
             return conn
         finally:
             del self._opening[addr]
-
-    def _prepare(self, cmd: RemotingCommand) -> RemotingCommand:
-        cmd.opaque = next(self._opaque)
-        if self._credentials:
-            from mqadmin.wire.signing import signed_ext  # hashlib and hmac: only when requests are signed
-
-            c = self._credentials
-            cmd.ext = signed_ext(cmd.ext, cmd.body, c.access_key, c.secret_key, c.security_token)
-        return cmd
-
-    async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand:
-        if self._trace is None:
-            conn = await self._connection(addr)
-            return await conn.request(self._prepare(cmd), timeout if timeout is not None else self.timeout)
-        start = time.monotonic()
-        try:
-            conn = await self._connection(addr)
-            cmd = self._prepare(cmd)
-            self._trace(describe_request(addr, cmd))
-            resp = await conn.request(cmd, timeout if timeout is not None else self.timeout)
-        except TransportError as e:
-            self._trace(f"< {addr} failed: {e}")
-            raise
-        self._trace(describe_response(addr, cmd, resp, time.monotonic() - start))
-        return resp
-
-    async def oneway(self, addr: str, cmd: RemotingCommand) -> None:
-        conn = await self._connection(addr)
-        await conn.oneway(self._prepare(cmd))
 
     async def aclose(self) -> None:
         conns, self._conns = list(self._conns.values()), {}

@@ -8,13 +8,16 @@ against the system's CAs or ``ca_file`` and checks its name, unless ``insecure``
 
 from __future__ import annotations
 
-import ssl
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from mqadmin.transport.errors import TlsConfigError
 
-class TlsConfigError(ValueError):
-    """A TLS setting that cannot be used (a missing or unreadable file, a key that does not match)."""
+if TYPE_CHECKING:
+    import ssl
+
+__all__ = ["TlsConfigError", "TlsSettings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +34,8 @@ class TlsSettings:
 
     def context(self) -> ssl.SSLContext:
         """The client context; ``TlsConfigError`` names the file that cannot be used and why."""
+        import ssl  # about 10 ms: only for commands that use TLS
+
         ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
         if self.insecure:
             ctx.check_hostname = False

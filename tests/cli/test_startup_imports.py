@@ -1,6 +1,7 @@
 """What a one-request command imports (start-up is most of its time): a valid command line never imports
-Typer or click (mqadmin.cli.fast_parse parses it), plain output never imports rich, and the request
-declarations a command does not use are never run.
+Typer or click (mqadmin.cli.fast_parse parses it), plain output never imports rich, the request declarations
+a command does not use are never run, and a command whose requests go one after the other runs over blocking
+sockets without importing asyncio (nor ssl without TLS).
 
 Each command runs in a fresh interpreter against an embedded cluster, with stdout a pipe (plain output);
 the test checks its output and then which modules it loaded. Timings are measured in bench/bench_cli.py.
@@ -9,6 +10,7 @@ the test checks its output and then which modules it loaded. Timings are measure
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +53,11 @@ def executed(loaded: dict[str, bool], prefix: str) -> set[str]:
     return {name for name, ran in loaded.items() if ran and (name == prefix or name.startswith(prefix + "."))}
 
 
+def event_loop_modules(loaded: dict[str, bool]) -> set[str]:
+    """What a command run over asyncio loads and one run over blocking sockets must not."""
+    return {m for prefix in ("asyncio", "ssl", "concurrent.futures", "logging") for m in executed(loaded, prefix)}
+
+
 def test_help_imports_neither_rich_nor_the_admin_client() -> None:
     code, out, loaded = run(["--help"])
     assert code == 0 and "updateTopic" in out
@@ -75,6 +82,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert code == 0 and out.count("created") == 2
     assert not executed(loaded, "typer") and not executed(loaded, "click")
     assert not executed(loaded, "rich")
+    assert executed(loaded, "asyncio")  # -c: both masters at once
     assert not executed(loaded, "mqadmin.model.auth")
 
     code, out, loaded = run(["topicList", "-n", ns])
@@ -85,6 +93,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert not unused & executed(loaded, "mqadmin.model.rpc")
     assert not executed(loaded, "mqadmin.model.access")  # ACL rules: only requests that declare one load them
     assert not executed(loaded, "hashlib")  # only to sign requests or to cache an address server's answer
+    assert not executed(loaded, "mqadmin.transport.credentials")  # nor the class of the credentials
 
     code, out, loaded = run(["--format", "table", "clusterList", "-n", ns])
     assert code == 0 and "broker-a" in out and "broker-b" in out
@@ -119,3 +128,47 @@ def test_every_declaration_module_is_listed_and_they_load_together() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 50
+
+
+def test_sequential_commands_run_without_asyncio(cluster: EmbeddedCluster) -> None:
+    """Each command that opts in to blocking sockets, with its output checked, in the order a user would run
+    them: create a topic on one broker, change it, list and route it, read the broker, and a KV entry."""
+    ns, broker = cluster.namesrv_addr, cluster.broker_addrs["broker-a"]
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        dead = f"127.0.0.1:{s.getsockname()[1]}"
+    code, _, _ = run(["updateKvConfig", "-n", ns, "-s", "StartupNs", "-k", "color", "-v", "blue"])
+    assert code == 0
+    expectations = [  # (command, words that one line of its output must hold)
+        (["updateTopic", "-n", ns, "-b", broker, "-t", "Sequential"], "broker-a created"),
+        (["updateTopic", "-n", ns, "-b", broker, "-t", "Sequential", "-w", "4"], "writeQueueNums 8→4"),
+        (["updateTopicPerm", "-n", ns, "-b", broker, "-t", "Sequential", "-p", "4"], "perm 6→4"),
+        (["topicList", "-n", ns], "Sequential"),
+        (["topicList", "-n", f"{dead};{ns}"], "Sequential"),  # the next name server when one is down
+        (["topicRoute", "-n", ns, "-t", "Sequential"], f"broker-a master {broker}"),
+        (["topicClusterList", "-n", ns, "-t", "Sequential"], cluster.cluster),
+        (["updateBrokerConfig", "-n", ns, "-b", broker, "-k", "maxMessageSize", "-v", "65536"], "broker-a updated"),
+        (["getBrokerConfig", "-n", ns, "-b", broker], "maxMessageSize 65536"),
+        (["brokerStatus", "-n", ns, "-b", broker], "brokerVersionDesc"),
+        (["getKVConfig", "-n", ns, "-s", "StartupNs", "-k", "color"], "blue"),
+        (["getKVConfig", "-n", ns, "-s", "StartupNs"], "color blue"),
+    ]
+    for args, words in expectations:
+        code, out, loaded = run(args)
+        assert code == 0, (args, out)
+        assert any(set(words.split()) <= set(line.split()) for line in out.splitlines()), (args, out)
+        assert not event_loop_modules(loaded), args
+        assert not executed(loaded, "mqadmin.transport.tls"), args  # without TLS, nor its settings
+
+
+def test_sequential_commands_fail_as_before_without_asyncio() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        dead = f"127.0.0.1:{s.getsockname()[1]}"
+    script = [sys.executable, "-c", RUN_AND_LIST_MODULES, "topicList", "-n", dead]
+    done = subprocess.run(script, capture_output=True, text=True, timeout=120)
+    error, report = done.stderr.rsplit("MODULES ", 1)
+    assert json.loads(report)["code"] == 4
+    assert error.strip().splitlines() == [
+        f"mqadmin: error: no name server answered (connection to {dead} refused: Connection refused)",
+        "  hint: is a name server running there? pass -n host:9876 or set NAMESRV_ADDR",
+    ]
+    assert not event_loop_modules(json.loads(report)["loaded"])

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqadmin.admin import AdminClient
-from mqadmin.transport.tcp import Credentials, TcpTransport
+from mqadmin.transport.credentials import Credentials
+from mqadmin.transport.tcp import TcpTransport
 from mqadmin.transport.tls import TlsSettings
 from tests.realrmq.apache import DEFAULT_CLUSTER, VERSIONS, Broker, NameServer, java_mqadmin
 from tests.tlscerts import Certs

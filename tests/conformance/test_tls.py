@@ -55,6 +55,8 @@ def test_profile_with_tls_and_credentials_creates_a_topic(enforcing: SecuredClus
     assert r.code == 0, r.err
     assert "created" in r.out
     assert "broker-a" in enforcing.java_output(["topicRoute", "-t", topic])
+    listed = mq("--profile", "prod", "topicList")  # over blocking sockets (no asyncio), TLS and signed too
+    assert listed.code == 0 and topic in listed.out.split(), listed.err
     assert mq("--profile", "prod", "sendMessage", "-t", topic, "-p", "over-tls").code == 0
     got = mq("--profile", "prod", "consumeMessage", "-t", topic, "-c", "1", "--format", "json")
     assert got.code == 0 and "over-tls" in got.out, got.err
@@ -70,17 +72,18 @@ def test_plaintext_to_an_enforcing_server_says_pass_tls(enforcing: SecuredCluste
     assert "if it enforces TLS (tls.server.mode=enforcing), pass --tls" in r.err
 
 
-def test_each_tls_mistake_is_its_own_error(enforcing: SecuredCluster) -> None:
+@pytest.mark.parametrize("command", ["clusterList", "topicList"])  # asyncio, and blocking sockets
+def test_each_tls_mistake_is_its_own_error(enforcing: SecuredCluster, command: str) -> None:
     assert enforcing.tls is not None
-    n = ["-n", enforcing.namesrv_addr]
-    no_cert = mq("clusterList", *n, *tls_flags(enforcing, cert=False), env=ROOT_ENV)
+    n = [command, "-n", enforcing.namesrv_addr]
+    no_cert = mq(*n, *tls_flags(enforcing, cert=False), env=ROOT_ENV)
     assert no_cert.code == 4, no_cert.err  # the server requires a client certificate
-    wrong_ca = mq("clusterList", *n, *tls_flags(enforcing), "--tls-ca", str(enforcing.tls.certs.other_ca), env=ROOT_ENV)
+    wrong_ca = mq(*n, *tls_flags(enforcing), "--tls-ca", str(enforcing.tls.certs.other_ca), env=ROOT_ENV)
     assert wrong_ca.code == 4 and "certificate was not accepted" in wrong_ca.err and "--tls-ca" in wrong_ca.err
-    wrong_name = mq("clusterList", *n, *tls_flags(enforcing), "--tls-server-name", "elsewhere.test", env=ROOT_ENV)
+    wrong_name = mq(*n, *tls_flags(enforcing), "--tls-server-name", "elsewhere.test", env=ROOT_ENV)
     assert wrong_name.code == 4 and "elsewhere.test" in wrong_name.err
-    renamed = mq("clusterList", *n, *tls_flags(enforcing), "--tls-server-name", "rocketmq.test", env=ROOT_ENV)
+    renamed = mq(*n, *tls_flags(enforcing), "--tls-server-name", "rocketmq.test", env=ROOT_ENV)
     assert renamed.code == 0, renamed.err
-    insecure = mq("clusterList", *n, "--tls-insecure", "--tls-cert", str(enforcing.tls.certs.client_cert),
+    insecure = mq(*n, "--tls-insecure", "--tls-cert", str(enforcing.tls.certs.client_cert),
                   "--tls-key", str(enforcing.tls.certs.client_key), env=ROOT_ENV)  # fmt: skip
     assert insecure.code == 0 and "without verifying server certificates" in insecure.err

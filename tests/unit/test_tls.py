@@ -1,13 +1,16 @@
 """TLS: the client context built from TlsSettings (files checked and named), and real handshakes on loopback
 against servers with our test CA: verification by CA and by name, the server-name override, --tls-insecure,
-mutual TLS, and the errors (and hints) for each way it fails."""
+mutual TLS, and the errors (and hints) for each way it fails, with the asyncio and the blocking transport."""
 
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable
 
 import pytest
 
+from mqadmin.cli.runner import run_without_loop
+from mqadmin.transport.blocking import BlockingTransport
 from mqadmin.transport.errors import ConnectionClosed, TlsHandshakeFailed, TransportError
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.transport.tls import TlsConfigError, TlsSettings
@@ -16,6 +19,7 @@ from mqadmin.wire.frame import RemotingCommand
 from tests.tlscerts import Certs, make_certs, skip_reason
 from tests.unit.cli_helpers import assert_one_line_error
 from tests.unit.recording_server import recording_server, server_tls
+from tests.unit.test_settings import run  # at collection: see test_cli_tls_options_profile_and_errors
 
 pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
@@ -25,14 +29,28 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Certs:
     return make_certs(tmp_path_factory.mktemp("certs"))
 
 
-def _ask(addr: str, tls: TlsSettings | None) -> RemotingCommand:
-    import asyncio
+Ask = Callable[[str, "TlsSettings | None"], RemotingCommand]
 
-    async def go() -> RemotingCommand:
-        async with TcpTransport(timeout=5, tls=tls) as t:
-            return await t.request(addr, RemotingCommand(code=RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER))
 
-    return asyncio.run(go())
+@pytest.fixture(params=["asyncio", "blocking"])
+def ask(request: pytest.FixtureRequest) -> Ask:
+    """GET_ALL_TOPIC_LIST_FROM_NAMESERVER over TcpTransport (asyncio) or BlockingTransport (as the CLI runs it)."""
+
+    def one(addr: str, tls: TlsSettings | None) -> RemotingCommand:
+        import asyncio
+
+        cmd = RemotingCommand(code=RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)
+        transport = (TcpTransport if request.param == "asyncio" else BlockingTransport)(timeout=5, tls=tls)
+
+        async def go() -> RemotingCommand:
+            try:
+                return await transport.request(addr, cmd)
+            finally:
+                await transport.aclose()
+
+        return asyncio.run(go()) if request.param == "asyncio" else run_without_loop(go())
+
+    return one
 
 
 def test_unusable_files_are_named(certs: Certs, tmp_path) -> None:
@@ -48,40 +66,41 @@ def test_unusable_files_are_named(certs: Certs, tmp_path) -> None:
         TlsSettings(cert_file=str(certs.client_cert), key_file=str(certs.server_key)).context()
 
 
-def test_server_verified_by_ca_and_by_name(certs: Certs) -> None:
+def test_server_verified_by_ca_and_by_name(certs: Certs, ask: Ask) -> None:
     with recording_server(server_tls(str(certs.server_cert), str(certs.server_key))) as srv:
-        assert _ask(srv.addr, TlsSettings(ca_file=str(certs.ca))).code == 0
-        assert _ask(srv.addr, TlsSettings(ca_file=str(certs.ca), server_name="rocketmq.test")).code == 0
+        assert ask(srv.addr, TlsSettings(ca_file=str(certs.ca))).code == 0
+        assert ask(srv.addr, TlsSettings(ca_file=str(certs.ca), server_name="rocketmq.test")).code == 0
         with pytest.raises(TlsHandshakeFailed) as wrong_name:
-            _ask(srv.addr, TlsSettings(ca_file=str(certs.ca), server_name="other.test"))
+            ask(srv.addr, TlsSettings(ca_file=str(certs.ca), server_name="other.test"))
         assert wrong_name.value.verify and "other.test" in str(wrong_name.value)
         with pytest.raises(TlsHandshakeFailed) as other_ca:
-            _ask(srv.addr, TlsSettings(ca_file=str(certs.other_ca)))
+            ask(srv.addr, TlsSettings(ca_file=str(certs.other_ca)))
         assert other_ca.value.verify
         with pytest.raises(TlsHandshakeFailed):  # our CA is not among the system's
-            _ask(srv.addr, TlsSettings())
-        assert _ask(srv.addr, TlsSettings(insecure=True)).code == 0
+            ask(srv.addr, TlsSettings())
+        assert ask(srv.addr, TlsSettings(insecure=True)).code == 0
         with pytest.raises(ConnectionClosed):  # plaintext to a TLS-only server: dropped
-            _ask(srv.addr, None)
+            ask(srv.addr, None)
 
 
-def test_mutual_tls(certs: Certs) -> None:
+def test_mutual_tls(certs: Certs, ask: Ask) -> None:
     ctx = server_tls(str(certs.server_cert), str(certs.server_key), client_ca=str(certs.ca))
     with recording_server(ctx) as srv:
         with_cert = TlsSettings(ca_file=str(certs.ca), cert_file=str(certs.client_cert), key_file=str(certs.client_key))
-        assert _ask(srv.addr, with_cert).code == 0
+        assert ask(srv.addr, with_cert).code == 0
         with pytest.raises(TransportError):
-            _ask(srv.addr, TlsSettings(ca_file=str(certs.ca)))
+            ask(srv.addr, TlsSettings(ca_file=str(certs.ca)))
 
 
-def test_tls_to_a_plaintext_server_says_so() -> None:
+def test_tls_to_a_plaintext_server_says_so(ask: Ask) -> None:
     with recording_server() as srv, pytest.raises(TlsHandshakeFailed, match="is TLS enabled on that server"):
-        _ask(srv.addr, TlsSettings(insecure=True))
+        ask(srv.addr, TlsSettings(insecure=True))
 
 
 def test_cli_tls_options_profile_and_errors(certs: Certs, monkeypatch, capsys, tmp_path) -> None:
-    from tests.unit.test_settings import run
-
+    # ``run`` is imported with the module: importing it here made pytest parse test_settings.py after the tests
+    # above had left event loops and sockets to the collector, and Python 3.11's parser fails ("AST constructor
+    # recursion depth mismatch") when their finalizers run during the parse.
     with recording_server(server_tls(str(certs.server_cert), str(certs.server_key))) as srv:
         ok = run(monkeypatch, capsys, "topicList", "-n", srv.addr, "--tls-ca", str(certs.ca))
         assert ok.code == 0 and ok.out == "Orders\n", ok.err

@@ -12,7 +12,7 @@ from mqadmin.server.properties import Prop, apply_properties, properties_of
 from mqadmin.server.remoting import ConnectionLimits
 from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType
 from mqadmin.server.tls import ServerTls
-from mqadmin.transport.tcp import Credentials
+from mqadmin.transport.credentials import Credentials
 
 
 @dataclass

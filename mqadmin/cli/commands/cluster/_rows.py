@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +68,8 @@ def _totals(info: dict[str, str]) -> dict[str, int | None]:
 
 async def broker_rows(admin: AdminClient, info: ClusterInfo, cluster: str | None) -> list[BrokerRow]:
     """Every broker address (masters and slaves) with its runtime info, fetched concurrently."""
+    import asyncio  # here: brokerStatus -b imports this module and runs without asyncio
+
     from mqadmin.admin import UnknownCluster
     from mqadmin.admin.errors import reason_of
     from mqadmin.admin.fanout import every_address

@@ -40,7 +40,7 @@ CONTROLLER_HINT = "-a takes the controller's host:port (e.g. 127.0.0.1:9878), se
 
 def controller_addrs(value: str) -> list[str]:
     """``-a 'a:9878;b:9878'`` as a list (duplicates dropped); a usage error names a bad address."""
-    from mqadmin.transport.tcp import split_addr
+    from mqadmin.wire.address import split_addr
 
     addrs: list[str] = []
     for part in (p.strip() for p in value.split(";")):

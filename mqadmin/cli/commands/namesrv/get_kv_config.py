@@ -43,7 +43,7 @@ def get_kv_config(
         value = await admin.get_kv_config(namespace, wanted)
         return {} if value is None else {wanted: value}
 
-    entries = dict(sorted(run_admin(namesrv, go).items()))
+    entries = dict(sorted(run_admin(namesrv, go, blocking=True).items()))
     if json_output():
         print_json({"namespace": namespace, "entries": entries})
     else:

@@ -25,7 +25,7 @@ def topic_cluster_list(topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
     async def go(admin: AdminClient) -> list[str]:
         return await admin.topic_clusters(topic)
 
-    clusters = run_admin(namesrv, go)
+    clusters = run_admin(namesrv, go, blocking=True)
     if json_output():
         print_json({"topic": topic, "clusters": clusters})
     else:

@@ -37,7 +37,7 @@ def topic_list(
     async def go(admin: AdminClient) -> list[str]:
         return await admin.topic_list()
 
-    topics = sorted(run_admin(namesrv, go))
+    topics = sorted(run_admin(namesrv, go, blocking=True))
     if json_output():
         print_json({"topics": topics})
     else:

@@ -37,7 +37,7 @@ def topic_route(
     async def go(admin: AdminClient) -> TopicRouteData:
         return await admin.topic_route(topic)
 
-    route = run_admin(namesrv, go)
+    route = run_admin(namesrv, go, blocking=True)
     if json_output():
         print_json(route_json(topic, route))
     elif as_list:

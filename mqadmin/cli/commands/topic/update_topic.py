@@ -121,7 +121,8 @@ def _run(
         results = await admin.update_topic_on(targets, change, create_only=create_only)
         return results, await _order_conf(admin, change, results, merge=cluster is None)
 
-    results, order_conf = run_admin(namesrv, go)
+    # -b: one broker, one request after the other; -o writes to every name server at once
+    results, order_conf = run_admin(namesrv, go, blocking=broker_addr is not None and not change.order)
     ns_results: list[TargetResult] = order_conf["results"] if order_conf else []
     if json_output():
         doc = results_json(
