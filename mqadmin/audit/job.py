@@ -650,12 +650,14 @@ def build_session(
     driver_memory: str | None = None,
     app_name: str = "mqadmin-audit",
     java_home: str | None = None,
+    java_options: Iterable[str] = (),
 ) -> Any:
     """A SparkSession with a quiet, small footprint: no UI, no console progress, WARN logs, scratch
     and warehouse directories in a temporary directory (nothing left in the working directory), and in
     local mode a loopback driver and 2 shuffle partitions per core. ``driver_memory`` (``4g``) is the heap
     of the whole job in local mode; it only takes effect when this call starts the JVM, and so does
-    ``java_home``, the Java it starts (handed to the launcher alone, never left in ``os.environ``)."""
+    ``java_home``, the Java it starts (handed to the launcher alone, never left in ``os.environ``), and
+    ``java_options``, more options for the driver's JVM (``mqadmin audit``'s class-data archive)."""
     from pyspark.sql import SparkSession
 
     scratch = tempfile.mkdtemp(prefix="mqadmin-spark-")
@@ -675,6 +677,7 @@ def build_session(
     # compilations cost more CPU than they save (bench/README.md); the parallel collector has no
     # concurrent threads competing with the tasks for the cores.
     java_opts = f"-Dlog4j2.configurationFile=file:{log4j} -XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
+    java_opts = " ".join([java_opts, *java_options])
     conf = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
@@ -899,8 +902,8 @@ def spark_findings(
     places = sorted(facts.broker_names)  # a cluster's id (cid) is its index here
     names = [sorted(facts.broker_names[p]) for p in places]
     with ThreadPoolExecutor(1) as pool:  # the group tables are read while the executors aggregate
-        groups_read = pool.submit(tables.add_groups, facts)
-        suspects, others = _aggregate(spark, tables.topics(), facts, places, names, groups_read.result)
+        read_groups = lambda: pool.submit(tables.add_groups, facts).result  # noqa: E731
+        suspects, others = _aggregate(spark, tables.topics(), facts, places, names, read_groups)
     keys = literal_table(spark, ((k,) for k in sorted(suspects | others)), "key bigint")
     rows = (
         tables.topics()
@@ -951,7 +954,7 @@ def _aggregate(
     facts: Facts,
     places: list[Key],
     names: list[list[str]],
-    groups_read: Callable[[], None],
+    read_groups: Callable[[], Callable[[], None]],
 ) -> tuple[set[int], set[int]]:
     """One job over the topic rows, aggregating numbers rather than strings. Per regular topic (its 64-bit
     key): whether it may have a topic or order finding (its queue counts vary or differ, a broker lacks read
@@ -961,8 +964,8 @@ def _aggregate(
     mask, write queues), which gives the per-broker topic and queue counts (into ``facts.counts``).
     %RETRY%/%DLQ% topics of clusters whose groups were all read are grouped by cluster id and name: those
     whose group is not known may be orphans. Returns the keys of the suspect regular topics (not counted:
-    the caller counts their rows) and of the possible orphans; ``groups_read`` waits until ``facts`` holds
-    the groups."""
+    the caller counts their rows) and of the possible orphans. ``read_groups`` starts reading the group tables
+    into ``facts`` (on the driver, while the executors aggregate) and returns the wait for it."""
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
@@ -990,11 +993,18 @@ def _aggregate(
     retry = col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX)
     masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
     bit = "(array_position(names, broker) - 1)"  # -1: a broker the brokers table does not name
+    # a topic with an order config in its source: two set lookups per row (the second, which builds a string,
+    # only for the few rows whose name has a config somewhere) instead of a join after the aggregation
+    confs = [(s, t) for s, t in facts.order_conf if s in facts.conf_sources]
+    conf_topics, conf_pairs = sorted({t for _, t in confs}), sorted({f"{s}\0{t}" for s, t in confs})
     odd = (  # a row that alone makes its topic a suspect
         ~F.expr("read <=> write")
         | col("write").isNull()
         | F.coalesce((col("perm").bitwiseAND(6)) != 6, lit(True))
         | F.coalesce("order", lit(False))
+        | F.coalesce(
+            col("topic").isin(conf_topics) & F.concat("source", lit("\0"), "topic").isin(conf_pairs), lit(False)
+        )
         | col("cid").isNull()
         | F.coalesce(F.expr(bit) < 0, lit(True))
     )
@@ -1037,21 +1047,16 @@ def _aggregate(
         ).alias("flagged"),
         *(F.bit_or(f"m{j}").alias(f"m{j}") for j in masks),
     )
-    with_conf = literal_table(  # the keys of topics with an order config, in each cluster of its source
-        spark,
-        ((s, c, t) for s, t in facts.order_conf if s in facts.conf_sources for (s2, c) in places if s2 == s),
-        "source string, cluster string, topic string",
-    ).select(topic_key().alias("key"), lit(True).alias("conf"))
-    suspect = col("rtopic").isNotNull() | col("flagged") | col("conf").isNotNull()
+    suspect = col("rtopic").isNotNull() | col("flagged")
     found = (
-        topics_agg.join(F.broadcast(with_conf), "key", "left")
-        .select(
+        topics_agg.select(
             *(F.when(suspect, col(c)).alias(c) for c in ("key", "rcid", "rtopic")),
             *(F.when(~suspect, col(c)).alias(c) for c in ("cid", "write", *(f"m{j}" for j in masks))),
         )
         .groupBy("key", "rcid", "rtopic", "cid", "write", *(f"m{j}" for j in masks))
         .count()
     )
+    groups_read = read_groups()  # on the driver while the executors work (a thread: the GIL is free meanwhile)
     collected = found.collect()
     groups_read()
     suspects, others = set(), set()

@@ -122,11 +122,16 @@ def run_audit(
     else:
         java_home = prepare_spark()
         from mqadmin.audit import job
+        from mqadmin.audit.classarchive import spark_class_archive
 
-        spark = job.build_session(master, driver_memory, java_home=java_home)
+        archive = spark_class_archive(java_home)
+        options = archive.java_options() if archive else []
+        spark = job.build_session(master, driver_memory, java_home=java_home, java_options=options)
         try:
             summary = job.run_spark(spark, inputs, out, params, master)
         finally:
+            if archive:
+                archive.after_audit(spark)
             job.stop_session(spark)
     summary["engine_choice"] = asdict(choice)
     write_summary(out, summary)
