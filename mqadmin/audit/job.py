@@ -920,20 +920,22 @@ def spark_findings(
         )
         .join(keys, "key", "left_semi")
     )
-    for r in rows.collect():
-        s, c, t, b = r["source"], r["cluster"], r["topic"], r["broker_name"]
+    # by position (Row["name"] searches the names); a join on "key" puts it first
+    for key, s, c, b, t, read, w, perm, order, attrs in rows.collect():
         if t.startswith((RETRY_PREFIX, DLQ_PREFIX)):
             facts.retry_like[(s, c, t)].add(b)
         elif not (is_system_topic(t, c) or t in facts.broker_names.get((s, c), ())):
-            w = r["write_queue_nums"]
-            facts.per_topic[(s, c, t)].append(
-                (b, r["read_queue_nums"], w, r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
-            )
-            if r["key"] in suspects:  # the aggregation left these topics out of the counts
+            facts.per_topic[(s, c, t)].append((b, read, w, perm, bool(order), attrs_text(attrs)))
+            if key in suspects:  # the aggregation left these topics out of the counts
                 tally = facts.counts.setdefault((s, c, b), [0, 0])
                 tally[0] += 1
                 tally[1] += w
     return evaluate(facts, params)
+
+
+def sql_strings(values: Iterable[str]) -> str:
+    """``values`` as Spark SQL string literals, sorted, comma-separated."""
+    return ", ".join("'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'" for v in sorted(values))
 
 
 def topic_key() -> Any:
@@ -994,17 +996,21 @@ def _aggregate(
     masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
     bit = "(array_position(names, broker) - 1)"  # -1: a broker the brokers table does not name
     # a topic with an order config in its source: two set lookups per row (the second, which builds a string,
-    # only for the few rows whose name has a config somewhere) instead of a join after the aggregation
+    # only for the few rows whose name has a config somewhere) instead of a join after the aggregation; SQL
+    # text, one call, where Column.isin would cost a py4j call per name
     confs = [(s, t) for s, t in facts.order_conf if s in facts.conf_sources]
-    conf_topics, conf_pairs = sorted({t for _, t in confs}), sorted({f"{s}\0{t}" for s, t in confs})
+    with_conf = (
+        f"topic IN ({sql_strings({t for _, t in confs})}) "
+        f"AND concat(source, '/', topic) IN ({sql_strings({f'{s}/{t}' for s, t in confs})})"  # '/': never in a topic
+        if confs
+        else "false"
+    )
     odd = (  # a row that alone makes its topic a suspect
         ~F.expr("read <=> write")
         | col("write").isNull()
         | F.coalesce((col("perm").bitwiseAND(6)) != 6, lit(True))
         | F.coalesce("order", lit(False))
-        | F.coalesce(
-            col("topic").isin(conf_topics) & F.concat("source", lit("\0"), "topic").isin(conf_pairs), lit(False)
-        )
+        | F.coalesce(F.expr(with_conf), lit(False))
         | col("cid").isNull()
         | F.coalesce(F.expr(bit) < 0, lit(True))
     )
@@ -1060,23 +1066,21 @@ def _aggregate(
     collected = found.collect()
     groups_read()
     suspects, others = set(), set()
-    for r in collected:
-        if r["key"] is None:  # n regular topics, each on the brokers of the mask with `write` queues
-            cid, n = r["cid"], r["count"]
+    for key, rcid, rtopic, cid, write, *mask, n in collected:  # by position: Row["name"] searches the names
+        if key is None:  # n regular topics, each on the brokers of the mask with `write` queues
             s, c = places[cid]
-            for j in masks:
-                m = r[f"m{j}"]
+            for j, m in enumerate(mask):
                 for i in range(MASK_BITS):
                     if m >> i & 1:
                         tally = facts.counts.setdefault((s, c, names[cid][j * MASK_BITS + i]), [0, 0])
                         tally[0] += n
-                        tally[1] += n * r["write"]
-        elif r["rtopic"] is None:
-            suspects.add(r["key"])
+                        tally[1] += n * write
+        elif rtopic is None:
+            suspects.add(key)
         else:
-            (s, c), t = places[r["rcid"]], r["rtopic"]
+            (s, c), t = places[rcid], rtopic
             if t[len(RETRY_PREFIX if t.startswith(RETRY_PREFIX) else DLQ_PREFIX) :] not in facts.groups.get((s, c), ()):
-                others.add(r["key"])
+                others.add(key)
     return suspects, others
 
 

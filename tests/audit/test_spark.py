@@ -114,6 +114,25 @@ def test_topics_sharing_a_key_are_told_apart_exactly(spark, tmp_path, monkeypatc
     assert comparable(found) == comparable(audit_findings([tmp_path], Params()))
 
 
+def test_an_order_config_makes_its_topic_a_suspect_whatever_its_source_is_called(spark, tmp_path):
+    """A topic that looks regular on every broker has a finding only through its source's order config, whose
+    (source, topic) names reach the executors as SQL text: a quote or a backslash in a name must survive, and
+    the same topic in a source without a config stays clean."""
+    sources = ("it's", "back\\slash", "plain")
+    b = ExportBuilder(tmp_path)
+    for source in sources:
+        b.cluster(source, "C")
+        b.broker(source, "C", "a")
+        b.broker(source, "C", "b")
+        b.topic(source, "C", "a b", "Plain")
+    for source in sources[:2]:
+        b.order_conf(source, "Plain", "a:8")  # the topic is on a and b
+    b.finish()
+    found = spark_findings(spark, [tmp_path], Params())
+    assert keys(found) == {(s, "C", "Plain", None, None, "ORDER_CONF_MISMATCH") for s in sources[:2]}
+    assert comparable(found) == comparable(audit_findings([tmp_path], Params()))
+
+
 def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
     edge_case_export(tmp_path / "in")
     generate(tmp_path / "in2", FleetSpec(seed=4, sources=1))
