@@ -971,14 +971,40 @@ def _aggregate(
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
-    clusters = literal_table(  # one small join per row: the cluster's id, writable masters and broker names
+    masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
+    bit = "(array_position(names, broker) - 1)"  # -1: a broker the brokers table does not name
+
+    def writable_masks(i: int, key: Key) -> list[int]:
+        out = [0 for _ in masks]
+        for b in facts.writable.get(key, ()):
+            n = names[i].index(b)
+            out[n // MASK_BITS] |= 1 << (n % MASK_BITS)
+        return out
+
+    clusters = literal_table(  # one small join per row: the cluster's id, broker names and writable masters
         spark,
         (
-            (i, s, c, sorted(facts.writable.get((s, c), ())), names[i], facts.groups_complete.get((s, c), False))
+            (
+                i,
+                s,
+                c,
+                names[i],
+                len(facts.writable.get((s, c), ())),
+                *writable_masks(i, (s, c)),
+                facts.groups_complete.get((s, c), False),
+            )
             for i, (s, c) in enumerate(places)
         ),
-        "cid int, source string, cluster string, writable array<string>, names array<string>, complete boolean",
+        "cid int, source string, cluster string, names array<string>, writable int, "
+        + "".join(f"wm{j} bigint, " for j in masks)
+        + "complete boolean",
     )
+    # a broker's bit in its cluster's writable mask, rather than a search of a list of names per row
+    which = " ".join(f"WHEN {j} THEN wm{j}" for j in masks)
+    on_writable = f"{bit} >= 0 AND (shiftright(CASE {bit} DIV {MASK_BITS} {which} END, {bit} % {MASK_BITS}) & 1) = 1"
+    # a topic named like a broker of its cluster: first a set lookup of every broker's name (one hash per row),
+    # then, for the few names that match one, the search of the cluster's names
+    broker_named = f"topic IN ({sql_strings({n for ns in names for n in ns})})" if masks else "false"
     system = (
         col("topic").isin(sorted(SYSTEM_TOPICS))
         | col("topic").startswith(SYSTEM_PREFIXES[0])
@@ -990,11 +1016,9 @@ def _aggregate(
             & (F.length("topic") == F.length("cluster") + len(REPLY_SUFFIX))
             & col("topic").startswith(col("cluster"))
         )
-        | F.coalesce(F.array_contains("names", col("topic")), lit(False))
+        | F.coalesce(F.expr(broker_named) & F.array_contains("names", col("topic")), lit(False))
     )
     retry = col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX)
-    masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
-    bit = "(array_position(names, broker) - 1)"  # -1: a broker the brokers table does not name
     # a topic with an order config in its source: two set lookups per row (the second, which builds a string,
     # only for the few rows whose name has a config somewhere) instead of a join after the aggregation; SQL
     # text, one call, where Column.isin would cost a py4j call per name
@@ -1034,8 +1058,8 @@ def _aggregate(
             "write",
             odd.alias("odd"),
             F.hash("topic", "cid").alias("check"),  # (source, cluster) is cid (or the row is odd)
-            F.array_contains("writable", col("broker")).alias("on_writable"),
-            F.size("writable").alias("writable"),
+            F.coalesce(F.expr(on_writable if masks else "false"), lit(False)).alias("on_writable"),
+            "writable",
             *(
                 F.expr(f"IF({bit} DIV {MASK_BITS} = {j}, shiftleft(1L, {bit} % {MASK_BITS}), 0L)").alias(f"m{j}")
                 for j in masks
