@@ -650,12 +650,14 @@ def build_session(
     driver_memory: str | None = None,
     app_name: str = "mqadmin-audit",
     java_home: str | None = None,
+    java_options: Iterable[str] = (),
 ) -> Any:
     """A SparkSession with a quiet, small footprint: no UI, no console progress, WARN logs, scratch
     and warehouse directories in a temporary directory (nothing left in the working directory), and in
     local mode a loopback driver and 2 shuffle partitions per core. ``driver_memory`` (``4g``) is the heap
     of the whole job in local mode; it only takes effect when this call starts the JVM, and so does
-    ``java_home``, the Java it starts (handed to the launcher alone, never left in ``os.environ``)."""
+    ``java_home``, the Java it starts (handed to the launcher alone, never left in ``os.environ``), and
+    ``java_options``, more options for the driver's JVM (``mqadmin audit``'s class-data archive)."""
     from pyspark.sql import SparkSession
 
     scratch = tempfile.mkdtemp(prefix="mqadmin-spark-")
@@ -675,6 +677,7 @@ def build_session(
     # compilations cost more CPU than they save (bench/README.md); the parallel collector has no
     # concurrent threads competing with the tasks for the cores.
     java_opts = f"-Dlog4j2.configurationFile=file:{log4j} -XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
+    java_opts = " ".join([java_opts, *java_options])
     conf = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
@@ -899,8 +902,8 @@ def spark_findings(
     places = sorted(facts.broker_names)  # a cluster's id (cid) is its index here
     names = [sorted(facts.broker_names[p]) for p in places]
     with ThreadPoolExecutor(1) as pool:  # the group tables are read while the executors aggregate
-        groups_read = pool.submit(tables.add_groups, facts)
-        suspects, others = _aggregate(spark, tables.topics(), facts, places, names, groups_read.result)
+        read_groups = lambda: pool.submit(tables.add_groups, facts).result  # noqa: E731
+        suspects, others = _aggregate(spark, tables.topics(), facts, places, names, read_groups)
     keys = literal_table(spark, ((k,) for k in sorted(suspects | others)), "key bigint")
     rows = (
         tables.topics()
@@ -917,20 +920,22 @@ def spark_findings(
         )
         .join(keys, "key", "left_semi")
     )
-    for r in rows.collect():
-        s, c, t, b = r["source"], r["cluster"], r["topic"], r["broker_name"]
+    # by position (Row["name"] searches the names); a join on "key" puts it first
+    for key, s, c, b, t, read, w, perm, order, attrs in rows.collect():
         if t.startswith((RETRY_PREFIX, DLQ_PREFIX)):
             facts.retry_like[(s, c, t)].add(b)
         elif not (is_system_topic(t, c) or t in facts.broker_names.get((s, c), ())):
-            w = r["write_queue_nums"]
-            facts.per_topic[(s, c, t)].append(
-                (b, r["read_queue_nums"], w, r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
-            )
-            if r["key"] in suspects:  # the aggregation left these topics out of the counts
+            facts.per_topic[(s, c, t)].append((b, read, w, perm, bool(order), attrs_text(attrs)))
+            if key in suspects:  # the aggregation left these topics out of the counts
                 tally = facts.counts.setdefault((s, c, b), [0, 0])
                 tally[0] += 1
                 tally[1] += w
     return evaluate(facts, params)
+
+
+def sql_strings(values: Iterable[str]) -> str:
+    """``values`` as Spark SQL string literals, sorted, comma-separated."""
+    return ", ".join("'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'" for v in sorted(values))
 
 
 def topic_key() -> Any:
@@ -951,7 +956,7 @@ def _aggregate(
     facts: Facts,
     places: list[Key],
     names: list[list[str]],
-    groups_read: Callable[[], None],
+    read_groups: Callable[[], Callable[[], None]],
 ) -> tuple[set[int], set[int]]:
     """One job over the topic rows, aggregating numbers rather than strings. Per regular topic (its 64-bit
     key): whether it may have a topic or order finding (its queue counts vary or differ, a broker lacks read
@@ -961,19 +966,45 @@ def _aggregate(
     mask, write queues), which gives the per-broker topic and queue counts (into ``facts.counts``).
     %RETRY%/%DLQ% topics of clusters whose groups were all read are grouped by cluster id and name: those
     whose group is not known may be orphans. Returns the keys of the suspect regular topics (not counted:
-    the caller counts their rows) and of the possible orphans; ``groups_read`` waits until ``facts`` holds
-    the groups."""
+    the caller counts their rows) and of the possible orphans. ``read_groups`` starts reading the group tables
+    into ``facts`` (on the driver, while the executors aggregate) and returns the wait for it."""
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
-    clusters = literal_table(  # one small join per row: the cluster's id, writable masters and broker names
+    masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
+    bit = "(array_position(names, broker) - 1)"  # -1: a broker the brokers table does not name
+
+    def writable_masks(i: int, key: Key) -> list[int]:
+        out = [0 for _ in masks]
+        for b in facts.writable.get(key, ()):
+            n = names[i].index(b)
+            out[n // MASK_BITS] |= 1 << (n % MASK_BITS)
+        return out
+
+    clusters = literal_table(  # one small join per row: the cluster's id, broker names and writable masters
         spark,
         (
-            (i, s, c, sorted(facts.writable.get((s, c), ())), names[i], facts.groups_complete.get((s, c), False))
+            (
+                i,
+                s,
+                c,
+                names[i],
+                len(facts.writable.get((s, c), ())),
+                *writable_masks(i, (s, c)),
+                facts.groups_complete.get((s, c), False),
+            )
             for i, (s, c) in enumerate(places)
         ),
-        "cid int, source string, cluster string, writable array<string>, names array<string>, complete boolean",
+        "cid int, source string, cluster string, names array<string>, writable int, "
+        + "".join(f"wm{j} bigint, " for j in masks)
+        + "complete boolean",
     )
+    # a broker's bit in its cluster's writable mask, rather than a search of a list of names per row
+    which = " ".join(f"WHEN {j} THEN wm{j}" for j in masks)
+    on_writable = f"{bit} >= 0 AND (shiftright(CASE {bit} DIV {MASK_BITS} {which} END, {bit} % {MASK_BITS}) & 1) = 1"
+    # a topic named like a broker of its cluster: first a set lookup of every broker's name (one hash per row),
+    # then, for the few names that match one, the search of the cluster's names
+    broker_named = f"topic IN ({sql_strings({n for ns in names for n in ns})})" if masks else "false"
     system = (
         col("topic").isin(sorted(SYSTEM_TOPICS))
         | col("topic").startswith(SYSTEM_PREFIXES[0])
@@ -985,16 +1016,25 @@ def _aggregate(
             & (F.length("topic") == F.length("cluster") + len(REPLY_SUFFIX))
             & col("topic").startswith(col("cluster"))
         )
-        | F.coalesce(F.array_contains("names", col("topic")), lit(False))
+        | F.coalesce(F.expr(broker_named) & F.array_contains("names", col("topic")), lit(False))
     )
     retry = col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX)
-    masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
-    bit = "(array_position(names, broker) - 1)"  # -1: a broker the brokers table does not name
+    # a topic with an order config in its source: two set lookups per row (the second, which builds a string,
+    # only for the few rows whose name has a config somewhere) instead of a join after the aggregation; SQL
+    # text, one call, where Column.isin would cost a py4j call per name
+    confs = [(s, t) for s, t in facts.order_conf if s in facts.conf_sources]
+    with_conf = (
+        f"topic IN ({sql_strings({t for _, t in confs})}) "
+        f"AND concat(source, '/', topic) IN ({sql_strings({f'{s}/{t}' for s, t in confs})})"  # '/': never in a topic
+        if confs
+        else "false"
+    )
     odd = (  # a row that alone makes its topic a suspect
         ~F.expr("read <=> write")
         | col("write").isNull()
         | F.coalesce((col("perm").bitwiseAND(6)) != 6, lit(True))
         | F.coalesce("order", lit(False))
+        | F.coalesce(F.expr(with_conf), lit(False))
         | col("cid").isNull()
         | F.coalesce(F.expr(bit) < 0, lit(True))
     )
@@ -1018,8 +1058,8 @@ def _aggregate(
             "write",
             odd.alias("odd"),
             F.hash("topic", "cid").alias("check"),  # (source, cluster) is cid (or the row is odd)
-            F.array_contains("writable", col("broker")).alias("on_writable"),
-            F.size("writable").alias("writable"),
+            F.coalesce(F.expr(on_writable if masks else "false"), lit(False)).alias("on_writable"),
+            "writable",
             *(
                 F.expr(f"IF({bit} DIV {MASK_BITS} = {j}, shiftleft(1L, {bit} % {MASK_BITS}), 0L)").alias(f"m{j}")
                 for j in masks
@@ -1037,41 +1077,34 @@ def _aggregate(
         ).alias("flagged"),
         *(F.bit_or(f"m{j}").alias(f"m{j}") for j in masks),
     )
-    with_conf = literal_table(  # the keys of topics with an order config, in each cluster of its source
-        spark,
-        ((s, c, t) for s, t in facts.order_conf if s in facts.conf_sources for (s2, c) in places if s2 == s),
-        "source string, cluster string, topic string",
-    ).select(topic_key().alias("key"), lit(True).alias("conf"))
-    suspect = col("rtopic").isNotNull() | col("flagged") | col("conf").isNotNull()
+    suspect = col("rtopic").isNotNull() | col("flagged")
     found = (
-        topics_agg.join(F.broadcast(with_conf), "key", "left")
-        .select(
+        topics_agg.select(
             *(F.when(suspect, col(c)).alias(c) for c in ("key", "rcid", "rtopic")),
             *(F.when(~suspect, col(c)).alias(c) for c in ("cid", "write", *(f"m{j}" for j in masks))),
         )
         .groupBy("key", "rcid", "rtopic", "cid", "write", *(f"m{j}" for j in masks))
         .count()
     )
+    groups_read = read_groups()  # on the driver while the executors work (a thread: the GIL is free meanwhile)
     collected = found.collect()
     groups_read()
     suspects, others = set(), set()
-    for r in collected:
-        if r["key"] is None:  # n regular topics, each on the brokers of the mask with `write` queues
-            cid, n = r["cid"], r["count"]
+    for key, rcid, rtopic, cid, write, *mask, n in collected:  # by position: Row["name"] searches the names
+        if key is None:  # n regular topics, each on the brokers of the mask with `write` queues
             s, c = places[cid]
-            for j in masks:
-                m = r[f"m{j}"]
+            for j, m in enumerate(mask):
                 for i in range(MASK_BITS):
                     if m >> i & 1:
                         tally = facts.counts.setdefault((s, c, names[cid][j * MASK_BITS + i]), [0, 0])
                         tally[0] += n
-                        tally[1] += n * r["write"]
-        elif r["rtopic"] is None:
-            suspects.add(r["key"])
+                        tally[1] += n * write
+        elif rtopic is None:
+            suspects.add(key)
         else:
-            (s, c), t = places[r["rcid"]], r["rtopic"]
+            (s, c), t = places[rcid], rtopic
             if t[len(RETRY_PREFIX if t.startswith(RETRY_PREFIX) else DLQ_PREFIX) :] not in facts.groups.get((s, c), ()):
-                others.add(r["key"])
+                others.add(key)
     return suspects, others
 
 

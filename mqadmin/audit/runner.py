@@ -24,9 +24,9 @@ from mqadmin.audit.job import MANIFEST, Params, write_summary
 
 AUTO_SPARK_ROWS = 10_000_000
 """Topic rows from which ``--engine auto`` picks local Spark: the smallest size at which Spark's wall time beat
-python's in bench/bench_audit.py on 2 cores (2026-11-26, both engines reading the topics' Parquet copy, 64-bit
-topic keys): at 1M rows python took 11.3 s against Spark's 29.6 s (JVM start included), at 10M 110.7 s against
-65.7 s (docs/audit.md)."""
+python's in bench/bench_audit.py on 2 cores (2026-11-26 21:05, both engines reading the topics' Parquet copy,
+Spark's driver with its class-data archive): at 1M rows python took 8.1 s against Spark's 11.9 s (JVM start
+included), at 10M 69.3 s against 33.1 s (docs/audit.md)."""
 
 
 class EngineUnavailable(RuntimeError):
@@ -122,11 +122,16 @@ def run_audit(
     else:
         java_home = prepare_spark()
         from mqadmin.audit import job
+        from mqadmin.audit.classarchive import spark_class_archive
 
-        spark = job.build_session(master, driver_memory, java_home=java_home)
+        archive = spark_class_archive(java_home)
+        options = archive.java_options() if archive else []
+        spark = job.build_session(master, driver_memory, java_home=java_home, java_options=options)
         try:
             summary = job.run_spark(spark, inputs, out, params, master)
         finally:
+            if archive:
+                archive.after_audit(spark)
             job.stop_session(spark)
     summary["engine_choice"] = asdict(choice)
     write_summary(out, summary)

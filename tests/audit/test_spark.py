@@ -114,6 +114,48 @@ def test_topics_sharing_a_key_are_told_apart_exactly(spark, tmp_path, monkeypatc
     assert comparable(found) == comparable(audit_findings([tmp_path], Params()))
 
 
+def test_an_order_config_makes_its_topic_a_suspect_whatever_its_source_is_called(spark, tmp_path):
+    """A topic that looks regular on every broker has a finding only through its source's order config, whose
+    (source, topic) names reach the executors as SQL text: a quote or a backslash in a name must survive, and
+    the same topic in a source without a config stays clean."""
+    sources = ("it's", "back\\slash", "plain")
+    b = ExportBuilder(tmp_path)
+    for source in sources:
+        b.cluster(source, "C")
+        b.broker(source, "C", "a")
+        b.broker(source, "C", "b")
+        b.topic(source, "C", "a b", "Plain")
+    for source in sources[:2]:
+        b.order_conf(source, "Plain", "a:8")  # the topic is on a and b
+    b.finish()
+    found = spark_findings(spark, [tmp_path], Params())
+    assert keys(found) == {(s, "C", "Plain", None, None, "ORDER_CONF_MISMATCH") for s in sources[:2]}
+    assert comparable(found) == comparable(audit_findings([tmp_path], Params()))
+
+
+def test_a_cluster_of_more_brokers_than_a_mask_holds(spark, tmp_path):
+    """A topic's brokers and its cluster's writable masters are bit masks of 63 brokers per long: a master
+    past the first long (b66 of 70) that lacks a topic must still be found missing, and counted right."""
+    b = ExportBuilder(tmp_path)
+    b.cluster("s", "C")
+    brokers = [f"b{i:02}" for i in range(70)]
+    for name in brokers:
+        b.broker("s", "C", name)
+    b.topic("s", "C", " ".join(brokers), "All")
+    b.topic("s", "C", " ".join(n for n in brokers if n != "b66"), "Most")
+    b.topic("s", "C", "b01", "b66")  # named like a broker of the cluster: a system topic, not a regular one
+    b.finish()
+    params = Params(skew_factor=1.5, skew_min=1)  # b66 holds one topic of the others' two
+    found = spark_findings(spark, [tmp_path], params)
+    assert {k[-1]: k for k in keys(found)} == {
+        "PLACEMENT_SUBSET": ("s", "C", "Most", None, None, "PLACEMENT_SUBSET"),
+        "BROKER_TOPIC_SKEW": ("s", "C", None, "b66", None, "BROKER_TOPIC_SKEW"),
+        "BROKER_QUEUE_SKEW": ("s", "C", None, "b66", None, "BROKER_QUEUE_SKEW"),
+    }
+    assert "missing on b66" in found[0]["message"]
+    assert comparable(found) == comparable(audit_findings([tmp_path], params))
+
+
 def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
     edge_case_export(tmp_path / "in")
     generate(tmp_path / "in2", FleetSpec(seed=4, sources=1))
