@@ -248,13 +248,21 @@ def lag_settles(
     yet is left out of consumerProgress, its lag with it."""
     want = expected if callable(expected) else lambda: expected
     every = queues * len(b.brokers)
+    seen: list[str] = []
 
     def settled() -> dict[str, Any] | None:
         doc = ours(b, "consumerProgress", "-g", group)
         covered = {(q["brokerName"], q["queueId"]) for q in doc["queues"] if q["topic"] == topic}
-        return doc if (topic is None or len(covered) == every) and doc["lagTotal"] == want() else None
+        wanted = want()
+        seen[:] = [
+            f"lag {doc['lagTotal']} (want {wanted}), {len(covered)} of {every} queues committed: {our_rows(doc)}"
+        ]
+        return doc if (topic is None or len(covered) == every) and doc["lagTotal"] == wanted else None
 
-    return wait_until(settled, CLIENT_WAIT, 1.0, f"the lag of {group} to be what its consumer has not consumed")
+    try:
+        return wait_until(settled, CLIENT_WAIT, 1.0, f"the lag of {group} to be what its consumer has not consumed")
+    except AssertionError as e:
+        raise AssertionError(f"{e}; last seen: {seen[0] if seen else 'nothing'}") from None
 
 
 # --- lag with every client ------------------------------------------------------------------------
