@@ -64,6 +64,7 @@ class FramingTransport:
         self._ssl, self._server_name = _tls_context(tls)
         self._credentials = credentials
         self._opaque = itertools.count(1)
+        self._conns: dict[str, Connection] = {}
 
     async def _connection(self, addr: str) -> Connection:
         """The open connection to ``addr``, opened when there is none."""

@@ -27,10 +27,7 @@ from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, check_l
 
 if TYPE_CHECKING:
     import ssl
-    from collections.abc import Callable
 
-    from mqadmin.transport.credentials import Credentials
-    from mqadmin.transport.tls import TlsSettings
 
 _LENGTH = struct.Struct(">i")
 _CHUNK = 64 * 1024
@@ -169,19 +166,7 @@ class BlockingTransport(FramingTransport):
     """Blocking connections keyed by address (the settings are ``FramingTransport``'s); ``request`` and
     ``oneway`` are coroutines that never suspend."""
 
-    def __init__(
-        self,
-        *,
-        timeout: float = 5.0,
-        connect_timeout: float | None = None,
-        tls: TlsSettings | ssl.SSLContext | None = None,
-        credentials: Credentials | None = None,
-        trace: Callable[[str], None] | None = None,
-    ) -> None:
-        super().__init__(
-            timeout=timeout, connect_timeout=connect_timeout, tls=tls, credentials=credentials, trace=trace
-        )
-        self._conns: dict[str, BlockingConnection] = {}
+    _conns: dict[str, BlockingConnection]
 
     async def _connection(self, addr: str) -> BlockingConnection:
         conn = self._conns.get(addr)

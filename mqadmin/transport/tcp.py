@@ -139,6 +139,8 @@ class Connection:
 class TcpTransport(FramingTransport):
     """asyncio connections; requests to one server may be in flight together, and servers may call us."""
 
+    _conns: dict[str, Connection]
+
     def __init__(
         self,
         *,
@@ -155,7 +157,6 @@ class TcpTransport(FramingTransport):
             timeout=timeout, connect_timeout=connect_timeout, tls=tls, credentials=credentials, trace=trace
         )
         self._handler = handler
-        self._conns: dict[str, Connection] = {}
         self._opening: dict[str, asyncio.Future[Connection]] = {}
 
     async def _connection(self, addr: str) -> Connection:
