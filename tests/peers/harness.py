@@ -40,7 +40,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "PeerUnavailable",
@@ -55,6 +57,7 @@ __all__ = [
     "ensure_node_peer",
     "ensure_peer",
     "run_peer",
+    "peer_running",
 ]
 
 JAVA_CLIENT_VERSION = "4.9.8"
@@ -443,6 +446,44 @@ def _kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _start_peer(
+    kind: str, mode: str, args: list | tuple, env: dict[str, str] | None, stdout: Any, stderr: Any
+) -> tuple[str, str, subprocess.Popen]:
+    """The peer command started in a process group of its own; with its kind and mode as run."""
+    k = _kind(kind)
+    if k == "py" and mode == "consume":
+        mode = "pull"
+    cmd = ensure_peer(k) + [mode] + [str(a) for a in args]
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        text=True,
+        errors="replace",
+        env=_peer_env(k, env),
+        cwd=str(_log_dir(k)),
+        start_new_session=True,
+    )
+    return k, mode, proc
+
+
+@contextlib.contextmanager
+def peer_running(
+    kind: str, mode: str, args: list | tuple, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen]:
+    """A peer command running for as long as the block does, then ended with its whole process group: a
+    consumer that only has to be online while the test looks at it. Its stderr goes to the peer's log
+    directory (``peer-<pid>.err``); its stdout is discarded."""
+    with open(_log_dir(_kind(kind)) / f"peer-{os.getpid()}-{time.monotonic_ns()}.err", "w") as log:
+        _, _, proc = _start_peer(kind, mode, args, env, subprocess.DEVNULL, log)
+        try:
+            yield proc
+        finally:
+            _kill_group(proc)
+            proc.wait(30)
+
+
 def run_peer(
     kind: str,
     mode: str,
@@ -458,21 +499,7 @@ def run_peer(
     ``env`` adds variables (e.g. ``PEER_BODY_PREFIX``, ``PEER_GROUP``, ``PEER_TAGS``).
     Raises :class:`PeerUnavailable` when the peer cannot be set up.
     """
-    k = _kind(kind)
-    if k == "py" and mode == "consume":
-        mode = "pull"
-    cmd = ensure_peer(k) + [mode] + [str(a) for a in args]
-    proc = subprocess.Popen(
-        cmd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-        env=_peer_env(k, env),
-        cwd=str(_log_dir(k)),
-        start_new_session=True,
-    )
+    k, mode, proc = _start_peer(kind, mode, args, env, subprocess.PIPE, subprocess.PIPE)
     timed_out = False
     try:
         out, err = proc.communicate(timeout=timeout)

@@ -190,7 +190,9 @@ async function consume(namesrv, topic, group, count, timeoutSec) {
       tags: msg.tags === undefined ? null : msg.tags,
       reconsumeTimes: msg.reconsumeTimes,
     });
-    if (seen.size >= count) finish(0);
+    // ali-ons moves a queue's offset past a message only after its listener has returned (in the promise
+    // chain that follows): end on the next turn of the event loop, so close() commits the last offset too.
+    if (seen.size >= count) setImmediate(() => finish(0));
   });
   const timer = setTimeout(() => finish(EXIT_TIMEOUT), timeoutSec * 1000);
   let rc;
