@@ -134,7 +134,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Keep together what shares an expensive fixture: every test of one conformance backend (its cluster is
     session-scoped, started once per worker that needs it) and every test of one module (module-scoped
-    servers). Groups are spread over the workers in order, so the longest (a backend's, then the other
+    servers). Groups are spread over the workers in order (``--no-loadscope-reorder`` in pyproject.toml: xdist
+    would otherwise hand out the groups with the most tests first), so the longest (a backend's, then the other
     conformance and Spark modules) start first and the quick ones fill the gaps; the sort is stable, so what
     pytest put together for a fixture stays together. Without xdist the marker does nothing.
 
