@@ -125,9 +125,10 @@ class SecuredCluster:
     def java_mqadmin(
         self, args: Sequence[str], credentials: tuple[str, str] | None = SUPER_USER
     ) -> subprocess.CompletedProcess[str]:
-        """The real Java mqadmin of this version, signing with ``credentials`` (its tools.yml) and over TLS
-        when the cluster runs it."""
-        opts = self.tls.client_opts(self.workdir) if self.tls else []
+        """The real Java mqadmin of this version, signing with ``credentials`` (its tools.yml), and over TLS
+        when the servers require it. Servers in permissive mode take plaintext too: the reference reads them
+        without the TLS set-up that would double the CPU each run costs (measured 1.0 -> 2.1 s)."""
+        opts = self.tls.client_opts(self.workdir) if self.tls and self.tls.mode == "enforcing" else []
         return java_mqadmin(self.version, list(args), self.namesrv_addr, credentials=credentials, java_opts=opts)
 
     def java_output(self, args: Sequence[str]) -> str:
