@@ -63,8 +63,8 @@ def apache(name: str) -> Iterator[Backend]:
         slave.start()
         try:
             yield slave.addr
-        finally:
-            slave.stop()
+        finally:  # killed, as the cluster is: its connections close, the name server and master drop it
+            slave.kill()
 
     def reference(args: list[str]) -> str:
         done = java_mqadmin(version, args, cluster.namesrv_addr)
