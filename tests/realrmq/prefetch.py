@@ -4,8 +4,8 @@ rocketmq-client, PyPI ``rocketmq``, npm ``ali-ons``) and the loopback bind shim.
 
 The parts run concurrently (they are mostly waiting on the network), each under the same file lock the
 tests take, so a test that needs a part meanwhile waits for it instead of fetching it twice. ``.ci/run``
-starts this in the background next to the test run, so on a machine with empty caches the downloads
-overlap the first (Spark and unit) tests::
+starts this in the background as soon as the virtual environment exists (standard library only), so on a
+machine with empty caches the downloads overlap the installation of the project::
 
     python -m tests.realrmq.prefetch            # everything
     python -m tests.realrmq.prefetch 5.5.0 node # some parts: versions and peer kinds
