@@ -14,7 +14,8 @@ callers: an exclusive file lock around each build, a marker file written last) a
 command prefix; it raises :class:`PeerUnavailable` with the reason when the peer cannot be had.
 
 ``run_peer(kind, mode, args, timeout)`` runs one peer command and returns
-``(returncode, records, stderr)``: the JSON-lines records from stdout, parsed.
+``(returncode, records, stderr)``: the JSON-lines records from stdout, parsed;
+``peer_running(kind, mode, args)`` keeps one running for the length of a ``with`` block.
 
 Modes (all peers): ``produce <namesrv> <topic> <count>``, ``produce-auto`` (same, for a topic
 that does not exist yet), and ``consume <namesrv> <topic> <group> <count> <timeoutSec>``
