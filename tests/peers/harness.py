@@ -475,7 +475,7 @@ def peer_running(
 ) -> Iterator[subprocess.Popen]:
     """A peer command running for as long as the block does, then ended with its whole process group: a
     consumer that only has to be online while the test looks at it. Its stderr goes to the peer's log
-    directory (``peer-<pid>.err``); its stdout is discarded."""
+    directory (``peer-<pid>-<ns>.err``); its stdout is discarded."""
     with open(_log_dir(_kind(kind)) / f"peer-{os.getpid()}-{time.monotonic_ns()}.err", "w") as log:
         _, _, proc = _start_peer(kind, mode, args, env, subprocess.DEVNULL, log)
         try:
