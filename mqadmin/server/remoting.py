@@ -43,8 +43,25 @@ from mqadmin.wire.frame import RESPONSE_FLAG, FrameError, RemotingCommand, encod
 
 log = logging.getLogger(__name__)
 
-Answer = RemotingCommand | None | Awaitable[RemotingCommand | None]
-"""What a handler returns: the response now (None: no response), or a coroutine or future of it."""
+
+class Later:
+    """A response given later by a plain call (``give``), answered in that same turn of the event loop: the
+    send path's answer once the store has committed, without a future's extra turn per message."""
+
+    __slots__ = ("_then",)
+
+    def __init__(self) -> None:
+        self._then: Callable[[RemotingCommand | BaseException], None] | None = None
+
+    def give(self, outcome: RemotingCommand | BaseException) -> None:
+        """The response, or the exception the handler failed with (answered SYSTEM_ERROR)."""
+        then, self._then = self._then, None
+        if then is not None:
+            then(outcome)
+
+
+Answer = RemotingCommand | None | Later | Awaitable[RemotingCommand | None]
+"""What a handler returns: the response now (None: no response), a ``Later``, or a coroutine or future of it."""
 Handler = Callable[[RemotingCommand, "ClientChannel"], Answer]
 DecodedHandler = Callable[[Decoded[Any, Any], "ClientChannel"], Answer]
 Check = Callable[[RemotingCommand], RemotingCommand | None]
@@ -329,6 +346,10 @@ class RemotingServer:
             answer = self._failure(cmd, e)
         if isinstance(answer, RemotingCommand) or answer is None:
             self._respond(cmd, ch, answer)
+        elif isinstance(answer, Later):
+            answer._then = lambda outcome: self._respond(
+                cmd, ch, outcome if isinstance(outcome, RemotingCommand) else self._failure(cmd, outcome)
+            )
         elif isinstance(answer, asyncio.Future):
             answer.add_done_callback(lambda fut: self._respond(cmd, ch, self._outcome(cmd, fut)))
         else:
