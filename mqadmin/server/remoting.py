@@ -9,17 +9,18 @@ does); an unknown code answers REQUEST_CODE_NOT_SUPPORTED; a response that canno
 replaced by a SYSTEM_ERROR answer, so a client never waits for its timeout. Oneway requests are
 never answered.
 
-A request is handled as soon as its frame is read: the checks, decoding and the handler's call run
-in the read loop's turn, and only a handler that returns a coroutine gets a task of its own (one that
-returns a future, as the send path does, is answered from the future's callback).
+A request is handled as soon as its frame is whole (``mqadmin.server.framing`` cuts frames in the event
+loop's read callback): the checks, decoding and the handler's call run in that turn of the loop, and only a
+handler that returns a coroutine gets a task of its own (one that returns a future is answered from the
+future's callback, one that returns a ``Later``, as the send path does, when it is given).
 
 Connections are bounded (``ConnectionLimits``): one that is idle (nothing read or written, no
 request being handled) for ``idle_timeout`` seconds is closed, as Java's
 ``serverChannelMaxIdleTimeSeconds`` does; a frame must arrive whole within ``frame_timeout``
-seconds of its length field; and frames larger than 64 KiB (``transport.frames.SMALL_FRAME``) may
+seconds of its length field; and frames larger than 64 KiB (``server.framing.SMALL_FRAME``) may
 hold at most ``partial_frame_memory`` bytes, all connections together, while they arrive. A
-connection breaking a limit is closed; the log line for it is rate-limited. Frames are read and
-responses matched by ``mqadmin.transport.frames``, as on the client side.
+connection breaking a limit is closed; the log line for it is rate-limited. Responses to the server's
+own requests are matched by ``mqadmin.transport.frames.PendingRequests``, as on the client side.
 """
 
 from __future__ import annotations
@@ -35,16 +36,34 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
+from mqadmin.server.framing import FrameBudget, FrameProtocol
 from mqadmin.server.ratelog import RateLimitedLog
 from mqadmin.server.sniff import PermissiveListener
-from mqadmin.transport.frames import FrameBudget, FrameReader, PendingRequests, read_frames
+from mqadmin.transport.frames import PendingRequests
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RESPONSE_FLAG, FrameError, RemotingCommand, encode_frame
 
 log = logging.getLogger(__name__)
 
-Answer = RemotingCommand | None | Awaitable[RemotingCommand | None]
-"""What a handler returns: the response now (None: no response), or a coroutine or future of it."""
+
+class Later:
+    """A response given later by a plain call (``give``), answered in that same turn of the event loop: the
+    send path's answer once the store has committed, without a future's extra turn per message."""
+
+    __slots__ = ("_then",)
+
+    def __init__(self) -> None:
+        self._then: Callable[[RemotingCommand | BaseException], None] | None = None
+
+    def give(self, outcome: RemotingCommand | BaseException) -> None:
+        """The response, or the exception the handler failed with (answered SYSTEM_ERROR)."""
+        then, self._then = self._then, None
+        if then is not None:
+            then(outcome)
+
+
+Answer = RemotingCommand | None | Later | Awaitable[RemotingCommand | None]
+"""What a handler returns: the response now (None: no response), a ``Later``, or a coroutine or future of it."""
 Handler = Callable[[RemotingCommand, "ClientChannel"], Answer]
 DecodedHandler = Callable[[Decoded[Any, Any], "ClientChannel"], Answer]
 Check = Callable[[RemotingCommand], RemotingCommand | None]
@@ -63,8 +82,6 @@ class RequestGuard(Protocol):
 
 _DRAIN_ABOVE = 1 << 20
 """Bytes buffered on a connection above which ``send`` waits for the kernel to take them."""
-READ_BUFFER = 1 << 20
-"""The stream reader's buffer limit: a connection buffers at most about twice this ahead."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +103,10 @@ class ClientChannel:
 
     _opaques = itertools.count(1 << 30)
 
-    def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, budget: FrameBudget | None = None
-    ) -> None:
-        self.frames = FrameReader(reader, text_errors="surrogateescape", budget=budget)
-        self._writer = writer
-        peer = writer.get_extra_info("peername") or ("?", 0)
+    def __init__(self, conn: FrameProtocol) -> None:
+        self.conn = conn
+        self._transport = conn.transport
+        peer = self._transport.get_extra_info("peername") or ("?", 0)
         self.remote_addr = f"{peer[0]}:{peer[1]}"
         self.remote_ip = str(peer[0])
         self.closed = False
@@ -104,16 +119,16 @@ class ClientChannel:
     @property
     def last_active(self) -> float:
         """When a frame last came in or went out."""
-        return max(self.frames.last_active, self._last_write)
+        return max(self.conn.last_read, self._last_write)
 
     async def send(self, cmd: RemotingCommand) -> None:
         """``queue``, then wait for the kernel (drain) when the connection's buffer is over its limit."""
         if self.closed:
             return
         self.queue(cmd)
-        if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
+        if self._transport.get_write_buffer_size() > _DRAIN_ABOVE:
             try:
-                await self._writer.drain()
+                await self.conn.drain()
             except (ConnectionError, OSError):
                 self.close()
 
@@ -138,7 +153,7 @@ class ClientChannel:
         self._out.clear()
         self._last_write = time.monotonic()
         try:
-            self._writer.write(data)
+            self._transport.write(data)
         except (ConnectionError, OSError, RuntimeError):
             self.close()
 
@@ -151,13 +166,13 @@ class ClientChannel:
         if not self.closed:
             self._flush()
             self.closed = True
-            self._writer.close()
+            self._transport.close()
             self.pending.fail(ConnectionError("client connection closed"))
 
     def abort(self) -> None:
         """Close at once, dropping unsent data (a peer that stalls may never read it)."""
         self.close()
-        self._writer.transport.abort()
+        self._transport.abort()
 
 
 def _encode(cmd: RemotingCommand) -> bytes:
@@ -237,13 +252,12 @@ class RemotingServer:
         TCP on the one port (mqadmin.server.sniff)."""
         if tls is not None and plain_too:
             timeout = self.limits.frame_timeout
-            self._server = PermissiveListener(self._accept, host, port, tls, limit=READ_BUFFER, timeout=timeout)
+            self._server = PermissiveListener(self._connection, host, port, tls, timeout=timeout)
         else:
-            self._server = await asyncio.start_server(
-                self._accept,
+            self._server = await asyncio.get_running_loop().create_server(
+                self._connection,
                 host,
                 port,
-                limit=READ_BUFFER,
                 reuse_address=True,
                 ssl=tls,
                 ssl_handshake_timeout=self.limits.frame_timeout if tls else None,
@@ -271,30 +285,26 @@ class RemotingServer:
 
     # --- reading ---------------------------------------------------------------------------
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        ch = ClientChannel(reader, writer, self._budget)
+    def _connection(self) -> _Connection:
+        return _Connection(self)
+
+    def _opened(self, ch: ClientChannel) -> None:
         self._channels.add(ch)
 
-        def on_request(cmd: RemotingCommand) -> None:
-            ch.in_flight += 1
-            self._dispatch(cmd, ch)
+    def _closed(self, ch: ClientChannel) -> None:
+        self._channels.discard(ch)
+        ch.close()
+        for listener in self._close_listeners:
+            try:
+                listener(ch)
+            except Exception:  # a listener bug must not take the server down
+                log.exception("%s: close listener failed", self.name)
 
-        try:
-            await read_frames(ch.frames, ch.pending, on_request)
-        except (asyncio.IncompleteReadError, ConnectionError, OSError, asyncio.CancelledError):
-            pass
-        except FrameError as e:
+    def _bad_frame(self, ch: ClientChannel, e: Exception) -> None:
+        if isinstance(e, FrameError):
             self._bad_input.info("%s: closing %s: %s", self.name, ch.remote_addr, _short(e))
-        except Exception as e:  # a decoding bug must cost one connection, not the server
+        else:
             self._bad_input.warning("%s: closing %s: %s: %s", self.name, ch.remote_addr, type(e).__name__, _short(e))
-        finally:
-            self._channels.discard(ch)
-            ch.close()
-            for listener in self._close_listeners:
-                try:
-                    listener(ch)
-                except Exception:  # a listener bug must not take the server down
-                    log.exception("%s: close listener failed", self.name)
 
     async def _watch(self) -> None:
         """Close connections that stay idle, or take too long over a frame."""
@@ -303,7 +313,7 @@ class RemotingServer:
             await asyncio.sleep(limits.watch_interval())
             now = time.monotonic()
             for ch in list(self._channels):
-                started = ch.frames.frame_started
+                started = ch.conn.frame_started
                 if started and now - started > limits.frame_timeout:
                     reason = f"a frame did not arrive whole within {limits.frame_timeout:g} s"
                 elif not started and not ch.in_flight and now - ch.last_active > limits.idle_timeout:
@@ -329,6 +339,10 @@ class RemotingServer:
             answer = self._failure(cmd, e)
         if isinstance(answer, RemotingCommand) or answer is None:
             self._respond(cmd, ch, answer)
+        elif isinstance(answer, Later):
+            answer._then = lambda outcome: self._respond(
+                cmd, ch, outcome if isinstance(outcome, RemotingCommand) else self._failure(cmd, outcome)
+            )
         elif isinstance(answer, asyncio.Future):
             answer.add_done_callback(lambda fut: self._respond(cmd, ch, self._outcome(cmd, fut)))
         else:
@@ -388,3 +402,35 @@ class RemotingServer:
         """Answer like Java: SYSTEM_ERROR with the exception text."""
         log.debug("%s: handler for %d failed", self.name, cmd.code, exc_info=e)
         return cmd.response(ResponseCode.SYSTEM_ERROR, f"{type(e).__name__}: {e}")
+
+
+class _Connection(FrameProtocol):
+    """One accepted connection's frames: responses to the requests the server sent on it, requests to dispatch."""
+
+    def __init__(self, server: RemotingServer) -> None:
+        super().__init__(server._budget)
+        self._server = server
+        self.channel: ClientChannel | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.channel = ClientChannel(self)
+        self._server._opened(self.channel)
+
+    def frame_received(self, cmd: RemotingCommand) -> None:
+        ch = self.channel
+        assert ch is not None
+        if cmd.is_response:
+            ch.pending.resolve(cmd)
+        else:
+            ch.in_flight += 1
+            self._server._dispatch(cmd, ch)
+
+    def bad_input(self, error: Exception) -> None:
+        assert self.channel is not None
+        self._server._bad_frame(self.channel, error)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.channel is not None:
+            self._server._closed(self.channel)

@@ -13,11 +13,11 @@ import contextlib
 import logging
 import socket
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 TLS_HANDSHAKE = 0x16
 
-Accept = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+ProtocolFactory = Callable[[], asyncio.Protocol]
 
 log = logging.getLogger(__name__)
 
@@ -25,15 +25,12 @@ log = logging.getLogger(__name__)
 class PermissiveListener:
     """What RemotingServer needs of an ``asyncio.Server``: ``sockets``, ``close`` and ``wait_closed``."""
 
-    def __init__(
-        self, accept: Accept, host: str, port: int, tls: ssl.SSLContext, *, limit: int, timeout: float
-    ) -> None:
-        """Listen on ``host:port`` (within a running event loop); ``accept`` gets each connection's streams."""
+    def __init__(self, protocol: ProtocolFactory, host: str, port: int, tls: ssl.SSLContext, *, timeout: float) -> None:
+        """Listen on ``host:port`` (within a running event loop); each connection gets a ``protocol()``."""
         self._sock = socket.create_server((host, port))
         self._sock.setblocking(False)
-        self._accept = accept
+        self._protocol = protocol
         self._tls = tls
-        self._limit = limit
         self._timeout = timeout
         self._connections: set[asyncio.Task[None]] = set()
         self._task = asyncio.get_running_loop().create_task(self._accept_loop())
@@ -72,13 +69,10 @@ class PermissiveListener:
             if not first:
                 return
             tls = self._tls if first[0] == TLS_HANDSHAKE else None
-            reader = asyncio.StreamReader(limit=self._limit)
-            protocol = asyncio.StreamReaderProtocol(reader)
-            transport, _ = await loop.connect_accepted_socket(
-                lambda: protocol, conn, ssl=tls, ssl_handshake_timeout=self._timeout if tls else None
+            await loop.connect_accepted_socket(
+                self._protocol, conn, ssl=tls, ssl_handshake_timeout=self._timeout if tls else None
             )
             handed_over = True
-            await self._accept(reader, asyncio.StreamWriter(transport, protocol, reader, loop))
         except (TimeoutError, OSError):  # silent, a failed handshake (ssl.SSLError is an OSError)
             pass
         finally:

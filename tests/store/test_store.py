@@ -46,6 +46,21 @@ async def test_concurrent_puts_get_distinct_consecutive_offsets(open_store):
     assert bodies(got) + bodies(rest) == [f"m{i}".encode() for i in range(50)]
 
 
+async def test_a_failing_waiter_costs_no_other_write_its_answer(open_store):
+    store = await open_store()
+    told: list[PutStatus] = []
+
+    def broken(status: PutStatus) -> None:
+        told.append(status)
+        raise RuntimeError("a handler bug")
+
+    queued = store.enqueue([message(body=b"first")], broken)
+    assert queued.status == PutStatus.PUT_OK
+    after = await store.put(message(body=b"second"))  # committed in the same turn as the first
+    assert told == [PutStatus.PUT_OK] and after.status == PutStatus.PUT_OK
+    assert bodies(store.get_messages("T", 0, 0, 32)) == [b"first", b"second"]
+
+
 async def test_pull_statuses_match_rocketmq(open_store):
     store = await open_store()
     assert store.get_messages("T", 0, 0, 32).status == GetStatus.NO_MATCHED_LOGIC_QUEUE

@@ -16,7 +16,6 @@ messages and consumer retries wait in SCHEDULE_TOPIC_XXXX (mqadmin.server.broker
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import struct
@@ -28,7 +27,7 @@ from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.broker.brokerstore import Processor, store_host
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.broker.schedule import RETRY_FIRST_LEVEL, delay_levels, schedule_if_delayed
-from mqadmin.server.remoting import Answer, ClientChannel
+from mqadmin.server.remoting import Answer, ClientChannel, Later
 from mqadmin.server.store import FlushDiskType, PutResult, PutStatus
 from mqadmin.wire.address import ipv4_or_loopback
 from mqadmin.wire.codes import ResponseCode
@@ -166,8 +165,9 @@ class SendProcessor(Processor):
 
     def send_message(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> Answer:
         """A message to a topic this broker has, with ASYNC_FLUSH, is checked, queued in the store and
-        answered from the store's commit (a future, no task); everything else (batches, a topic still to be
-        created, retry topics, SYNC_FLUSH's timeout) goes through ``_send_message``."""
+        answered from the store's commit (a ``Later``: no task, no future, no extra turn of the loop);
+        everything else (batches, a topic still to be created, retry topics, SYNC_FLUSH's timeout) goes
+        through ``_send_message``."""
         cmd, h = req.cmd, req.header
         tc = self.topics.get(h.topic)
         store = self.messages
@@ -179,20 +179,19 @@ class SendProcessor(Processor):
             msg.ext.update(base_ext(self.config))
             return msg
         sent_to = self._stored_form(msg)
-        result, stored = store.enqueue([msg])
-        if stored is None:
-            return self._answer(cmd, result, *sent_to)
-        answer: asyncio.Future[RemotingCommand] = asyncio.get_running_loop().create_future()
+        answer = Later()
 
-        def committed(fut: asyncio.Future[PutStatus]) -> None:
+        def stored(status: PutStatus) -> None:
             try:
-                result.status = fut.result()
-                answer.set_result(self._answer(cmd, result, *sent_to))
-            except BaseException as e:  # answered SYSTEM_ERROR by the server, never left waiting
-                answer.set_exception(e)
+                result.status = status
+                response = self._answer(cmd, result, *sent_to)
+            except Exception as e:  # answered SYSTEM_ERROR by the server, never left waiting
+                answer.give(e)
+            else:
+                answer.give(response)
 
-        stored.add_done_callback(committed)
-        return answer
+        result = store.enqueue([msg], stored)  # calls ``stored`` in a later turn, never from here
+        return answer if result.stored else self._answer(cmd, result, *sent_to)
 
     async def _send_message(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> RemotingCommand:
         cmd, h = req.cmd, req.header

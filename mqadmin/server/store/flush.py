@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mqadmin.files import atomic_write, fsync_dir
 from mqadmin.server.store.consumequeue import ConsumeQueue, write_at
-from mqadmin.server.store.state import StoreState
+from mqadmin.server.store.state import StoreState, tell
 from mqadmin.server.store.types import PutStatus
 
 log = logging.getLogger(__name__)
@@ -125,9 +125,7 @@ class StoreFlushing(StoreState):
             except asyncio.CancelledError:
                 self._sync_waiters[:0] = waiters  # close() answers them after its final flush
                 raise
-            for fut in waiters:
-                if not fut.done():
-                    fut.set_result(status)
+            tell(waiters, status)
 
     def _snapshot_checkpoint(self, end: int, idx: tuple[int, bytes]) -> Checkpoint:
         """The checkpoint to write once the tails taken now (``idx`` and every queue's) are on disk."""

@@ -4,6 +4,8 @@ flushing, recovery, reading), and the consume queue of a (topic, queue id)."""
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from mqadmin.server.paths import child
@@ -12,8 +14,13 @@ from mqadmin.server.store.consumequeue import ConsumeQueue
 from mqadmin.server.store.keyindex import KeyIndex
 from mqadmin.server.store.types import DEFAULT_SEGMENT_SIZE, ArrivalListener, FlushDiskType, PutStatus
 
+log = logging.getLogger(__name__)
+
 Queued = tuple[int, bytearray, str, int, int, int, list[str], str | None]
 """A record waiting for the commit: (phys, data, topic, queueId, queueOffset, tagsCode, keys, uniqKey)."""
+Stored = Callable[[PutStatus], None]
+"""Told a queued write's status once it is committed (ASYNC_FLUSH) or fsynced (SYNC_FLUSH),
+in that turn of the loop (no future, no extra turn)."""
 
 
 class StoreState:
@@ -44,9 +51,9 @@ class StoreState:
         self._checkpoint = 0
         self._last_store_ts = 0
         self._queued: list[Queued] = []
-        self._waiters: list[asyncio.Future[PutStatus]] = []
+        self._waiters: list[Stored] = []
         self._commit_handle: asyncio.Handle | None = None
-        self._sync_waiters: list[asyncio.Future[PutStatus]] = []
+        self._sync_waiters: list[Stored] = []
         self._sync_event: asyncio.Event | None = None
         self._synced = 0
         self._tasks: list[asyncio.Task[None]] = []
@@ -63,3 +70,12 @@ class StoreState:
             path = child(child(self._cq_dir, topic), str(qid))
             cq = self._cqs[key] = ConsumeQueue(topic, qid, path)
         return cq
+
+
+def tell(waiters: list[Stored], status: PutStatus) -> None:
+    """Give every waiter its status; one that raises must not keep the others from theirs."""
+    for stored in waiters:
+        try:
+            stored(status)
+        except Exception:
+            log.exception("store: a write's waiter failed")

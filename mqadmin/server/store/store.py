@@ -31,6 +31,7 @@ from pathlib import Path
 from mqadmin.server.paths import child
 from mqadmin.server.store.read import StoreReading
 from mqadmin.server.store.recovery import StoreRecovery
+from mqadmin.server.store.state import tell
 from mqadmin.server.store.types import ArrivalListener, FlushDiskType, PutStatus
 from mqadmin.server.store.write import StoreWriting
 
@@ -71,10 +72,8 @@ class MessageStore(StoreRecovery, StoreWriting, StoreReading):
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         await self.flush()
-        for fut in self._sync_waiters:
-            if not fut.done():
-                fut.set_result(PutStatus.PUT_OK)
-        self._sync_waiters.clear()
+        waiters, self._sync_waiters = self._sync_waiters, []
+        tell(waiters, PutStatus.PUT_OK)
         self.log.close()
 
     def add_arrival_listener(self, listener: ArrivalListener) -> None:

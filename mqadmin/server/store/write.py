@@ -13,7 +13,7 @@ import time
 from mqadmin.model.tags import tags_code
 from mqadmin.server.paths import UnsafePath
 from mqadmin.server.store.consumequeue import ConsumeQueue
-from mqadmin.server.store.state import Queued, StoreState
+from mqadmin.server.store.state import Queued, Stored, StoreState, tell
 from mqadmin.server.store.types import FlushDiskType, PutResult, PutStatus
 from mqadmin.wire.message import (
     PHYS_OFFSET_POS,
@@ -35,24 +35,31 @@ class StoreWriting(StoreState):
 
     async def put_batch(self, msgs: list[MessageExt]) -> PutResult:
         """Store messages of one queue (or one message) atomically, with consecutive queue offsets."""
-        result, fut = self.enqueue(msgs)
-        if fut is not None:
+        fut: asyncio.Future[PutStatus] = asyncio.get_running_loop().create_future()
+
+        def stored(status: PutStatus) -> None:
+            if not fut.done():  # cancelled by SYNC_FLUSH's timeout
+                fut.set_result(status)
+
+        result = self.enqueue(msgs, stored)
+        if result.stored:
             result.status = await self._wait_stored(fut)
         return result
 
-    def enqueue(self, msgs: list[MessageExt]) -> tuple[PutResult, asyncio.Future[PutStatus] | None]:
-        """``put_batch`` without waiting: the result, and the future of its status once committed (with
-        ASYNC_FLUSH; SYNC_FLUSH's timeout is ``put_batch``'s); None when refused at once (the result says why)."""
+    def enqueue(self, msgs: list[MessageExt], stored: Stored) -> PutResult:
+        """``put_batch`` without waiting: a result that is refused at once (it says why; ``stored`` is never
+        called), or PUT_OK once queued, and ``stored`` gets the final status when the records are committed
+        (ASYNC_FLUSH) or fsynced (SYNC_FLUSH; its timeout is ``put_batch``'s)."""
         if self.closed:
-            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE, detail="the message store is closed"), None
+            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE, detail="the message store is closed")
         if not msgs:
-            return PutResult(PutStatus.MESSAGE_ILLEGAL, detail="no message to store"), None
+            return PutResult(PutStatus.MESSAGE_ILLEGAL, detail="no message to store")
         try:
-            return self._enqueue(msgs)
+            return self._enqueue(msgs, stored)
         except _Illegal as e:
-            return PutResult(e.status, detail=str(e)), None
+            return PutResult(e.status, detail=str(e))
 
-    def _enqueue(self, msgs: list[MessageExt]) -> tuple[PutResult, asyncio.Future[PutStatus] | None]:
+    def _enqueue(self, msgs: list[MessageExt], stored: Stored) -> PutResult:
         now = int(time.time() * 1000)
         if now < self._last_store_ts:
             now = self._last_store_ts
@@ -98,19 +105,17 @@ class StoreWriting(StoreState):
         self._next_phys = phys
         self._next_qoff.update(next_qoff)
         self._queued.extend(queued)
-        fut: asyncio.Future[PutStatus] = asyncio.get_running_loop().create_future()
-        self._waiters.append(fut)
+        self._waiters.append(stored)
         if self._commit_handle is None:
             self._commit_handle = asyncio.get_running_loop().call_soon(self._commit)
         first = queued[0]
-        result = PutResult(
+        return PutResult(
             PutStatus.PUT_OK,
             msg_ids=[m.msg_id for m in msgs],
             queue_offset=first[4],
             phys_offset=first[0],
             wrote_bytes=sum(len(q[1]) for q in queued),
         )
-        return result, fut
 
     def _next_queue_offset(self, key: tuple[str, int]) -> int:
         qoff = self._next_qoff.get(key)
@@ -139,9 +144,7 @@ class StoreWriting(StoreState):
         except OSError as e:
             log.error("store: writing the commit log failed: %s", e)
             self._rollback()
-            for fut in waiters:
-                if not fut.done():
-                    fut.set_result(PutStatus.SERVICE_NOT_AVAILABLE)
+            tell(waiters, PutStatus.SERVICE_NOT_AVAILABLE)
             return
         touched: dict[tuple[str, int], ConsumeQueue] = {}
         index = self.index
@@ -166,9 +169,7 @@ class StoreWriting(StoreState):
             self._sync_waiters.extend(waiters)
             self._sync_event.set()
         else:
-            for fut in waiters:
-                if not fut.done():
-                    fut.set_result(PutStatus.PUT_OK)
+            tell(waiters, PutStatus.PUT_OK)
 
     def _write(self, queued: list[Queued]) -> None:
         """One pwrite per run of records that are contiguous within one segment."""
