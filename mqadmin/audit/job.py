@@ -653,7 +653,8 @@ def build_session(
     java_options: Iterable[str] = (),
 ) -> Any:
     """A SparkSession with a quiet, small footprint: no UI, no console progress, WARN logs, scratch
-    and warehouse directories in a temporary directory (nothing left in the working directory), and in
+    and warehouse directories in a temporary directory (nothing left in the working directory), one hash map
+    per aggregation, and in
     local mode a loopback driver and 2 shuffle partitions per core. ``driver_memory`` (``4g``) is the heap
     of the whole job in local mode; it only takes effect when this call starts the JVM, and so does
     ``java_home``, the Java it starts (handed to the launcher alone, never left in ``os.environ``), and
@@ -685,6 +686,9 @@ def build_session(
         "spark.driver.extraJavaOptions": java_opts,
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.catalogImplementation": "in-memory",  # no Hive metastore: the job keeps no tables
+        # One hash map per aggregation: the small first-level map holds 65,536 keys, and the topics have hundreds
+        # of thousands, so past the first rows each row looked in both (10M rows: 4-15 % faster without it)
+        "spark.sql.codegen.aggregate.map.twolevel.enabled": "false",
     }
     if driver_memory:
         conf["spark.driver.memory"] = driver_memory
