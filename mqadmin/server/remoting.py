@@ -40,6 +40,7 @@ from mqadmin.server.sniff import PermissiveListener
 from mqadmin.transport.frames import FrameBudget, FrameReader, PendingRequests, read_frames
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RESPONSE_FLAG, FrameError, RemotingCommand, encode_frame
+from mqadmin.wire.orjson_headers import dump_header_json, parse_header_json
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class ClientChannel:
     def __init__(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, budget: FrameBudget | None = None
     ) -> None:
-        self.frames = FrameReader(reader, text_errors="surrogateescape", budget=budget)
+        self.frames = FrameReader(reader, text_errors="surrogateescape", budget=budget, parse_json=parse_header_json)
         self._writer = writer
         peer = writer.get_extra_info("peername") or ("?", 0)
         self.remote_addr = f"{peer[0]}:{peer[1]}"
@@ -164,7 +165,7 @@ def _encode(cmd: RemotingCommand) -> bytes:
     """The frame of ``cmd``; a response that cannot be encoded (text that is not valid Unicode, a
     frame over the size limit) becomes a SYSTEM_ERROR answer saying so."""
     try:
-        return encode_frame(cmd)
+        return encode_frame(cmd, dump_header_json)
     except (UnicodeEncodeError, FrameError) as e:
         if not cmd.is_response:
             raise
@@ -173,7 +174,8 @@ def _encode(cmd: RemotingCommand) -> bytes:
         return encode_frame(
             RemotingCommand(
                 ResponseCode.SYSTEM_ERROR, cmd.opaque, RESPONSE_FLAG, remark=remark, serialize=cmd.serialize
-            )
+            ),
+            dump_header_json,
         )
 
 

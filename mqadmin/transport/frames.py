@@ -15,7 +15,7 @@ import struct
 import time
 from collections.abc import Awaitable, Callable
 
-from mqadmin.wire.frame import FrameError, RemotingCommand, check_length, decode_frame
+from mqadmin.wire.frame import FrameError, HeaderParser, RemotingCommand, check_length, decode_frame
 
 SMALL_FRAME = 64 * 1024
 """Frames up to this size are not charged to a budget."""
@@ -50,13 +50,20 @@ class FrameReader:
     transit was read, 0 between frames) and ``last_active`` let a server time connections out.
 
     ``text_errors="surrogateescape"`` (servers) decodes invalid UTF-8 in a header to lone surrogates so
-    the request can be refused naming the field, instead of failing the frame."""
+    the request can be refused naming the field, instead of failing the frame; ``parse_json`` reads JSON
+    headers (``decode_frame``'s)."""
 
     def __init__(
-        self, reader: asyncio.StreamReader, *, text_errors: str = "strict", budget: FrameBudget | None = None
+        self,
+        reader: asyncio.StreamReader,
+        *,
+        text_errors: str = "strict",
+        budget: FrameBudget | None = None,
+        parse_json: HeaderParser | None = None,
     ) -> None:
         self._reader = reader
         self._text_errors = text_errors
+        self._parse_json = parse_json
         self._budget = budget
         self.frame_started = 0.0
         self.last_active = time.monotonic()
@@ -74,7 +81,7 @@ class FrameReader:
                 self._budget.release(charged)  # type: ignore[union-attr]
             self.frame_started = 0.0
         self.last_active = time.monotonic()
-        return decode_frame(frame, self._text_errors)
+        return decode_frame(frame, self._text_errors, self._parse_json)
 
 
 class PendingRequests:
