@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from mqadmin.cli.config import Config, ConfigError, Profile, load_config
 from mqadmin.cli.errors import usage_error
@@ -66,8 +65,7 @@ TLS_FIELDS = ("tls_ca", "tls_cert", "tls_key", "tls_server_name", "tls_insecure"
 PROFILE_HINT = "list them with: mqadmin profile list; create one with: mqadmin profile create NAME -n HOST:9876"
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved(Generic[T]):
+class Resolved(NamedTuple, Generic[T]):  # not a frozen dataclass: 10x cheaper to define (start-up)
     value: T
     origin: str
     """Where the value came from: ``--flag``, ``$VARIABLE``, ``profile NAME`` or ``default``."""
@@ -256,8 +254,7 @@ def validate() -> None:
     credentials()
 
 
-@dataclass(frozen=True, slots=True)
-class CredentialSource:
+class CredentialSource(NamedTuple):  # not a frozen dataclass: 10x cheaper to define (start-up)
     """Where the credentials come from, without reading a secret file or running a command yet."""
 
     origin: str
