@@ -15,7 +15,6 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import Any
 
 CONFIG_ENV = "MQADMIN_CONFIG"
@@ -133,7 +132,7 @@ def check_profile_name(name: str) -> str | None:
 
 @dataclass
 class Config:
-    path: Path
+    path: str | os.PathLike[str]
     profiles: dict[str, Profile] = field(default_factory=dict)
     current: str | None = None
     mode: int | None = None
@@ -150,16 +149,17 @@ class Config:
         return self.mode is not None and bool(self.mode & (stat.S_IRWXG | stat.S_IRWXO))
 
 
-def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
+def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
+    """The config file's path (a string: every command looks for the file, and pathlib costs start-up)."""
     env = os.environ if env is None else env
     if env.get(CONFIG_ENV):
-        return Path(env[CONFIG_ENV]).expanduser()
+        return os.path.expanduser(env[CONFIG_ENV])
     xdg = env.get("XDG_CONFIG_HOME", "")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config"
-    return base / "mqadmin" / "config.toml"
+    base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "mqadmin", "config.toml")
 
 
-def parse_config(text: str, path: Path) -> Config:
+def parse_config(text: str, path: str | os.PathLike[str]) -> Config:
     """A checked Config from the file's text; ``ConfigError`` says what is wrong and where."""
     import tomllib  # here, not at the top: most runs have no config file, and start-up counts
 
@@ -187,12 +187,13 @@ def parse_config(text: str, path: Path) -> Config:
     return Config(path, profiles, current)
 
 
-def load_config(path: Path | None = None) -> Config:
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """The config file (an empty Config when there is none)."""
     path = path or config_path()
     try:
-        text = path.read_text(encoding="utf-8")
-        mode = stat.S_IMODE(path.stat().st_mode)
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+        mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         return Config(path)
     except (OSError, UnicodeDecodeError) as e:
@@ -215,10 +216,12 @@ def save_config(config: Config) -> None:
     config.mode = 0o600
 
 
-def write_private(path: Path, text: str) -> None:
+def write_private(path: str | os.PathLike[str], text: str) -> None:
     """Replace ``path`` by ``text`` atomically: a temporary file (0600) in the same directory, fsync, rename."""
     import tempfile
+    from pathlib import Path  # only the profile commands write
 
+    path = Path(path)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -21,6 +21,7 @@ from tests.devprocs import EmbeddedCluster
 
 RUN_AND_LIST_MODULES = """
 import json, sys, types
+sys.modules.pop("pathlib", None)  # loaded at start-up by a development install's import finder, not by mqadmin
 from mqadmin.cli.main import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
@@ -95,6 +96,8 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert not executed(loaded, "hashlib")  # only to sign requests or to cache an address server's answer
     assert not executed(loaded, "mqadmin.transport.credentials")  # nor the class of the credentials
     assert not executed(loaded, "orjson")  # the servers' header codec: a client's few headers take json's
+    assert not executed(loaded, "pathlib")  # the config file and secrets are found with os.path
+    assert not executed(loaded, "mqadmin.model.topic")  # topic configs: topicList asks the name server only
 
     code, out, loaded = run(["--format", "table", "clusterList", "-n", ns])
     assert code == 0 and "broker-a" in out and "broker-b" in out
