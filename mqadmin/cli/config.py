@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 CONFIG_ENV = "MQADMIN_CONFIG"
-PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+PROFILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"  # compiled when first used: most runs check no name
 FORMATS = ("table", "json")
 
 
@@ -125,7 +125,7 @@ def _check_addr_map(where: str, amap: dict[str, str]) -> None:
 
 def check_profile_name(name: str) -> str | None:
     """Why ``name`` cannot name a profile, or None."""
-    if PROFILE_NAME.match(name):
+    if re.match(PROFILE_NAME, name):
         return None
     return f"bad profile name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with . _ -)"
 
