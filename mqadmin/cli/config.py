@@ -17,7 +17,9 @@ import stat
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-CONFIG_ENV = "MQADMIN_CONFIG"
+from mqadmin.cli.config_path import CONFIG_ENV as CONFIG_ENV  # re-exported: the config file's API is here
+from mqadmin.cli.config_path import config_path
+
 PROFILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"  # compiled when first used: most runs check no name
 FORMATS = ("table", "json")
 
@@ -147,16 +149,6 @@ class Config:
 
     def readable_by_others(self) -> bool:
         return self.mode is not None and bool(self.mode & (stat.S_IRWXG | stat.S_IRWXO))
-
-
-def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
-    """The config file's path (a string: every command looks for the file, and pathlib costs start-up)."""
-    env = os.environ if env is None else env
-    if env.get(CONFIG_ENV):
-        return os.path.expanduser(env[CONFIG_ENV])
-    xdg = env.get("XDG_CONFIG_HOME", "")
-    base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "mqadmin", "config.toml")
 
 
 def parse_config(text: str, path: str | os.PathLike[str]) -> Config:

@@ -98,6 +98,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert not executed(loaded, "orjson")  # the servers' header codec: a client's few headers take json's
     assert not executed(loaded, "pathlib")  # the config file and secrets are found with os.path
     assert not executed(loaded, "mqadmin.model.topic")  # topic configs: topicList asks the name server only
+    assert not executed(loaded, "mqadmin.cli.config")  # no config file here: its reader and profiles not loaded
 
     code, out, loaded = run(["--format", "table", "clusterList", "-n", ns])
     assert code == 0 and "broker-a" in out and "broker-b" in out
