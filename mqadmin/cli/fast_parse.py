@@ -152,7 +152,7 @@ def _converter(kind: Any, decl: Option) -> Callable[[Any], Any]:
         low = None if decl.min is None else kind(decl.min)
         high = None if decl.max is None else kind(decl.max)
         return lambda text: _in_range(kind(text), low, high)
-    if isinstance(kind, type) and issubclass(kind, os.PathLike):  # pathlib.Path (not imported unless a command is)
+    if isinstance(kind, type) and issubclass(kind, os.PathLike):  # Path, known without importing pathlib
         return functools.partial(_path, kind)
     if isinstance(kind, type) and issubclass(kind, Enum):
         return _enum_converter(kind)
