@@ -14,13 +14,13 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mqadmin.admin.errors import AdminError, BadNameServerAddress
 
 if TYPE_CHECKING:
     import ssl
+    from pathlib import Path
 
 TTL = 30.0
 STALE_TTL = 24 * 3600.0
@@ -42,6 +42,8 @@ def is_url(value: str) -> bool:
 
 
 def cache_dir() -> Path:
+    from pathlib import Path  # only with an address server: every command imports this module
+
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
     return base / "mqadmin" / "nsaddr"

@@ -12,15 +12,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqadmin.admin.errors import MalformedResponse, ResponseError, UnknownCluster
-from mqadmin.admin.fanout import Target, masters, target_of
 from mqadmin.admin.namesrv import NameServerSet
-from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.route import BrokerData, ClusterInfo
 from mqadmin.model.rpc import Reply, Rpc
 from mqadmin.model.rpc.namesrv import GET_BROKER_CLUSTER_INFO
 from mqadmin.transport.base import Transport
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the fan-out's types load with the first operation on brokers (a name-server query needs none)
+    from mqadmin.admin.fanout import Target
+    from mqadmin.admin.results import Status, TargetResult
     from mqadmin.transport.credentials import Credentials
 
 RH = TypeVar("RH")
@@ -83,7 +83,8 @@ class AdminCore:
         self, rpc: Rpc[Any, Any, Any, Any], header: Any, status: Status, body: Any = None
     ) -> list[TargetResult]:
         """Send to every name server concurrently; one result per name server."""
-        from mqadmin.admin.fanout import fan_out
+        from mqadmin.admin.fanout import Target, fan_out
+        from mqadmin.admin.results import TargetResult
 
         async def one(t: Target) -> TargetResult:
             reply = await self.request(t.addr, rpc, header, body)
@@ -107,6 +108,8 @@ class AdminCore:
         self, broker_addr: str | None, cluster: str | None, info: ClusterInfo | None = None
     ) -> list[Target]:
         """mqadmin's ``-b addr`` (that broker) or ``-c cluster`` (every master of the cluster)."""
+        from mqadmin.admin.fanout import masters, target_of
+
         if cluster:
             return masters(await self.cluster_brokers(cluster, info))
         if not broker_addr:

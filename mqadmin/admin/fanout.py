@@ -4,15 +4,14 @@ running one operation on each concurrently, one result per target whatever happe
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mqadmin.admin.errors import reason_of
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.route import BrokerData, ClusterInfo
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):  # not a frozen dataclass: 10x cheaper to define (start-up)
     """One broker address to act on. ``addr`` is empty when the broker has no registered master."""
 
     name: str

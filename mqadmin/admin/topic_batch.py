@@ -18,7 +18,8 @@ from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.errors import ResponseError, reason_of
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
-from mqadmin.admin.topics import UNSUPPORTED, TopicChange, TopicOps, changes_between, route_clusters
+from mqadmin.admin.topic_routes import route_clusters
+from mqadmin.admin.topics import UNSUPPORTED, TopicChange, TopicOps, changes_between
 from mqadmin.model.names import DLQ_PREFIX, RETRY_PREFIX
 from mqadmin.model.route import ClusterInfo
 from mqadmin.model.rpc import topics as rpc

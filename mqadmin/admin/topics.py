@@ -1,5 +1,5 @@
-"""Topic operations: routes and lists from the name servers; read, create or update (keeping what
-was not asked to change) and delete on brokers; queue statistics; ordered-topic configs."""
+"""Topic operations on brokers: read, create or update (keeping what was not asked to change) and delete;
+queue statistics; ordered-topic configs. Routes and lists from the name servers are ``TopicRouteOps``'s."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from mqadmin.admin.bounded import map_bounded
-from mqadmin.admin.core import AdminCore
 from mqadmin.admin.errors import ResponseError
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
+from mqadmin.admin.topic_routes import TopicRouteOps
 from mqadmin.model.order import ORDER_TOPIC_CONFIG, format_order_conf, parse_order_conf
-from mqadmin.model.route import ClusterInfo, TopicRouteData
+from mqadmin.model.route import ClusterInfo
 from mqadmin.model.rpc import namesrv as ns
 from mqadmin.model.rpc import namesrv_admin as kv
 from mqadmin.model.rpc import topics as rpc
@@ -91,38 +91,7 @@ def changes_between(current: TopicConfig, wanted: TopicConfig, broker_version: i
     return out
 
 
-def route_clusters(route: TopicRouteData, info: ClusterInfo) -> list[str]:
-    """The clusters that hold at least one broker of the route."""
-    names = {b.broker_name for b in route.broker_datas}
-    return sorted(c for c, brokers in info.clusters.items() if names & set(brokers))
-
-
-class TopicOps(AdminCore):
-    # --- name servers ------------------------------------------------------------------------------
-
-    async def topic_route(self, topic: str) -> TopicRouteData:
-        """The topic's route; ``ResponseError`` with code TOPIC_NOT_EXIST when there is none.
-
-        ``acceptStandardJsonOnly`` (and the request's version, 479) make name servers since 4.9.4 answer
-        in standard JSON; older ones answer in the legacy form, which is read as well.
-        """
-        reply = await self.request_namesrv(
-            ns.GET_ROUTEINFO_BY_TOPIC, ns.RouteHeader(topic=topic, accept_standard_json_only=True)
-        )
-        return reply.body or TopicRouteData()
-
-    async def topic_list(self) -> list[str]:
-        return (await self.request_namesrv(ns.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)).body or []
-
-    async def topic_clusters(self, topic: str) -> list[str]:
-        """The clusters of every broker in the topic's route (Java's topicClusterList looks at the first
-        broker only); ``ResponseError`` TOPIC_NOT_EXIST when there is no route."""
-        route = await self.topic_route(topic)
-        return route_clusters(route, await self.cluster_info())
-
-    async def topics_of_cluster(self, cluster: str) -> list[str]:
-        return (await self.request_namesrv(ns.GET_TOPICS_BY_CLUSTER, ns.ClusterHeader(cluster=cluster))).body or []
-
+class TopicOps(TopicRouteOps):
     # --- brokers: reading --------------------------------------------------------------------------
 
     async def read_topic_config(self, addr: str, topic: str) -> tuple[TopicConfig | None, int]:

@@ -15,11 +15,12 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import Any
 
-CONFIG_ENV = "MQADMIN_CONFIG"
-PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+from mqadmin.cli.config_path import CONFIG_ENV as CONFIG_ENV  # re-exported: the config file's API is here
+from mqadmin.cli.config_path import config_path
+
+PROFILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"  # compiled when first used: most runs check no name
 FORMATS = ("table", "json")
 
 
@@ -126,14 +127,14 @@ def _check_addr_map(where: str, amap: dict[str, str]) -> None:
 
 def check_profile_name(name: str) -> str | None:
     """Why ``name`` cannot name a profile, or None."""
-    if PROFILE_NAME.match(name):
+    if re.match(PROFILE_NAME, name):
         return None
     return f"bad profile name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with . _ -)"
 
 
 @dataclass
 class Config:
-    path: Path
+    path: str | os.PathLike[str]
     profiles: dict[str, Profile] = field(default_factory=dict)
     current: str | None = None
     mode: int | None = None
@@ -150,16 +151,7 @@ class Config:
         return self.mode is not None and bool(self.mode & (stat.S_IRWXG | stat.S_IRWXO))
 
 
-def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get(CONFIG_ENV):
-        return Path(env[CONFIG_ENV]).expanduser()
-    xdg = env.get("XDG_CONFIG_HOME", "")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config"
-    return base / "mqadmin" / "config.toml"
-
-
-def parse_config(text: str, path: Path) -> Config:
+def parse_config(text: str, path: str | os.PathLike[str]) -> Config:
     """A checked Config from the file's text; ``ConfigError`` says what is wrong and where."""
     import tomllib  # here, not at the top: most runs have no config file, and start-up counts
 
@@ -187,12 +179,13 @@ def parse_config(text: str, path: Path) -> Config:
     return Config(path, profiles, current)
 
 
-def load_config(path: Path | None = None) -> Config:
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """The config file (an empty Config when there is none)."""
     path = path or config_path()
     try:
-        text = path.read_text(encoding="utf-8")
-        mode = stat.S_IMODE(path.stat().st_mode)
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+        mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         return Config(path)
     except (OSError, UnicodeDecodeError) as e:
@@ -215,10 +208,12 @@ def save_config(config: Config) -> None:
     config.mode = 0o600
 
 
-def write_private(path: Path, text: str) -> None:
+def write_private(path: str | os.PathLike[str], text: str) -> None:
     """Replace ``path`` by ``text`` atomically: a temporary file (0600) in the same directory, fsync, rename."""
     import tempfile
+    from pathlib import Path  # only the profile commands write
 
+    path = Path(path)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

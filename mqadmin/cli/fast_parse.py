@@ -11,12 +11,12 @@ option type it does not know. tests/cli/test_fast_parse.py checks both parsers a
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import types
 from collections.abc import Callable, Iterable
 from enum import Enum
-from pathlib import Path
 from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
 
 from mqadmin.cli import registry
@@ -152,8 +152,8 @@ def _converter(kind: Any, decl: Option) -> Callable[[Any], Any]:
         low = None if decl.min is None else kind(decl.min)
         high = None if decl.max is None else kind(decl.max)
         return lambda text: _in_range(kind(text), low, high)
-    if kind is Path:
-        return _path
+    if isinstance(kind, type) and issubclass(kind, os.PathLike):  # Path, known without importing pathlib
+        return functools.partial(_path, kind)
     if isinstance(kind, type) and issubclass(kind, Enum):
         return _enum_converter(kind)
     raise Unsure(f"an option of type {kind}")
@@ -183,15 +183,15 @@ def _in_range(value: float, low: float | None, high: float | None) -> float:
     return value
 
 
-def _path(text: str | Path) -> Path:
+def _path(kind: Callable[[Any], Any], text: str | os.PathLike[str]) -> Any:
     """Typer's ``Path`` check: a path that exists must be readable."""
     try:
         os.stat(text)
     except OSError:
-        return Path(text)
+        return kind(text)
     if not os.access(text, os.R_OK):
         raise ValueError(f"{text} is not readable")
-    return Path(text)
+    return kind(text)
 
 
 _SPECS: dict[str, Spec | None] = {}

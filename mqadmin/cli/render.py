@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mqadmin.cli.options import OutputFormat
 from mqadmin.cli.safe_text import escape
@@ -37,8 +36,7 @@ STATUS_STYLES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(NamedTuple):  # not a frozen dataclass: 10x cheaper to define (start-up)
     header: str
     numeric: bool = False  # right-aligned
     styled: bool = False  # cell text picks a colour from STATUS_STYLES on a terminal

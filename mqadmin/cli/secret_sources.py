@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from pathlib import Path
 
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
@@ -22,10 +21,11 @@ def first_line(text: str) -> str:
 
 
 def read_secret_file(path: str, what: str = "secret key") -> str:
-    p = Path(path).expanduser()
+    p = os.path.expanduser(path)
     try:
-        text = p.read_text(encoding="utf-8")
-        mode = stat.S_IMODE(p.stat().st_mode)
+        with open(p, encoding="utf-8") as file:
+            text = file.read()
+        mode = stat.S_IMODE(os.stat(p).st_mode)
     except (OSError, UnicodeDecodeError) as e:
         raise usage_error(
             f"cannot read the {what} from {path}: {getattr(e, 'strerror', None) or type(e).__name__}",
@@ -34,7 +34,7 @@ def read_secret_file(path: str, what: str = "secret key") -> str:
     secret = first_line(text)
     if not secret:
         raise usage_error(f"the {what} file {path} is empty", "put the secret on its first line")
-    if mode & (stat.S_IRWXG | stat.S_IRWXO) and p.is_file():
+    if mode & (stat.S_IRWXG | stat.S_IRWXO) and os.path.isfile(p):
         import shlex
 
         from mqadmin.cli.safe_text import warn
@@ -105,9 +105,10 @@ def prompt_secret(what: str, *, confirm: bool) -> str:
 def read_tools_yml(rocketmq_home: str) -> tuple[str, str] | None:
     """``(accessKey, secretKey)`` from ``$ROCKETMQ_HOME/conf/tools.yml``, as Java mqadmin reads them; None when
     the file is missing or lacks either key."""
-    path = Path(rocketmq_home) / "conf" / "tools.yml"
+    path = os.path.join(rocketmq_home, "conf", "tools.yml")
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
     except (OSError, UnicodeDecodeError):
         return None
     values: dict[str, str] = {}

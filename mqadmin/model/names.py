@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from mqadmin.wire.codes import ResponseCode
 
@@ -70,8 +70,7 @@ class NameKind(StrEnum):
     GROUP = "group"
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
+class Refusal(NamedTuple):  # not a frozen dataclass: 10x cheaper to define (start-up)
     """Why a server refuses a request (an illegal name, a malformed field): Apache's response code and remark."""
 
     code: int

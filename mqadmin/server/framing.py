@@ -15,6 +15,7 @@ import time
 from typing import cast
 
 from mqadmin.wire.frame import FrameError, RemotingCommand, check_length, decode_frame
+from mqadmin.wire.orjson_headers import parse_header_json
 
 SMALL_FRAME = 64 * 1024
 """Frames up to this size are not charged to a budget."""
@@ -48,8 +49,9 @@ class FrameProtocol(asyncio.Protocol):
     """Frames in (``frame_received``), bytes out (``transport``), with the writer's flow control (``drain``).
 
     ``frame_started`` is the monotonic time the length field of the frame in transit arrived (0 between frames)
-    and ``last_read`` the time bytes last arrived, so that a server can time connections out. Invalid UTF-8 in
-    a header is decoded to lone surrogates, so that the request can be refused naming the field."""
+    and ``last_read`` the time bytes last arrived, so that a server can time connections out. JSON headers are
+    read with orjson (``mqadmin.wire.orjson_headers``); invalid UTF-8 in a header is decoded to lone surrogates,
+    so that the request can be refused naming the field."""
 
     transport: asyncio.Transport
 
@@ -121,7 +123,7 @@ class FrameProtocol(asyncio.Protocol):
             stop = pos + 4 + length
             if stop > end:
                 break
-            cmd = decode_frame(view[pos + 4 : stop], "surrogateescape")
+            cmd = decode_frame(view[pos + 4 : stop], "surrogateescape", parse_header_json)
             pos = stop
             self._release()
             self.frame_started = 0.0

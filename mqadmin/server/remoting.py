@@ -42,6 +42,7 @@ from mqadmin.server.sniff import PermissiveListener
 from mqadmin.transport.frames import PendingRequests
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RESPONSE_FLAG, FrameError, RemotingCommand, encode_frame
+from mqadmin.wire.orjson_headers import dump_header_json
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +180,7 @@ def _encode(cmd: RemotingCommand) -> bytes:
     """The frame of ``cmd``; a response that cannot be encoded (text that is not valid Unicode, a
     frame over the size limit) becomes a SYSTEM_ERROR answer saying so."""
     try:
-        return encode_frame(cmd)
+        return encode_frame(cmd, dump_header_json)
     except (UnicodeEncodeError, FrameError) as e:
         if not cmd.is_response:
             raise
@@ -188,7 +189,8 @@ def _encode(cmd: RemotingCommand) -> bytes:
         return encode_frame(
             RemotingCommand(
                 ResponseCode.SYSTEM_ERROR, cmd.opaque, RESPONSE_FLAG, remark=remark, serialize=cmd.serialize
-            )
+            ),
+            dump_header_json,
         )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mqadmin.wire.codes import RequestCode, response_name
+from mqadmin.wire.codes import request_name, response_name
 from mqadmin.wire.frame import RemotingCommand
 
 HIDDEN = frozenset({"Signature", "SecurityToken"})
@@ -10,10 +10,8 @@ HIDDEN = frozenset({"Signature", "SecurityToken"})
 
 
 def _request_name(code: int) -> str:
-    try:
-        return f"{RequestCode(code).name}({code})"
-    except ValueError:
-        return f"request {code}"
+    name = request_name(code)
+    return f"{name}({code})" if name else f"request {code}"
 
 
 def describe_request(addr: str, cmd: RemotingCommand) -> str:

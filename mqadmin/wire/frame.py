@@ -1,21 +1,20 @@
 """RocketMQ remoting frames: ``| int32 length | int32 type<<24|H | header | body |``.
 
 Both header encodings are supported: JSON (type 0) and the binary ROCKETMQ form (type 1).
-Headers are read and written with orjson; what it refuses (invalid UTF-8 kept for a server to refuse by
-field, lone surrogates, numbers beyond 64 bits, NaN) goes through the standard ``json`` module as before.
-Decoding is tolerant of what real peers send (tests/data/captures; docs/protocol.md): a header JSON
-that ends in a newline, ext values that are numbers or booleans, ``language`` as a name or an
-ordinal, a missing ``opaque``.
+JSON headers are read and written with the standard ``json`` module (its C accelerator), which is all a
+client making a few requests needs; the servers pass ``mqadmin.wire.orjson_headers``'s faster reader and
+writer, which fall back to these for what orjson refuses or reads otherwise. Decoding is tolerant of what
+real peers send (tests/data/captures; docs/protocol.md): a header JSON that ends in a newline, ext values
+that are numbers or booleans, ``language`` as a name or an ordinal, a missing ``opaque``.
 """
 
 from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
-
-import orjson
 
 MAX_FRAME_LENGTH = 16 * 1024 * 1024
 """The largest ``length`` field accepted, as in Java's default ``frameMaxLength``."""
@@ -82,8 +81,17 @@ class RemotingCommand:
         )
 
 
-def encode_frame(cmd: RemotingCommand) -> bytes:
-    header = _encode_binary_header(cmd) if cmd.serialize == SerializeType.ROCKETMQ else _encode_json_header(cmd)
+HeaderDumper = Callable[[dict[str, object]], bytes]
+"""Writes a JSON header's object as UTF-8 (``dump_header_json``, or ``orjson_headers.dump_header_json``)."""
+HeaderParser = Callable[[bytes, str], object]
+"""Reads a JSON header with a text-error mode (``parse_header_json``, or ``orjson_headers.parse_header_json``)."""
+
+
+def encode_frame(cmd: RemotingCommand, dump_json: HeaderDumper | None = None) -> bytes:
+    if cmd.serialize == SerializeType.ROCKETMQ:
+        header = _encode_binary_header(cmd)
+    else:
+        header = (dump_json or dump_header_json)(_json_header(cmd))
     h = len(header)
     length = 4 + h + len(cmd.body)
     if length > MAX_FRAME_LENGTH:
@@ -91,7 +99,9 @@ def encode_frame(cmd: RemotingCommand) -> bytes:
     return struct.pack(">ii", length, (int(cmd.serialize) << 24) | h) + header + cmd.body
 
 
-def decode_frame(frame: bytes | memoryview, text_errors: str = "strict") -> RemotingCommand:
+def decode_frame(
+    frame: bytes | memoryview, text_errors: str = "strict", parse_json: HeaderParser | None = None
+) -> RemotingCommand:
     """Decode one frame *without* its leading length field.
 
     ``text_errors="surrogateescape"`` (what a server passes) decodes invalid UTF-8 in the header to
@@ -107,7 +117,7 @@ def decode_frame(frame: bytes | memoryview, text_errors: str = "strict") -> Remo
     header = bytes(frame[4 : 4 + h])
     body = bytes(frame[4 + h :])
     if stype == SerializeType.JSON:
-        cmd = _decode_json_header(header, text_errors)
+        cmd = _decode_json_header(header, text_errors, parse_json or parse_header_json)
     elif stype == SerializeType.ROCKETMQ:
         cmd = _decode_binary_header(header, text_errors)
     else:
@@ -125,7 +135,7 @@ def check_length(length: int) -> None:
 # --- JSON header -------------------------------------------------------------------------------
 
 
-def _encode_json_header(cmd: RemotingCommand) -> bytes:
+def _json_header(cmd: RemotingCommand) -> dict[str, object]:
     obj: dict[str, object] = {
         "code": cmd.code,
         "flag": cmd.flag,
@@ -138,10 +148,12 @@ def _encode_json_header(cmd: RemotingCommand) -> bytes:
         obj["extFields"] = cmd.ext
     if cmd.remark:
         obj["remark"] = cmd.remark
-    try:
-        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:  # lone surrogates (UnicodeEncodeError below), keys that are not text
-        return _HEADER_ENCODER.encode(obj).encode()
+    return obj
+
+
+def dump_header_json(obj: dict[str, object]) -> bytes:
+    """Compact, keys sorted, text as UTF-8 (UnicodeEncodeError for a lone surrogate)."""
+    return _HEADER_ENCODER.encode(obj).encode()
 
 
 _HEADER_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True, ensure_ascii=False)
@@ -202,23 +214,9 @@ def _check_depth(header: bytes) -> None:
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"{}[]")
 
 
-_TEXT_ONLY = {str}
-
-
-def _parse_header(header: bytes, text_errors: str) -> object:
-    """The header's JSON: orjson's reading when it is the usual one (text ext values, no floats), else the
-    standard reader's, which takes what orjson refuses (invalid UTF-8 kept as surrogates, lone surrogate
-    escapes, NaN) or reads otherwise (an integer beyond 64 bits, which orjson makes a float), with its ext
-    values (numbers, booleans, null) turned into text. Either way an ext object holds text only."""
-    try:
-        obj = orjson.loads(header)
-    except orjson.JSONDecodeError:
-        pass
-    else:
-        if isinstance(obj, dict) and float not in {*map(type, obj.values())}:
-            ext = obj.get("extFields")
-            if not isinstance(ext, dict) or {*map(type, ext.values())} <= _TEXT_ONLY:
-                return obj
+def parse_header_json(header: bytes, text_errors: str) -> object:
+    """The header's JSON, with its ext values (numbers, booleans, null) turned into text: an ext object holds
+    text only. ``text_errors`` is how invalid UTF-8 is decoded (a server keeps it as surrogates)."""
     try:
         obj = json.loads(header.decode("utf-8", text_errors))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
@@ -229,9 +227,9 @@ def _parse_header(header: bytes, text_errors: str) -> object:
     return obj
 
 
-def _decode_json_header(header: bytes, text_errors: str = "strict") -> RemotingCommand:
+def _decode_json_header(header: bytes, text_errors: str, parse_json: HeaderParser) -> RemotingCommand:
     _check_depth(header)
-    obj = _parse_header(header, text_errors)
+    obj = parse_json(header, text_errors)
     if not isinstance(obj, dict):
         raise FrameError("header JSON is not an object")
     ext_raw = obj.get("extFields") or {}

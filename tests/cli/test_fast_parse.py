@@ -8,7 +8,6 @@ command line is run once through each parser.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 import shlex
@@ -42,7 +41,7 @@ class Recorder:
         self.calls: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
         def record(**kw: Any) -> None:
-            self.calls.append((kw, dataclasses.asdict(GLOBAL)))
+            self.calls.append((kw, dict(vars(GLOBAL))))
 
         record.__signature__ = inspect.signature(declared.function)  # type: ignore[attr-defined]
         self.function = record

@@ -1,7 +1,7 @@
 """What a one-request command imports (start-up is most of its time): a valid command line never imports
 Typer or click (mqadmin.cli.fast_parse parses it), plain output never imports rich, the request declarations
-a command does not use are never run, and a command whose requests go one after the other runs over blocking
-sockets without importing asyncio (nor ssl without TLS).
+a command does not use are never run, nor orjson (the servers' header codec), and a command whose requests
+go one after the other runs over blocking sockets without importing asyncio (nor ssl without TLS).
 
 Each command runs in a fresh interpreter against an embedded cluster, with stdout a pipe (plain output);
 the test checks its output and then which modules it loaded. Timings are measured in bench/bench_cli.py.
@@ -21,6 +21,7 @@ from tests.devprocs import EmbeddedCluster
 
 RUN_AND_LIST_MODULES = """
 import json, sys, types
+sys.modules.pop("pathlib", None)  # loaded at start-up by a development install's import finder, not by mqadmin
 from mqadmin.cli.main import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
@@ -94,6 +95,10 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert not executed(loaded, "mqadmin.model.access")  # ACL rules: only requests that declare one load them
     assert not executed(loaded, "hashlib")  # only to sign requests or to cache an address server's answer
     assert not executed(loaded, "mqadmin.transport.credentials")  # nor the class of the credentials
+    assert not executed(loaded, "orjson")  # the servers' header codec: a client's few headers take json's
+    assert not executed(loaded, "pathlib")  # the config file and secrets are found with os.path
+    assert not executed(loaded, "mqadmin.model.topic")  # topic configs: topicList asks the name server only
+    assert not executed(loaded, "mqadmin.cli.config")  # no config file here: its reader and profiles not loaded
 
     code, out, loaded = run(["--format", "table", "clusterList", "-n", ns])
     assert code == 0 and "broker-a" in out and "broker-b" in out
@@ -102,6 +107,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert not unused & executed(loaded, "mqadmin.model.rpc")
     assert not executed(loaded, "mqadmin.model.broker_consume")  # declared with GET_BROKER_CONSUME_STATS only
     assert not executed(loaded, "mqadmin.model.auth")  # ACL users and policies: only to explain a failure
+    assert not executed(loaded, "orjson")
 
 
 def test_a_usage_error_is_typer_s(cluster: EmbeddedCluster) -> None:

@@ -39,7 +39,7 @@ async def served(*fakes: FakeNamesrv | FakeBroker) -> AsyncIterator[None]:
     servers = []
     for fake in fakes:
         server = RemotingServer(fake.addr)
-        for code in RequestCode:
+        for code in (code for name, code in vars(RequestCode).items() if name.isupper()):
             server.register(code, lambda cmd, ch, f=fake: f.handle(cmd))
         await server.start("127.0.0.1", int(fake.addr.rsplit(":", 1)[1]))
         servers.append(server)

@@ -13,11 +13,12 @@ from mqadmin.cli.config import Config, ConfigError, Profile, config_path, load_c
 
 
 def test_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    assert config_path({"MQADMIN_CONFIG": "/x/c.toml", "XDG_CONFIG_HOME": "/y"}) == Path("/x/c.toml")
-    assert config_path({"XDG_CONFIG_HOME": "/y"}) == Path("/y/mqadmin/config.toml")
+    assert config_path({"MQADMIN_CONFIG": "/x/c.toml", "XDG_CONFIG_HOME": "/y"}) == "/x/c.toml"
+    assert config_path({"XDG_CONFIG_HOME": "/y"}) == "/y/mqadmin/config.toml"
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert config_path({"XDG_CONFIG_HOME": "relative"}) == tmp_path / ".config" / "mqadmin" / "config.toml"
-    assert config_path({}) == tmp_path / ".config" / "mqadmin" / "config.toml"
+    assert config_path({"MQADMIN_CONFIG": "~/c.toml"}) == str(tmp_path / "c.toml")
+    assert config_path({"XDG_CONFIG_HOME": "relative"}) == str(tmp_path / ".config" / "mqadmin" / "config.toml")
+    assert config_path({}) == str(tmp_path / ".config" / "mqadmin" / "config.toml")
 
 
 def test_write_is_private_atomic_and_round_trips(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from mqadmin.model.order import (
 from mqadmin.model.rpc import topics
 from mqadmin.model.rpc.spec import RequestRefused
 from mqadmin.model.topic import TopicConfig
-from mqadmin.wire import fastjson
+from mqadmin.wire import fastjson, orjson_headers
 from mqadmin.wire.frame import LANGUAGES, RemotingCommand, SerializeType, decode_frame, encode_frame
 from mqadmin.wire.message import MessageExt, decode_messages, encode_message
 from mqadmin.wire.properties import format_properties, parse_properties
@@ -55,6 +55,14 @@ def test_frames_round_trip_in_both_header_forms(cmd: RemotingCommand) -> None:
     data = encode_frame(cmd)
     assert int.from_bytes(data[:4], "big") == len(data) - 4
     assert decode_frame(data[4:]) == cmd
+
+
+@given(commands())
+def test_the_servers_orjson_headers_give_the_same_frames(cmd: RemotingCommand) -> None:
+    """The servers read and write JSON headers with orjson, clients with the standard json module."""
+    data = encode_frame(cmd)
+    assert encode_frame(cmd, orjson_headers.dump_header_json) == data
+    assert decode_frame(data[4:], "strict", orjson_headers.parse_header_json) == cmd
 
 
 @given(

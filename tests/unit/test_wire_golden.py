@@ -11,7 +11,7 @@ import pytest
 
 from mqadmin.model.rpc.namesrv import CLUSTER_INFO, ROUTE
 from mqadmin.transport.frames import FrameReader
-from mqadmin.wire import fastjson
+from mqadmin.wire import fastjson, orjson_headers
 from mqadmin.wire.frame import (
     MAX_FRAME_LENGTH,
     FrameError,
@@ -296,14 +296,17 @@ def test_encoding_a_frame_over_16_mib_is_refused() -> None:
         (b'"\\ud800"', "\ud800"),  # a lone surrogate, for the server to refuse naming the field
     ],
 )
-def test_header_values_the_fast_parser_refuses_are_still_read(raw: bytes, value: str) -> None:
+@pytest.mark.parametrize("parse_json", [None, orjson_headers.parse_header_json], ids=["json", "orjson"])
+def test_header_values_the_fast_parser_refuses_are_still_read(raw: bytes, value: str, parse_json) -> None:
     header = b'{"code":310,"opaque":7,"extFields":{"a":' + raw + b',"b":"x"}}'
-    cmd = decode_frame(struct.pack(">i", len(header)) + header, "surrogateescape")
+    cmd = decode_frame(struct.pack(">i", len(header)) + header, "surrogateescape", parse_json)
     assert (cmd.code, cmd.opaque, cmd.ext) == (310, 7, {"a": value, "b": "x"})
 
 
-def test_invalid_utf8_in_a_header_is_kept_for_the_server_to_refuse() -> None:
+@pytest.mark.parametrize("parse_json", [None, orjson_headers.parse_header_json], ids=["json", "orjson"])
+def test_invalid_utf8_in_a_header_is_kept_for_the_server_to_refuse(parse_json) -> None:
     header = b'{"code":310,"extFields":{"b":"T\xff"}}'
-    assert decode_frame(struct.pack(">i", len(header)) + header, "surrogateescape").ext == {"b": "T\udcff"}
+    frame = struct.pack(">i", len(header)) + header
+    assert decode_frame(frame, "surrogateescape", parse_json).ext == {"b": "T\udcff"}
     with pytest.raises(FrameError, match="not JSON"):
-        decode_frame(struct.pack(">i", len(header)) + header)
+        decode_frame(frame, "strict", parse_json)

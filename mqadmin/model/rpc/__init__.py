@@ -12,7 +12,6 @@ import TopicHeader``) loads it at once. ``REGISTRY`` holds the declarations load
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 from types import ModuleType
 
@@ -63,6 +62,8 @@ def __getattr__(name: str) -> ModuleType:
     full = f"{__name__}.{name}"
     module = sys.modules.get(full)
     if module is None:
+        import importlib.util  # LazyLoader, for a declaration module not loaded yet
+
         spec = importlib.util.find_spec(full)
         assert spec is not None and spec.loader is not None
         spec.loader = importlib.util.LazyLoader(spec.loader)

@@ -4,8 +4,7 @@ text, and raw bytes."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from mqadmin.wire import fastjson
 from mqadmin.wire.properties import format_properties, parse_properties
@@ -13,14 +12,13 @@ from mqadmin.wire.properties import format_properties, parse_properties
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class JsonBody(Generic[T]):
+class JsonBody(NamedTuple, Generic[T]):  # not a frozen dataclass: 10x cheaper to define (start-up)
     """A fastjson object (relaxed form accepted when reading) mapped to and from a model type."""
 
     name: str
     from_json: Callable[[Any], T]
     to_json: Callable[[T], Any]
-    json: ClassVar[bool] = True
+    json = True  # a class attribute, as PropertiesBody's and RawBody's
 
     def encode(self, value: T) -> bytes:
         return fastjson.dumps_bytes(self.to_json(value))

@@ -52,8 +52,7 @@ def wire(name: str, default: Any = MISSING, *, check: Check | None = None, blank
     return dataclasses.field(default=default, metadata={"wire": name, "check": check, "blank_ok": blank_ok})
 
 
-@dataclass(frozen=True, slots=True)
-class WireField:
+class WireField(NamedTuple):  # not a frozen dataclass: 10x cheaper to define (start-up)
     """One header field as declared: attribute, wire name, type, whether required, default, check."""
 
     attr: str
@@ -228,8 +227,7 @@ REGISTRY: dict[int, Rpc[Any, Any, Any, Any]] = {}
 """Every declared request by code."""
 
 
-@dataclass(frozen=True, slots=True)
-class Reply(Generic[RH, RB]):
+class Reply(NamedTuple, Generic[RH, RB]):  # not a frozen dataclass: 10x cheaper to define (start-up)
     """A decoded response: its code and remark, typed header and body, and the server's version."""
 
     code: int

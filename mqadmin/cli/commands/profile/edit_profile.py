@@ -38,7 +38,7 @@ def edit_profile() -> None:
     from mqadmin.cli.errors import usage_error
     from mqadmin.cli.render import note
 
-    path = config_path()
+    path = Path(config_path())
     try:
         original = path.read_text(encoding="utf-8")
     except FileNotFoundError:
