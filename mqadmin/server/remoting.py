@@ -56,6 +56,10 @@ class Later:
     def __init__(self) -> None:
         self._then: Callable[[RemotingCommand | BaseException], None] | None = None
 
+    def then(self, callback: Callable[[RemotingCommand | BaseException], None]) -> None:
+        """Who answers once the outcome is given (the server, when the handler returns this)."""
+        self._then = callback
+
     def give(self, outcome: RemotingCommand | BaseException) -> None:
         """The response, or the exception the handler failed with (answered SYSTEM_ERROR)."""
         then, self._then = self._then, None
@@ -342,8 +346,10 @@ class RemotingServer:
         if isinstance(answer, RemotingCommand) or answer is None:
             self._respond(cmd, ch, answer)
         elif isinstance(answer, Later):
-            answer._then = lambda outcome: self._respond(
-                cmd, ch, outcome if isinstance(outcome, RemotingCommand) else self._failure(cmd, outcome)
+            answer.then(
+                lambda outcome: self._respond(
+                    cmd, ch, outcome if isinstance(outcome, RemotingCommand) else self._failure(cmd, outcome)
+                )
             )
         elif isinstance(answer, asyncio.Future):
             answer.add_done_callback(lambda fut: self._respond(cmd, ch, self._outcome(cmd, fut)))
