@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
 DEFAULT_DEADLINE = 60.0
 REQUEST_TIMEOUT = 5.0
+REQUEST_FLOOR = 1.0
+"""A check started just before the deadline still gets this long an answer: one cut to the few milliseconds
+left would end the wait on "no answer" instead of what the cluster last said."""
 
 
 @command(
@@ -44,7 +47,8 @@ def wait(
 ) -> None:
     """Wait until every condition given holds, checking again every --interval seconds.
 
-    --timeout is the whole wait here (default 60 s; each request gets at most 5 s of it). Nothing failing
+    --timeout is the whole wait here (default 60 s; each request gets at most 5 s of it, and a check
+    started before the deadline gets at least 1 s, so the wait may end up to 1 s late). Nothing failing
     meanwhile is an error (a name server not up yet, a broker restarting): the progress line on stderr says
     what is missing. Exits 0 once every condition holds, 7 when --timeout passes first (the output says which
     conditions were not met), 2 for a usage error. -c limits the masters to one cluster.
@@ -77,7 +81,7 @@ def wait(
         try:
             while True:
                 left = deadline_s - (time.monotonic() - started)
-                admin.timeout = max(0.1, min(REQUEST_TIMEOUT, left))
+                admin.timeout = max(REQUEST_FLOOR, min(REQUEST_TIMEOUT, left))
                 checks = await check_all(admin, conditions)
                 line.show(conditions, checks, time.monotonic() - started)
                 left = deadline_s - (time.monotonic() - started)
