@@ -49,22 +49,34 @@ log = logging.getLogger(__name__)
 
 class Later:
     """A response given later by a plain call (``give``), answered in that same turn of the event loop: the
-    send path's answer once the store has committed, without a future's extra turn per message."""
+    send path's answer once the store has committed, without a future's extra turn per message. An outcome
+    given before anyone asked (``then``) is kept for them; only the first outcome counts."""
 
-    __slots__ = ("_then",)
+    __slots__ = ("_then", "_early")
 
     def __init__(self) -> None:
         self._then: Callable[[RemotingCommand | BaseException], None] | None = None
+        self._early: RemotingCommand | BaseException | object = _NOT_GIVEN
 
     def then(self, callback: Callable[[RemotingCommand | BaseException], None]) -> None:
         """Who answers once the outcome is given (the server, when the handler returns this)."""
-        self._then = callback
+        early, self._early = self._early, _ANSWERED
+        if early is _NOT_GIVEN:
+            self._then = callback
+        elif early is not _ANSWERED:
+            callback(early)  # type: ignore[arg-type]
 
     def give(self, outcome: RemotingCommand | BaseException) -> None:
         """The response, or the exception the handler failed with (answered SYSTEM_ERROR)."""
         then, self._then = self._then, None
         if then is not None:
             then(outcome)
+        elif self._early is _NOT_GIVEN:
+            self._early = outcome
+
+
+_NOT_GIVEN = object()
+_ANSWERED = object()
 
 
 Answer = RemotingCommand | None | Later | Awaitable[RemotingCommand | None]

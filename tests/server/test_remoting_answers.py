@@ -1,12 +1,13 @@
-"""The remoting server answers each kind of handler result: a response at once, a future completed later
-(the broker's send path), a coroutine; a handler that fails, at once or through its future, is answered
-SYSTEM_ERROR with the exception text, and the connection goes on serving."""
+"""The remoting server answers each kind of handler result: a response at once, a future completed later,
+a ``Later`` (the broker's send path) given after or before it is returned, a coroutine; a handler that fails,
+at once or through its future, is answered SYSTEM_ERROR with the exception text, and the connection goes on
+serving."""
 
 from __future__ import annotations
 
 import asyncio
 
-from mqadmin.server.remoting import ClientChannel, RemotingServer
+from mqadmin.server.remoting import ClientChannel, Later, RemotingServer
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand
@@ -60,6 +61,58 @@ async def test_every_kind_of_handler_result_is_answered_on_one_connection() -> N
         cmd, fut = pending[0]
         fut.set_result(cmd.response(R.SUCCESS, "later"))
         assert (await waiting).remark == "later"
+    finally:
+        await transport.aclose()
+        await server.close()
+
+
+GIVEN_LATER, GIVEN_EARLY, GIVEN_TWICE, LATER_FAILS = 911, 912, 913, 914
+
+
+async def test_a_later_is_answered_once_whenever_its_outcome_is_given() -> None:
+    pending: list[tuple[RemotingCommand, Later]] = []
+
+    def given_later(cmd: RemotingCommand, ch: ClientChannel) -> Later:
+        answer = Later()
+        pending.append((cmd, answer))
+        return answer
+
+    def given_early(cmd: RemotingCommand, ch: ClientChannel) -> Later:
+        answer = Later()
+        answer.give(cmd.response(R.SUCCESS, "before it was returned"))
+        return answer
+
+    def given_twice(cmd: RemotingCommand, ch: ClientChannel) -> Later:
+        answer = Later()
+        answer.give(cmd.response(R.SUCCESS, "first"))
+        answer.give(cmd.response(R.SUCCESS, "second"))
+        return answer
+
+    def later_fails(cmd: RemotingCommand, ch: ClientChannel) -> Later:
+        answer = Later()
+        answer.give(KeyError("no commit"))
+        return answer
+
+    server = RemotingServer("laters")
+    for code, handler in ((GIVEN_LATER, given_later), (GIVEN_EARLY, given_early), (GIVEN_TWICE, given_twice),
+                          (LATER_FAILS, later_fails)):  # fmt: skip
+        server.register(code, handler)
+    port = await server.start()
+    addr = f"127.0.0.1:{port}"
+    transport = TcpTransport(timeout=10)
+    try:
+        waiting = asyncio.ensure_future(request(transport, addr, GIVEN_LATER))
+        await until(lambda: pending, what="the handler returned its Later")
+        assert (await request(transport, addr, GIVEN_EARLY)).remark == "before it was returned"
+        assert (await request(transport, addr, GIVEN_TWICE)).remark == "first"
+        failed = await request(transport, addr, LATER_FAILS)
+        assert (failed.code, failed.remark) == (R.SYSTEM_ERROR, "KeyError: 'no commit'")
+        assert not waiting.done()
+        cmd, answer = pending[0]
+        answer.give(cmd.response(R.SUCCESS, "later"))
+        answer.give(cmd.response(R.SUCCESS, "again"))
+        assert (await waiting).remark == "later"
+        assert (await request(transport, addr, GIVEN_EARLY)).remark == "before it was returned"
     finally:
         await transport.aclose()
         await server.close()
