@@ -4,14 +4,15 @@
 // Usage:
 //   DrainBench produce <namesrv> <topic> <count> <bodyBytes> <threads> <batch>
 //       sends <count> messages as batches of <batch> (DefaultMQProducer.send(Collection), sync) from
-//       <threads> threads sharing one producer; the backlog is not what is measured.
+//       <threads> threads sharing one producer: the batch-send rate, measured as a side result.
 //   DrainBench drain <namesrv> <topic> <group> <count> <timeoutSec>
 //       a DefaultMQPushConsumer (a new group, CONSUME_FROM_FIRST_OFFSET, default threads and pull
 //       batch size) counts deliveries until <count> have arrived or <timeoutSec> has passed.
 //
 // stdout: JSON lines only. drain: {"event":"measuring"} right before the consumer starts,
 // {"event":"measured"} when the count is reached (or the time is up), then {"event":"result",...}.
-// produce: {"event":"result",...}. Exit 0, or 2 when the client could not start.
+// produce: {"event":"measuring"} right before the first send, {"event":"measured"} when the last batch is
+// acknowledged, then {"event":"result",...}. Exit 0, or 2 when the client could not start.
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,6 +72,7 @@ public final class DrainBench {
         AtomicLong left = new AtomicLong(count);
         AtomicLong sent = new AtomicLong();
         AtomicLong errors = new AtomicLong();
+        emit("{\"event\":\"measuring\"}");
         long t0 = System.nanoTime();
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
@@ -104,9 +106,11 @@ public final class DrainBench {
             w.join();
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        emit("{\"event\":\"measured\"}");
         p.shutdown();
         emit("{\"event\":\"result\",\"sent\":" + sent.get() + ",\"errors\":" + errors.get() + ",\"seconds\":"
-            + String.format(Locale.ROOT, "%.2f", seconds) + "}");
+            + String.format(Locale.ROOT, "%.2f", seconds) + ",\"msgsPerSec\":"
+            + String.format(Locale.ROOT, "%.1f", sent.get() / seconds) + "}");
     }
 
     static void drain(String namesrv, String topic, String group, long count, double timeoutSec) throws Exception {
