@@ -38,7 +38,7 @@ class MessageDecodeError(ValueError):
 
 def encode_properties(props: dict[str, str]) -> str:
     """``name\\x01value\\x02`` for each pair, with the trailing separator Java writes."""
-    return "".join(f"{k}{NAME_SEP}{v}{PROP_SEP}" for k, v in props.items())
+    return "".join([f"{k}{NAME_SEP}{v}{PROP_SEP}" for k, v in props.items()])
 
 
 def decode_properties(text: str | None) -> dict[str, str]:
@@ -94,10 +94,13 @@ class MessageExt:
 
 
 def offset_msg_id(store_host: tuple[str, int], commit_log_offset: int) -> str:
-    return (_host(store_host) + _OFFSET.pack(commit_log_offset)).hex().upper()
+    """The host's 8 bytes and the offset as a signed 64-bit big-endian number, in upper-case hex."""
+    return f"{_host_hex(store_host)}{commit_log_offset & 0xFFFFFFFFFFFFFFFF:016X}"
 
 
-_OFFSET = struct.Struct(">q")
+@functools.lru_cache(maxsize=1024)
+def _host_hex(host: tuple[str, int]) -> str:
+    return _host(host).hex().upper()
 
 
 def parse_offset_msg_id(msg_id: str) -> tuple[tuple[str, int], int]:
@@ -189,7 +192,7 @@ def encode_message(m: MessageExt) -> bytes:
     return b"".join(
         (
             _FIXED.pack(
-                size, MAGIC_V1, body_crc(body), m.queue_id, m.flag, m.queue_offset, m.commit_log_offset,
+                size, MAGIC_V1, zlib.crc32(body) & 0x7FFFFFFF, m.queue_id, m.flag, m.queue_offset, m.commit_log_offset,
                 m.sys_flag & ~(SYSFLAG_BORNHOST_V6 | SYSFLAG_STOREHOST_V6), m.born_timestamp, _host(m.born_host),
                 m.store_timestamp, _host(m.store_host), m.reconsume_times, m.prepared_transaction_offset, len(body),
             ),

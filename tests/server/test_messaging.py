@@ -169,8 +169,20 @@ async def test_batch_gets_consecutive_offsets(cluster, transport):
     pulled = await request(transport, addr, RC.PULL_MESSAGE, pull_ext("Batched", queue_id=1))
     msgs = decode_messages(pulled.body)
     assert [(m.body, m.queue_offset) for m in msgs] == [(b"m0", 0), (b"m1", 1), (b"m2", 2)]
+    assert [m.msg_id for m in msgs] == resp.ext["msgId"].split(",")
+    # the topic exists now: the next batch is answered from the store's commit
+    again = await request(transport, addr, RC.SEND_BATCH_MESSAGE, ext, encode_batch(items[:2]))
+    assert (again.code, again.ext["queueOffset"]) == (R.SUCCESS, "3"), again.remark
+    pulled = await request(transport, addr, RC.PULL_MESSAGE, pull_ext("Batched", queue_id=1, offset=3))
+    msgs = decode_messages(pulled.body)
+    assert [(m.body, m.queue_offset, m.properties["KEYS"]) for m in msgs] == [(b"m0", 3, "b0"), (b"m1", 4, "b1")]
+    assert [m.msg_id for m in msgs] == again.ext["msgId"].split(",")
     broken = await request(transport, addr, RC.SEND_BATCH_MESSAGE, ext, b"\x00\x00\x00\x10garbage")
-    assert broken.code == R.MESSAGE_ILLEGAL
+    assert broken.code == R.MESSAGE_ILLEGAL and "malformed" in broken.remark
+    empty = await request(transport, addr, RC.SEND_BATCH_MESSAGE, ext, b"")
+    assert (empty.code, empty.remark) == (R.MESSAGE_ILLEGAL, "the batch holds no message")
+    retry = await request(transport, addr, RC.SEND_BATCH_MESSAGE, {**ext, "b": "%RETRY%CG_B"}, encode_batch(items))
+    assert (retry.code, retry.remark) == (R.MESSAGE_ILLEGAL, "batch request does not support retry group")
 
 
 async def test_consumer_offsets_survive_a_restart(make_cluster, tmp_path):

@@ -115,7 +115,7 @@ class Broker:
         send = SendProcessor(parts)
         serve(messages.SEND_MESSAGE, send.send_message)
         serve(messages.SEND_MESSAGE_V2, send.send_message)
-        serve(messages.SEND_BATCH_MESSAGE, send.send_batch)
+        serve(messages.SEND_BATCH_MESSAGE, send.send_message)
         serve(messages.CONSUMER_SEND_MSG_BACK, send.send_back)
         pull = PullProcessor(parts)
         serve(messages.PULL_MESSAGE, pull.pull)

@@ -30,7 +30,7 @@ from mqadmin.server.broker.schedule import RETRY_FIRST_LEVEL, delay_levels, sche
 from mqadmin.server.remoting import Answer, ClientChannel, Later
 from mqadmin.server.store import FlushDiskType, PutResult, PutStatus
 from mqadmin.wire.address import ipv4_or_loopback
-from mqadmin.wire.codes import ResponseCode
+from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.message import (
     PROPERTY_WAIT,
@@ -84,6 +84,11 @@ def put_response(cmd: RemotingCommand, result: PutResult, queue_id: int, cfg: Br
         f"messages are put to the slave, message store has been shut down, etc. ({result.detail or status.name})"
     )
     return cmd.response(ResponseCode.SERVICE_NOT_AVAILABLE, remark, base_ext(cfg))
+
+
+def is_batch(cmd: RemotingCommand, h: SendHeader) -> bool:
+    """SEND_BATCH_MESSAGE is a batch whatever its header's ``batch`` flag says."""
+    return h.batch or cmd.code == RequestCode.SEND_BATCH_MESSAGE
 
 
 def base_ext(cfg: BrokerConfig) -> dict[str, str]:
@@ -164,53 +169,76 @@ class SendProcessor(Processor):
     # --- SEND_MESSAGE / SEND_MESSAGE_V2 ----------------------------------------------------
 
     def send_message(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> Answer:
-        """A message to a topic this broker has, with ASYNC_FLUSH, is checked, queued in the store and
-        answered from the store's commit (a ``Later``: no task, no future, no extra turn of the loop);
-        everything else (batches, a topic still to be created, retry topics, SYNC_FLUSH's timeout) goes
-        through ``_send_message``."""
+        """A message, or a batch, to a topic this broker has, with ASYNC_FLUSH, is checked, queued in the store
+        and answered from the store's commit (a ``Later``: no task, no future, no extra turn of the loop);
+        everything else (a topic still to be created, retry topics, SYNC_FLUSH's timeout) goes through
+        ``_send_message``."""
         cmd, h = req.cmd, req.header
         tc = self.topics.get(h.topic)
         store = self.messages
-        if h.batch or tc is None or h.topic.startswith(RETRY_PREFIX) or store.flush_disk_type != FlushDiskType.ASYNC:
+        if tc is None or h.topic.startswith(RETRY_PREFIX) or store.flush_disk_type != FlushDiskType.ASYNC:
             return self._send_message(req, ch)
         checked = self._check_broker(cmd, h) or self._check_topic(cmd, h, ch, tc)
-        msg = self._message(cmd, h, ch, checked) if isinstance(checked, TopicConfig) else checked
-        if isinstance(msg, RemotingCommand):
-            msg.ext.update(base_ext(self.config))
-            return msg
-        sent_to = self._stored_form(msg)
+        prepared = self._prepare(cmd, h, ch, checked) if isinstance(checked, TopicConfig) else checked
+        if isinstance(prepared, RemotingCommand):
+            prepared.ext.update(base_ext(self.config))
+            return prepared
+        msgs, sent_to = prepared
         answer = Later()
 
         def stored(status: PutStatus) -> None:
             try:
                 result.status = status
-                response = self._answer(cmd, result, *sent_to)
+                response = self._answer(cmd, result, *sent_to, len(msgs))
             except Exception as e:  # answered SYSTEM_ERROR by the server, never left waiting
                 answer.give(e)
             else:
                 answer.give(response)
 
-        result = store.enqueue([msg], stored)  # calls ``stored`` in a later turn, never from here
-        return answer if result.stored else self._answer(cmd, result, *sent_to)
+        result = store.enqueue(msgs, stored)  # calls ``stored`` in a later turn, never from here
+        return answer if result.stored else self._answer(cmd, result, *sent_to, len(msgs))
 
     async def _send_message(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> RemotingCommand:
         cmd, h = req.cmd, req.header
-        if h.batch:
-            return await self.send_batch(req, ch)
+        prepared = await self._check_slowly(cmd, h, ch)
+        if isinstance(prepared, RemotingCommand):
+            prepared.ext.update(base_ext(self.config))
+            return prepared
+        msgs, sent_to = prepared
+        return self._answer(cmd, await self.messages.put_batch(msgs), *sent_to, len(msgs))
+
+    async def _check_slowly(
+        self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel
+    ) -> tuple[list[MessageExt], tuple[str, int]] | RemotingCommand:
+        """``_prepare`` after creating the topic if need be, and sending a message to a retry topic on to its
+        group's DLQ when it has used up its retries."""
         tc = await self._check(cmd, h, ch)
-        msg = self._message(cmd, h, ch, tc) if isinstance(tc, TopicConfig) else tc
+        if isinstance(tc, RemotingCommand):
+            return tc
+        retry = h.topic.startswith(RETRY_PREFIX)
+        if retry and is_batch(cmd, h):
+            return cmd.response(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group")
+        if not retry:
+            return self._prepare(cmd, h, ch, tc)
+        msg = self._message(cmd, h, ch, tc)
         if isinstance(msg, RemotingCommand):
-            msg.ext.update(base_ext(self.config))
             return msg
-        if msg.topic.startswith(RETRY_PREFIX):
-            routed = await self._retry_or_dlq(cmd, h)
-            if isinstance(routed, RemotingCommand):
-                routed.ext.update(base_ext(self.config))
-                return routed
-            if routed is not None:
-                msg.topic, msg.queue_id = routed, 0
-        sent_to = self._stored_form(msg)
-        return self._answer(cmd, await self.messages.put(msg), *sent_to)
+        routed = await self._retry_or_dlq(cmd, h)
+        if isinstance(routed, RemotingCommand):
+            return routed
+        if routed is not None:
+            msg.topic, msg.queue_id = routed, 0
+        return [msg], self._stored_form(msg)
+
+    def _prepare(
+        self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
+    ) -> tuple[list[MessageExt], tuple[str, int]] | RemotingCommand:
+        """The messages to store and the topic and queue they were sent to, or the refusal."""
+        if is_batch(cmd, h):
+            batch = self._batch(cmd, h, ch, tc)
+            return batch if isinstance(batch, RemotingCommand) else (batch, (h.topic, batch[0].queue_id))
+        msg = self._message(cmd, h, ch, tc)
+        return msg if isinstance(msg, RemotingCommand) else ([msg], self._stored_form(msg))
 
     def _message(
         self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
@@ -247,10 +275,10 @@ class SendProcessor(Processor):
             schedule_if_delayed(msg, delay_levels(self.config.message_delay_level))
         return sent_to
 
-    def _answer(self, cmd: RemotingCommand, result: PutResult, topic: str, queue_id: int) -> RemotingCommand:
-        """The response to a stored (or refused) message, counted when stored."""
+    def _answer(self, cmd: RemotingCommand, result: PutResult, topic: str, queue_id: int, n: int) -> RemotingCommand:
+        """The response to ``n`` stored (or refused) messages, counted when stored."""
         if result.stored:
-            self._count(topic, 1)
+            self._count(topic, n)
         return put_response(cmd, result, queue_id, self.config)
 
     async def _retry_or_dlq(self, cmd: RemotingCommand, h: SendHeader) -> str | None | RemotingCommand:
@@ -272,36 +300,28 @@ class SendProcessor(Processor):
 
     # --- SEND_BATCH_MESSAGE ----------------------------------------------------------------
 
-    async def send_batch(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> RemotingCommand:
-        cmd, h = req.cmd, req.header
-        tc = await self._check(cmd, h, ch)
-        if isinstance(tc, RemotingCommand):
-            tc.ext.update(base_ext(self.config))
-            return tc
-        if h.topic.startswith(RETRY_PREFIX):
-            return cmd.response(
-                ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group", base_ext(self.config)
-            )
+    def _batch(
+        self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
+    ) -> list[MessageExt] | RemotingCommand:
+        """The messages of a batch, all for one queue, or the refusal of the whole batch."""
         try:
             items = decode_batch(cmd.body)
         except ValueError as e:
-            return cmd.response(
-                ResponseCode.MESSAGE_ILLEGAL, f"the batch body is malformed: {e}", base_ext(self.config)
-            )
+            return cmd.response(ResponseCode.MESSAGE_ILLEGAL, f"the batch body is malformed: {e}")
         if not items:
-            return cmd.response(ResponseCode.MESSAGE_ILLEGAL, "the batch holds no message", base_ext(self.config))
-        for _flag, body, _props in items:
-            too_big = self._too_big(cmd, len(body))
-            if too_big is not None:
-                return too_big
+            return cmd.response(ResponseCode.MESSAGE_ILLEGAL, "the batch holds no message")
         queue_id = self._pick_queue(h, tc)
         peer = born_host(ch)
         sys_flag = h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0)
+        cluster = self.config.cluster_name
         msgs = []
         for flag, body, props_text in items:
+            too_big = self._too_big(cmd, len(body))
+            if too_big is not None:
+                return too_big
             props = decode_properties(props_text)
             props.pop(PROPERTY_WAIT, None)
-            props[PROPERTY_CLUSTER] = self.config.cluster_name
+            props[PROPERTY_CLUSTER] = cluster
             msgs.append(
                 MessageExt(
                     topic=h.topic,
@@ -316,10 +336,7 @@ class SendProcessor(Processor):
                 )
             )
         self._sync_store_host()
-        result = await self.messages.put_batch(msgs)
-        if result.stored:
-            self._count(h.topic, len(msgs))
-        return put_response(cmd, result, queue_id, self.config)
+        return msgs
 
     # --- CONSUMER_SEND_MSG_BACK ------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from mqadmin.server.store.types import DEFAULT_SEGMENT_SIZE, ArrivalListener, Fl
 
 log = logging.getLogger(__name__)
 
-Queued = tuple[int, bytearray, str, int, int, int, list[str], str | None]
+Queued = tuple[int, bytes | bytearray, str, int, int, int, list[str], str | None]
 """A record waiting for the commit: (phys, data, topic, queueId, queueOffset, tagsCode, keys, uniqKey)."""
 Stored = Callable[[PutStatus], None]
 """Told a queued write's status once it is committed (ASYNC_FLUSH) or fsynced (SYNC_FLUSH),

@@ -22,6 +22,7 @@ from mqadmin.wire.message import (
     PROPERTY_UNIQ_KEY,
     MessageExt,
     encode_message,
+    offset_msg_id,
 )
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,7 @@ class StoreWriting(StoreState):
         queued: list[Queued] = []
         next_qoff: dict[tuple[str, int], int] = {}
         phys = self._next_phys
+        place, segment_size, store_host = self.log.place, self._segment_size, self.store_host
         for m in msgs:
             key = (m.topic, m.queue_id)
             qoff = next_qoff.get(key)
@@ -79,29 +81,33 @@ class StoreWriting(StoreState):
                 qoff = self._next_queue_offset(key)
             m.queue_offset = qoff
             m.store_timestamp = now
-            m.store_host = self.store_host
+            m.store_host = store_host
+            m.commit_log_offset = phys  # where the log ends: the record's place unless it starts a new segment
             try:
-                data = bytearray(encode_message(m))
+                data: bytes | bytearray = encode_message(m)
             except struct.error as e:
                 raise _Illegal(PutStatus.MESSAGE_ILLEGAL, f"a header field is out of range: {e}") from None
             except ValueError as e:
                 status = PutStatus.PROPERTIES_SIZE_EXCEEDED if "properties" in str(e) else PutStatus.MESSAGE_ILLEGAL
                 raise _Illegal(status, str(e)) from None
-            if len(data) > self._segment_size:
+            size = len(data)
+            if size > segment_size:
                 raise _Illegal(
                     PutStatus.MESSAGE_ILLEGAL,
-                    f"the stored message takes {len(data)} bytes, more than a commit-log segment "
-                    f"({self._segment_size})",
+                    f"the stored message takes {size} bytes, more than a commit-log segment ({segment_size})",
                 )
-            phys = self.log.place(phys, len(data))
-            m.commit_log_offset = phys
-            _PHYS.pack_into(data, PHYS_OFFSET_POS, phys)
+            placed = place(phys, size)
+            if placed != phys:
+                m.commit_log_offset = phys = placed
+                data = bytearray(data)
+                _PHYS.pack_into(data, PHYS_OFFSET_POS, phys)
             props = m.properties
-            keys = [k for k in props.get(PROPERTY_KEYS, "").split(" ") if k]
-            code = tags_code(props.get(PROPERTY_TAGS))
-            queued.append((phys, data, m.topic, m.queue_id, qoff, code, keys, props.get(PROPERTY_UNIQ_KEY)))
+            keys_text = props.get(PROPERTY_KEYS)
+            keys = [k for k in keys_text.split(" ") if k] if keys_text else []
+            queued.append((phys, data, m.topic, m.queue_id, qoff, tags_code(props.get(PROPERTY_TAGS)), keys,
+                           props.get(PROPERTY_UNIQ_KEY)))  # fmt: skip
             next_qoff[key] = qoff + 1
-            phys += len(data)
+            phys += size
         self._next_phys = phys
         self._next_qoff.update(next_qoff)
         self._queued.extend(queued)
@@ -111,7 +117,7 @@ class StoreWriting(StoreState):
         first = queued[0]
         return PutResult(
             PutStatus.PUT_OK,
-            msg_ids=[m.msg_id for m in msgs],
+            msg_ids=[offset_msg_id(store_host, q[0]) for q in queued],
             queue_offset=first[4],
             phys_offset=first[0],
             wrote_bytes=sum(len(q[1]) for q in queued),
@@ -174,7 +180,7 @@ class StoreWriting(StoreState):
     def _write(self, queued: list[Queued]) -> None:
         """One pwrite per run of records that are contiguous within one segment."""
         run_start = queued[0][0]
-        run: list[bytearray] = []
+        run: list[bytes | bytearray] = []
         pos = run_start
         for phys, data, *_ in queued:
             if phys != pos:
