@@ -6,8 +6,10 @@ serving."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 
-from mqadmin.server.remoting import ClientChannel, Later, RemotingServer
+from mqadmin.server.remoting import ClientChannel, Handler, Later, RemotingServer
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand
@@ -15,6 +17,23 @@ from mqadmin.wire.frame import RemotingCommand
 from .conftest import request, until
 
 NOW, LATER, FAILS_NOW, FAILS_LATER, COROUTINE = 901, 902, 903, 904, 905
+
+Ask = Callable[[int], Awaitable[RemotingCommand]]
+
+
+@contextlib.asynccontextmanager
+async def serving(handlers: dict[int, Handler]) -> AsyncIterator[Ask]:
+    """A server with ``handlers`` on a loopback port, and a function sending it a request of a code."""
+    server = RemotingServer("answers")
+    for code, handler in handlers.items():
+        server.register(code, handler)
+    addr = f"127.0.0.1:{await server.start()}"
+    transport = TcpTransport(timeout=10)
+    try:
+        yield lambda code: request(transport, addr, code)
+    finally:
+        await transport.aclose()
+        await server.close()
 
 
 async def test_every_kind_of_handler_result_is_answered_on_one_connection() -> None:
@@ -40,30 +59,22 @@ async def test_every_kind_of_handler_result_is_answered_on_one_connection() -> N
         await asyncio.sleep(0)
         return cmd.response(R.SUCCESS, "awaited")
 
-    server = RemotingServer("answers")
-    for code, handler in ((NOW, now), (LATER, later), (FAILS_NOW, fails_now), (FAILS_LATER, fails_later),
-                          (COROUTINE, coroutine)):  # fmt: skip
-        server.register(code, handler)
-    port = await server.start()
-    addr = f"127.0.0.1:{port}"
-    transport = TcpTransport(timeout=10)
-    try:
-        waiting = asyncio.ensure_future(request(transport, addr, LATER))
+    handlers: dict[int, Handler] = {NOW: now, LATER: later, FAILS_NOW: fails_now, FAILS_LATER: fails_later,
+                                    COROUTINE: coroutine}  # fmt: skip
+    async with serving(handlers) as ask:
+        waiting = asyncio.ensure_future(ask(LATER))
         await until(lambda: pending, what="the future handler was called")
         # answered while the first request still waits for its future
-        assert (await request(transport, addr, NOW)).remark == "now"
-        bad = await request(transport, addr, FAILS_NOW)
+        assert (await ask(NOW)).remark == "now"
+        bad = await ask(FAILS_NOW)
         assert (bad.code, bad.remark) == (R.SYSTEM_ERROR, "ValueError: bad at once")
-        bad_later = await request(transport, addr, FAILS_LATER)
+        bad_later = await ask(FAILS_LATER)
         assert (bad_later.code, bad_later.remark) == (R.SYSTEM_ERROR, "KeyError: 'gone'")
-        assert (await request(transport, addr, COROUTINE)).remark == "awaited"
+        assert (await ask(COROUTINE)).remark == "awaited"
         assert not waiting.done()
         cmd, fut = pending[0]
         fut.set_result(cmd.response(R.SUCCESS, "later"))
         assert (await waiting).remark == "later"
-    finally:
-        await transport.aclose()
-        await server.close()
 
 
 GIVEN_LATER, GIVEN_EARLY, GIVEN_TWICE, LATER_FAILS = 911, 912, 913, 914
@@ -93,26 +104,18 @@ async def test_a_later_is_answered_once_whenever_its_outcome_is_given() -> None:
         answer.give(KeyError("no commit"))
         return answer
 
-    server = RemotingServer("laters")
-    for code, handler in ((GIVEN_LATER, given_later), (GIVEN_EARLY, given_early), (GIVEN_TWICE, given_twice),
-                          (LATER_FAILS, later_fails)):  # fmt: skip
-        server.register(code, handler)
-    port = await server.start()
-    addr = f"127.0.0.1:{port}"
-    transport = TcpTransport(timeout=10)
-    try:
-        waiting = asyncio.ensure_future(request(transport, addr, GIVEN_LATER))
+    handlers: dict[int, Handler] = {GIVEN_LATER: given_later, GIVEN_EARLY: given_early, GIVEN_TWICE: given_twice,
+                                    LATER_FAILS: later_fails}  # fmt: skip
+    async with serving(handlers) as ask:
+        waiting = asyncio.ensure_future(ask(GIVEN_LATER))
         await until(lambda: pending, what="the handler returned its Later")
-        assert (await request(transport, addr, GIVEN_EARLY)).remark == "before it was returned"
-        assert (await request(transport, addr, GIVEN_TWICE)).remark == "first"
-        failed = await request(transport, addr, LATER_FAILS)
+        assert (await ask(GIVEN_EARLY)).remark == "before it was returned"
+        assert (await ask(GIVEN_TWICE)).remark == "first"
+        failed = await ask(LATER_FAILS)
         assert (failed.code, failed.remark) == (R.SYSTEM_ERROR, "KeyError: 'no commit'")
         assert not waiting.done()
         cmd, answer = pending[0]
         answer.give(cmd.response(R.SUCCESS, "later"))
         answer.give(cmd.response(R.SUCCESS, "again"))
         assert (await waiting).remark == "later"
-        assert (await request(transport, addr, GIVEN_EARLY)).remark == "before it was returned"
-    finally:
-        await transport.aclose()
-        await server.close()
+        assert (await ask(GIVEN_EARLY)).remark == "before it was returned"
