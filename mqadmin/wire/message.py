@@ -192,7 +192,7 @@ def encode_message(m: MessageExt) -> bytes:
     return b"".join(
         (
             _FIXED.pack(
-                size, MAGIC_V1, zlib.crc32(body) & 0x7FFFFFFF, m.queue_id, m.flag, m.queue_offset, m.commit_log_offset,
+                size, MAGIC_V1, body_crc(body), m.queue_id, m.flag, m.queue_offset, m.commit_log_offset,
                 m.sys_flag & ~(SYSFLAG_BORNHOST_V6 | SYSFLAG_STOREHOST_V6), m.born_timestamp, _host(m.born_host),
                 m.store_timestamp, _host(m.store_host), m.reconsume_times, m.prepared_transaction_offset, len(body),
             ),
