@@ -56,8 +56,8 @@ async def fan_out(targets: Sequence[Target], op: Operation) -> list[TargetResult
     """Run ``op`` on every target concurrently; a target that raises (or has no address) becomes a
     FAILED row with the reason. Cancellation and other BaseExceptions propagate.
 
-    A single target is awaited directly: nothing runs beside it, so no event loop is needed (a ``-b``
-    command runs over ``BlockingTransport``, without asyncio)."""
+    Without an event loop (a command run over ``BlockingTransport``) the targets are asked on threads of their
+    own (``transport.gather``); a single target is awaited directly."""
 
     async def one(t: Target) -> TargetResult:
         if not t.addr:
@@ -70,9 +70,9 @@ async def fan_out(targets: Sequence[Target], op: Operation) -> list[TargetResult
         except Exception as e:
             outcomes = [e]
     else:
-        import asyncio
+        from mqadmin.transport.gather import gather
 
-        outcomes = await asyncio.gather(*(one(t) for t in targets), return_exceptions=True)
+        outcomes = await gather(*(one(t) for t in targets), return_exceptions=True)
     results: list[TargetResult] = []
     for t, out in zip(targets, outcomes, strict=True):
         if isinstance(out, TargetResult):

@@ -12,14 +12,15 @@ failures to exit codes.
 The connection (credentials, TLS, broker address map, name servers from a profile or an address server)
 comes from ``mqadmin.cli.settings``; every transport a command uses is built by ``connection_transport``.
 
-A command whose requests go one after the other (no fan-out to several servers) passes ``blocking=True``:
-it then runs over ``BlockingTransport`` without an event loop, and asyncio is never imported (with ssl,
-concurrent.futures and logging, it is a large part of a one-request command's start-up).
+A command that needs no sleep and no asyncio timeout passes ``blocking=True``: it then runs over
+``BlockingTransport`` without an event loop, and asyncio is never imported (with ssl, concurrent.futures and
+logging, it is a large part of a short command's start-up). Its fan-outs still reach every server at once:
+``mqadmin.transport.gather`` runs them on threads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
@@ -116,8 +117,8 @@ def run_admin_at(
     addrs: list[str], fn: Callable[[AdminClient], Awaitable[T]], *, namesrvs: bool = True, blocking: bool = False
 ) -> T:
     """``run_admin`` with the servers given; ``namesrvs=False`` when they are not name servers (controllers of
-    ``-a``), so errors are not explained as name-server errors. With ``blocking`` (a command that never runs
-    two requests at once: no fan-out to several targets, no gather, no sleep) ``fn`` runs over blocking
+    ``-a``), so errors are not explained as name-server errors. With ``blocking`` (a command that awaits no
+    sleep and no timeout of asyncio's; its fan-outs go through ``transport.gather``) ``fn`` runs over blocking
     sockets without an event loop; in-memory transports of tests (``transport_factory``) always get one."""
     from mqadmin.admin.lazy_client import LazyAdminClient  # AdminClient, importing only the operations used
     from mqadmin.cli import settings
@@ -135,7 +136,9 @@ def run_admin_at(
 
     try:
         if blocking:
-            return run_without_loop(main())
+            from mqadmin.transport.gather import run_to_end
+
+            return run_to_end(main())
         import asyncio
 
         return asyncio.run(main())
@@ -144,25 +147,6 @@ def run_admin_at(
         if mapped is e:
             raise
         raise mapped from e
-
-
-class SuspendedWithoutLoop(RuntimeError):
-    """A command run with ``blocking=True`` awaited something that needs an event loop: a programming error."""
-
-
-def run_without_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never suspends (it reaches the network only through ``BlockingTransport``) to its
-    end. One that suspends is closed where it stands (its ``finally`` blocks run; nothing is run or sent
-    again) and ``SuspendedWithoutLoop`` is raised."""
-    try:
-        awaited = coro.send(None)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    coro.close()
-    raise SuspendedWithoutLoop(
-        f"internal error: a command run without an event loop awaited {awaited!r}, which needs one "
-        "(a fan-out, gather or sleep): it must not be run with blocking=True"
-    )
 
 
 def trace(line: str) -> None:

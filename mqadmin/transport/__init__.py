@@ -2,9 +2,9 @@
 
 ``Transport`` is the injectable seam (like httpx's transports): the admin client only needs
 ``request``, ``oneway`` and ``aclose``; tests may hand it a fake. ``TcpTransport`` (asyncio) runs
-concurrent requests; ``BlockingTransport`` (blocking sockets, no asyncio to import) runs one-request
-commands. The names below are imported on first use, so that importing ``mqadmin.transport.errors``
-does not load asyncio.
+concurrent requests; ``BlockingTransport`` (blocking sockets, no asyncio to import) runs commands without an
+event loop, their fan-outs on threads (``transport.gather``). The names below are imported on first use, so
+that importing ``mqadmin.transport.errors`` does not load asyncio.
 """
 
 from __future__ import annotations

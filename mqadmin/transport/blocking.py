@@ -1,10 +1,11 @@
-"""Blocking-socket connections speaking remoting frames, for commands that send one request after another.
+"""Blocking-socket connections speaking remoting frames, for commands run without an event loop.
 
 A one-request command spends more time importing asyncio (with ssl, concurrent.futures and logging) and
 running its event loop than waiting for its answer. ``BlockingTransport`` has the same methods as
 ``TcpTransport``, coroutines too, but they wait on the socket itself and never suspend: a coroutine that
-reaches the network only through it completes at its first step (``mqadmin.cli.runner`` drives it so,
-without an event loop). Nothing here runs two requests at once: use ``TcpTransport`` for that.
+reaches the network only through it completes at its first step (``transport.gather.run_to_end`` drives it
+so, without an event loop). A connection runs one request at a time: coroutines that ``transport.gather`` runs on
+threads of their own (a fan-out without an event loop) each hold their server's connection while they use it.
 
 The bytes sent (opaque numbering, signing) and the errors raised, with their texts, are those of
 ``TcpTransport`` (shared in ``transport.base`` and ``transport.errors``). Received bytes are kept until a
@@ -18,6 +19,7 @@ from __future__ import annotations
 import socket
 import struct
 import time
+from _thread import allocate_lock  # threading's Lock, without importing threading (1 ms) for every command
 from typing import TYPE_CHECKING
 
 from mqadmin.transport.base import FramingTransport, not_served
@@ -42,6 +44,7 @@ class BlockingConnection:
         self._oneway_timeout = oneway_timeout
         self._received = bytearray()
         self._closed: TransportError | None = None
+        self._turn = allocate_lock()  # one request at a time, whichever thread sends it
 
     @classmethod
     def open(
@@ -79,20 +82,22 @@ class BlockingConnection:
         """Send ``cmd`` and wait (up to ``timeout``: RequestTimeout) for its answer; never suspends."""
         deadline = time.monotonic() + timeout
         try:
-            self._send(cmd, deadline)
-            while True:
-                frame = self._read_frame(deadline)
-                if not frame.is_response:
-                    self._refuse(frame, deadline)
-                elif frame.opaque == cmd.opaque:
-                    return frame
+            with self._turn:
+                self._send(cmd, deadline)
+                while True:
+                    frame = self._read_frame(deadline)
+                    if not frame.is_response:
+                        self._refuse(frame, deadline)
+                    elif frame.opaque == cmd.opaque:
+                        return frame
         except TimeoutError:
             raise RequestTimeout(self.addr, cmd.code, timeout) from None
 
     async def oneway(self, cmd: RemotingCommand) -> None:
         cmd.flag |= ONEWAY_FLAG
         try:
-            self._send(cmd, time.monotonic() + self._oneway_timeout)
+            with self._turn:
+                self._send(cmd, time.monotonic() + self._oneway_timeout)
         except TimeoutError:  # the frame could not be written in time (the connection is then closed)
             raise self._closed or RequestTimeout(self.addr, cmd.code, self._oneway_timeout) from None
 
@@ -167,17 +172,24 @@ class BlockingTransport(FramingTransport):
     ``oneway`` are coroutines that never suspend."""
 
     _conns: dict[str, BlockingConnection]
+    _keeping = allocate_lock()  # held only to look at and set ``_conns``, never while connecting
 
     async def _connection(self, addr: str) -> BlockingConnection:
         conn = self._conns.get(addr)
         if conn is None or conn.closed:
-            conn = self._conns[addr] = BlockingConnection.open(
+            opened = BlockingConnection.open(
                 addr,
                 timeout=self.connect_timeout,
                 oneway_timeout=self.timeout,
                 ssl=self._ssl,
                 server_hostname=self._server_name,
             )
+            with self._keeping:  # another thread may have opened one meanwhile: every thread uses the first kept
+                conn = self._conns.get(addr)
+                if conn is None or conn.closed:
+                    conn = self._conns[addr] = opened
+            if conn is not opened:
+                opened.close()
         return conn
 
     async def aclose(self) -> None:

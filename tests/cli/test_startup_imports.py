@@ -83,7 +83,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert code == 0 and out.count("created") == 2
     assert not executed(loaded, "typer") and not executed(loaded, "click")
     assert not executed(loaded, "rich")
-    assert executed(loaded, "asyncio")  # -c: both masters at once
+    assert not event_loop_modules(loaded)  # -c: both masters at once, on threads over blocking sockets
     assert not executed(loaded, "mqadmin.model.auth")
 
     code, out, loaded = run(["topicList", "-n", ns])
@@ -108,6 +108,7 @@ def test_one_request_commands_with_plain_output_do_not_import_rich(cluster: Embe
     assert not executed(loaded, "mqadmin.model.broker_consume")  # declared with GET_BROKER_CONSUME_STATS only
     assert not executed(loaded, "mqadmin.model.auth")  # ACL users and policies: only to explain a failure
     assert not executed(loaded, "orjson")
+    assert not event_loop_modules(loaded)
 
 
 def test_a_usage_error_is_typer_s(cluster: EmbeddedCluster) -> None:
@@ -136,9 +137,11 @@ def test_every_declaration_module_is_listed_and_they_load_together() -> None:
     assert int(done.stdout) > 50
 
 
-def test_sequential_commands_run_without_asyncio(cluster: EmbeddedCluster) -> None:
+def test_commands_over_blocking_sockets_run_without_asyncio(cluster: EmbeddedCluster) -> None:
     """Each command that opts in to blocking sockets, with its output checked, in the order a user would run
-    them: create a topic on one broker, change it, list and route it, read the broker, and a KV entry."""
+    them: create a topic on one broker, change it, list and route it, read the broker, and a KV entry; then the
+    fan-outs, which ask every master (or name server) at once on threads: a topic and a group on the cluster,
+    the brokers' runtime, write permission, the name servers' config."""
     ns, broker = cluster.namesrv_addr, cluster.broker_addrs["broker-a"]
     with socket.create_server(("127.0.0.1", 0)) as s:
         dead = f"127.0.0.1:{s.getsockname()[1]}"
@@ -157,6 +160,17 @@ def test_sequential_commands_run_without_asyncio(cluster: EmbeddedCluster) -> No
         (["brokerStatus", "-n", ns, "-b", broker], "brokerVersionDesc"),
         (["getKVConfig", "-n", ns, "-s", "StartupNs", "-k", "color"], "blue"),
         (["getKVConfig", "-n", ns, "-s", "StartupNs"], "color blue"),
+        (["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "FannedOut", "-o", "true"], "broker-b created"),
+        (["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "FannedOut", "-r", "4"], "broker-b updated"),
+        (["updateSubGroup", "-n", ns, "-c", cluster.cluster, "-g", "FannedOutGroup"], "broker-b created"),
+        (["deleteSubGroup", "-n", ns, "-c", cluster.cluster, "-g", "FannedOutGroup"], "broker-b deleted"),
+        (["deleteTopic", "-n", ns, "-c", cluster.cluster, "-t", "FannedOut"], "broker-b deleted"),
+        (["clusterList", "-n", ns], f"broker-b 0 master {cluster.broker_addrs['broker-b']}"),
+        (["brokerStatus", "-n", ns, "-c", cluster.cluster], f"{cluster.broker_addrs['broker-b']} brokerVersionDesc"),
+        (["wipeWritePerm", "-n", ns, "-b", "broker-b"], "ok"),
+        (["addWritePerm", "-n", ns, "-b", "broker-b"], "ok"),
+        (["deleteKvConfig", "-n", ns, "-s", "StartupNs", "-k", "color"], "deleted"),
+        (["getNamesrvConfig", "-n", ns], "clusterTest"),
     ]
     for args, words in expectations:
         code, out, loaded = run(args)

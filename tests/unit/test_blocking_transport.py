@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from mqadmin.cli.runner import SuspendedWithoutLoop, run_without_loop
 from mqadmin.transport.blocking import BlockingTransport
 from mqadmin.transport.credentials import Credentials
 from mqadmin.transport.errors import (
@@ -24,6 +23,7 @@ from mqadmin.transport.errors import (
     RequestTimeout,
     TransportError,
 )
+from mqadmin.transport.gather import SuspendedWithoutLoop, run_to_end
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand, decode_frame, encode_frame
@@ -76,7 +76,7 @@ def peer(script: Script) -> Iterator[str]:
 
 def blocking(coro: Coroutine[Any, Any, Any]) -> Any:
     """A BlockingTransport coroutine, run as the CLI runs it: to its end at its first step."""
-    return run_without_loop(coro)
+    return run_to_end(coro)
 
 
 def via_tcp(addr: str, cmd: RemotingCommand, timeout: float = 5, **settings: Any) -> RemotingCommand:
@@ -218,9 +218,9 @@ def test_a_command_that_suspends_is_stopped_not_run_again() -> None:
     async def sequential() -> str:
         return "done"
 
-    assert run_without_loop(sequential()) == "done"
+    assert run_to_end(sequential()) == "done"
     with pytest.raises(SuspendedWithoutLoop, match="must not be run with blocking=True"):
-        run_without_loop(command())
+        run_to_end(command())
     assert steps == ["request sent", "cleaned up"]
 
 

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from mqadmin.cli.runner import run_without_loop
 from mqadmin.transport.blocking import BlockingTransport
 from mqadmin.transport.errors import ConnectionClosed, TlsHandshakeFailed, TransportError
+from mqadmin.transport.gather import run_to_end
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.transport.tls import TlsConfigError, TlsSettings
 from mqadmin.wire.codes import RequestCode
@@ -48,7 +48,7 @@ def ask(request: pytest.FixtureRequest) -> Ask:
             finally:
                 await transport.aclose()
 
-        return asyncio.run(go()) if request.param == "asyncio" else run_without_loop(go())
+        return asyncio.run(go()) if request.param == "asyncio" else run_to_end(go())
 
     return one
 

@@ -68,18 +68,17 @@ def _totals(info: dict[str, str]) -> dict[str, int | None]:
 
 async def broker_rows(admin: AdminClient, info: ClusterInfo, cluster: str | None) -> list[BrokerRow]:
     """Every broker address (masters and slaves) with its runtime info, fetched concurrently."""
-    import asyncio  # here: brokerStatus -b imports this module and runs without asyncio
-
     from mqadmin.admin import UnknownCluster
     from mqadmin.admin.errors import reason_of
     from mqadmin.admin.fanout import every_address
+    from mqadmin.transport.gather import gather
 
     if cluster is not None and cluster not in info.clusters:
         raise UnknownCluster(cluster, list(info.clusters))
     targets = [
         t for c in sorted(info.clusters) if cluster is None or c == cluster for t in every_address(info.brokers_of(c))
     ]
-    answers = await asyncio.gather(*(admin.broker_runtime_info(t.addr) for t in targets), return_exceptions=True)
+    answers = await gather(*(admin.broker_runtime_info(t.addr) for t in targets), return_exceptions=True)
     rows = []
     for t, answer in zip(targets, answers, strict=True):
         if isinstance(answer, BaseException) and not isinstance(answer, Exception):

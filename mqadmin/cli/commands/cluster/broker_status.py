@@ -31,7 +31,7 @@ def broker_status(namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None,
         t = target_of(broker_addr, info)
         return [BrokerRow(t.cluster, t.name, t.broker_id, t.addr, await admin.broker_runtime_info(broker_addr), None)]
 
-    rows = run_admin(namesrv, go, blocking=broker_addr is not None)  # -b: one broker
+    rows = run_admin(namesrv, go, blocking=True)
     if json_output():
         print_json(
             {

@@ -47,16 +47,16 @@ def cluster_list(
         rounds.append(rows)
 
     async def go(admin: AdminClient) -> None:
-        import asyncio
-
         while True:
             show(await broker_rows(admin, await admin.cluster_info(), cluster))
             if interval is None or (count is not None and len(rounds) >= count):
                 return
+            import asyncio  # only with -i, which runs in asyncio's loop
+
             await asyncio.sleep(interval)
 
     try:
-        run_admin(namesrv, go)
+        run_admin(namesrv, go, blocking=interval is None)  # -i sleeps between rounds: asyncio's loop
     except KeyboardInterrupt:
         if not rounds or interval is None:
             raise

@@ -61,7 +61,7 @@ def delete_sub_group(
             topics = [await _group_topic(admin, cluster, targets, t, dry_run, info) for t in _group_topics(group)]
         return results, topics
 
-    results, topics = run_admin(namesrv, go)
+    results, topics = run_admin(namesrv, go, blocking=True)
     everything = results + [r for t in topics for r in t["results"]]
     if json_output():
         target = {"cluster": cluster} if cluster else {"brokerAddr": broker_addr}

@@ -118,7 +118,7 @@ def _run(
         targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="group creation")
         return await admin.update_group_on(targets, change, create_only=create_only)
 
-    results = run_admin(namesrv, go)
+    results = run_admin(namesrv, go, blocking=True)
     if json_output():
         doc = results_json(
             results, group=change.group, target={"cluster": cluster} if cluster else {"brokerAddr": broker_addr}

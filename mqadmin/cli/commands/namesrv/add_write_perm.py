@@ -29,7 +29,7 @@ def add_write_perm(broker: BrokerNameOpt, namesrv: NamesrvOpt = None) -> None:
         await check_known(admin, name)
         return await admin.add_write_perm(name)
 
-    results = run_admin(namesrv, go)
+    results = run_admin(namesrv, go, blocking=True)
     if json_output():
         print_json(counts_json(results, name))
     else:

@@ -35,7 +35,7 @@ def delete_kv_config(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.delete_kv(namespace, key)
 
-    results = run_admin(namesrv, go)
+    results = run_admin(namesrv, go, blocking=True)
     if json_output():
         doc = results_json(results, namespace=namespace, key=key)
         for entry, r in zip(doc["results"], results, strict=True):

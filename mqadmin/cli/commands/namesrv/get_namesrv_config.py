@@ -28,7 +28,7 @@ def get_namesrv_config(namesrv: NamesrvOpt = None) -> None:
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.namesrv_configs()
 
-    results = run_admin(namesrv, go)
+    results = run_admin(namesrv, go, blocking=True)
     show_configs(
         results, "getNamesrvConfig", single=len(results) == 1, who=["NAME SERVER"], who_of=lambda r: (r.addr,),
         kind="NAME SERVER",

@@ -37,7 +37,7 @@ def update_kv_config(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.update_kv(namespace, key, value)
 
-    results = run_admin(namesrv, go)
+    results = run_admin(namesrv, go, blocking=True)
     if json_output():
         print_json(results_json(results, namespace=namespace, key=key, value=value))
     else:

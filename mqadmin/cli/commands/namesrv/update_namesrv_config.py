@@ -38,7 +38,7 @@ def update_namesrv_config(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.update_namesrv_config(key, value)
 
-    results = run_admin(namesrv, go)
+    results = run_admin(namesrv, go, blocking=True)
     if json_output():
         print_json(results_json(results, key=key, value=value))
     else:

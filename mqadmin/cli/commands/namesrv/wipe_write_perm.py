@@ -43,7 +43,7 @@ def wipe_write_perm(
         await check_known(admin, name)
         return await (admin.wipe_write_perm_plan(name) if dry_run else admin.wipe_write_perm(name))
 
-    results = run_admin(namesrv, go)
+    results = run_admin(namesrv, go, blocking=not dry_run)  # the plan reads routes under asyncio's semaphore
     if dry_run:
         _show_plan(results, name)
     elif json_output():

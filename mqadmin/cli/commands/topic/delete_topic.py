@@ -40,7 +40,7 @@ def delete_topic(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.delete_topic(cluster, topic)
 
-    results = run_admin(namesrv, go)
+    results = run_admin(namesrv, go, blocking=True)
     if json_output():
         print_json(results_json(results, topic=topic, cluster=cluster))
     else:

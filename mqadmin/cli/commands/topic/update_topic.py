@@ -122,7 +122,7 @@ def _run(
         return results, await _order_conf(admin, change, results, merge=cluster is None)
 
     # -b: one broker, one request after the other; -o writes to every name server at once
-    results, order_conf = run_admin(namesrv, go, blocking=broker_addr is not None and not change.order)
+    results, order_conf = run_admin(namesrv, go, blocking=True)
     ns_results: list[TargetResult] = order_conf["results"] if order_conf else []
     if json_output():
         doc = results_json(
