@@ -12,7 +12,7 @@ failures to exit codes.
 The connection (credentials, TLS, broker address map, name servers from a profile or an address server)
 comes from ``mqadmin.cli.settings``; every transport a command uses is built by ``connection_transport``.
 
-A command that needs no sleep and no asyncio timeout passes ``blocking=True``: it then runs over
+A command that awaits no sleep, semaphore or timeout of asyncio's passes ``blocking=True``: it then runs over
 ``BlockingTransport`` without an event loop, and asyncio is never imported (with ssl, concurrent.futures and
 logging, it is a large part of a short command's start-up). Its fan-outs still reach every server at once:
 ``mqadmin.transport.gather`` runs them on threads.
@@ -118,7 +118,7 @@ def run_admin_at(
 ) -> T:
     """``run_admin`` with the servers given; ``namesrvs=False`` when they are not name servers (controllers of
     ``-a``), so errors are not explained as name-server errors. With ``blocking`` (a command that awaits no
-    sleep and no timeout of asyncio's; its fan-outs go through ``transport.gather``) ``fn`` runs over blocking
+    sleep, semaphore or timeout of asyncio's; its fan-outs go through ``transport.gather``) ``fn`` runs over blocking
     sockets without an event loop; in-memory transports of tests (``transport_factory``) always get one."""
     from mqadmin.admin.lazy_client import LazyAdminClient  # AdminClient, importing only the operations used
     from mqadmin.cli import settings

@@ -32,7 +32,7 @@ def run_to_end(coro: Coroutine[Any, Any, T]) -> T:
     coro.close()
     raise SuspendedWithoutLoop(
         f"internal error: a command run without an event loop awaited {awaited!r}, which needs one "
-        "(a sleep or a timeout of asyncio's): it must not be run with blocking=True"
+        "(a sleep, a semaphore or a timeout of asyncio's): it must not be run with blocking=True"
     )
 
 
