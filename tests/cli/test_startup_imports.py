@@ -140,8 +140,8 @@ def test_every_declaration_module_is_listed_and_they_load_together() -> None:
 def test_commands_over_blocking_sockets_run_without_asyncio(cluster: EmbeddedCluster) -> None:
     """Each command that opts in to blocking sockets, with its output checked, in the order a user would run
     them: create a topic on one broker, change it, list and route it, read the broker, and a KV entry; then the
-    fan-outs, which ask every master (or name server) at once on threads: a topic and a group on the cluster,
-    the brokers' runtime, write permission, the name servers' config."""
+    fan-outs, which ask every master (or name server) at once on threads: a topic, its permission and a group on
+    the cluster, the brokers' config and runtime, write permission, the name servers' config."""
     ns, broker = cluster.namesrv_addr, cluster.broker_addrs["broker-a"]
     with socket.create_server(("127.0.0.1", 0)) as s:
         dead = f"127.0.0.1:{s.getsockname()[1]}"
@@ -162,6 +162,12 @@ def test_commands_over_blocking_sockets_run_without_asyncio(cluster: EmbeddedClu
         (["getKVConfig", "-n", ns, "-s", "StartupNs"], "color blue"),
         (["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "FannedOut", "-o", "true"], "broker-b created"),
         (["updateTopic", "-n", ns, "-c", cluster.cluster, "-t", "FannedOut", "-r", "4"], "broker-b updated"),
+        (["updateTopicPerm", "-n", ns, "-c", cluster.cluster, "-t", "FannedOut", "-p", "4"], "broker-b perm 6→4"),
+        (
+            ["updateBrokerConfig", "-n", ns, "-c", cluster.cluster, "-k", "maxMessageSize", "-v", "32768"],
+            "broker-b updated",
+        ),
+        (["getBrokerConfig", "-n", ns, "-c", cluster.cluster], "broker-b maxMessageSize 32768"),
         (["updateSubGroup", "-n", ns, "-c", cluster.cluster, "-g", "FannedOutGroup"], "broker-b created"),
         (["deleteSubGroup", "-n", ns, "-c", cluster.cluster, "-g", "FannedOutGroup"], "broker-b deleted"),
         (["deleteTopic", "-n", ns, "-c", cluster.cluster, "-t", "FannedOut"], "broker-b deleted"),

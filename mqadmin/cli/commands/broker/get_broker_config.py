@@ -34,7 +34,7 @@ def get_broker_config(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.broker_configs(await brokers(admin, broker_addr, cluster, slaves=True))
 
-    results = run_admin(namesrv, go, blocking=broker_addr is not None)  # -b: one broker
+    results = run_admin(namesrv, go, blocking=True)
     show_configs(
         results, "getBrokerConfig", single=bool(broker_addr), who=["BROKER", "ADDRESS"],
         who_of=lambda r: (r.name, r.addr), cluster=cluster,

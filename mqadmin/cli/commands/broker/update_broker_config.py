@@ -60,7 +60,7 @@ def update_broker_config(
         targets = await brokers(admin, broker_addr, cluster, slaves=slaves)
         return await admin.update_broker_config_on(targets, key, value)
 
-    results = run_admin(namesrv, go, blocking=broker_addr is not None)  # -b: one broker
+    results = run_admin(namesrv, go, blocking=True)
     if json_output():
         print_json(results_json(results, key=key, value=value))
     else:

@@ -48,7 +48,7 @@ def update_topic_perm(
         targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="updateTopicPerm")
         return await admin.update_topic_on(targets, TopicChange(topic, perm=perm), must_exist=True)
 
-    results = run_admin(namesrv, go, blocking=broker_addr is not None)  # -b: one broker
+    results = run_admin(namesrv, go, blocking=True)
     if json_output():
         target = {"cluster": cluster} if cluster else {"brokerAddr": broker_addr}
         print_json(results_json(results, topic=topic, perm=perm, target=target))
