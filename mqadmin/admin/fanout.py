@@ -9,6 +9,7 @@ from typing import NamedTuple
 from mqadmin.admin.errors import reason_of
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.route import BrokerData, ClusterInfo
+from mqadmin.transport.gather import gather
 
 
 class Target(NamedTuple):  # not a frozen dataclass: 10x cheaper to define (start-up)
@@ -57,22 +58,14 @@ async def fan_out(targets: Sequence[Target], op: Operation) -> list[TargetResult
     FAILED row with the reason. Cancellation and other BaseExceptions propagate.
 
     Without an event loop (a command run over ``BlockingTransport``) the targets are asked on threads of their
-    own (``transport.gather``); a single target is awaited directly."""
+    own, and a single target is awaited directly (``transport.gather``)."""
 
     async def one(t: Target) -> TargetResult:
         if not t.addr:
             raise NotMaster("no master registered (only slaves)")
         return await op(t)
 
-    if len(targets) == 1:
-        try:
-            outcomes: list[TargetResult | BaseException] = [await one(targets[0])]
-        except Exception as e:
-            outcomes = [e]
-    else:
-        from mqadmin.transport.gather import gather
-
-        outcomes = await gather(*(one(t) for t in targets), return_exceptions=True)
+    outcomes = await gather(*(one(t) for t in targets), return_exceptions=True)
     results: list[TargetResult] = []
     for t, out in zip(targets, outcomes, strict=True):
         if isinstance(out, TargetResult):

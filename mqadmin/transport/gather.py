@@ -45,7 +45,15 @@ def in_event_loop() -> bool:
 async def gather(*aws: Awaitable[Any], return_exceptions: bool = False) -> list[Any]:
     """``asyncio.gather`` in an event loop. Without one, each coroutine runs on its own thread and every one
     is waited for; an exception is then raised (the first in argument order) only once all have ended, or,
-    with ``return_exceptions``, returned in its place as ``asyncio.gather`` does."""
+    with ``return_exceptions``, returned in its place as ``asyncio.gather`` does. A lone awaitable is awaited
+    here, with or without a loop: nothing runs beside it (a ``-b`` command's single target)."""
+    if len(aws) == 1:
+        try:
+            return [await aws[0]]
+        except Exception as e:
+            if not return_exceptions:
+                raise
+            return [e]
     if in_event_loop():
         import asyncio
 

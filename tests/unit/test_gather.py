@@ -51,6 +51,16 @@ def test_without_a_loop_an_error_is_raised_once_every_coroutine_has_ended() -> N
     assert [type(o).__name__ if isinstance(o, Exception) else o for o in outcomes] == ["ValueError", "broker-b"]
 
 
+def test_a_lone_coroutine_runs_on_the_calling_thread_with_its_error_in_place() -> None:
+    async def refused() -> str:
+        raise ValueError(f"refused on thread {threading.get_ident()}")
+
+    (outcome,) = run_to_end(gather(refused(), return_exceptions=True))
+    assert str(outcome) == f"refused on thread {threading.get_ident()}"
+    with pytest.raises(ValueError, match="refused"):
+        run_to_end(gather(refused()))
+
+
 def test_in_an_event_loop_it_is_asyncios_gather() -> None:
     """Coroutines that hand over to each other through the loop, which threads without a loop could not run."""
 
