@@ -81,25 +81,28 @@ def test_in_an_event_loop_it_is_asyncios_gather() -> None:
 
 
 def test_threads_sharing_a_blocking_connection_send_one_request_at_a_time() -> None:
-    """Two requests to one broker from two threads: the broker sees the second only once it has answered the
-    first (interleaved, the first thread could read and drop the second's answer)."""
+    """Two requests to one broker from two threads over the connection a first request opened: the broker sees
+    the second only once it has answered the first (interleaved, the first thread could read and drop the
+    second's answer)."""
     overlapped: list[bool] = []
 
     def script(conn: socket.socket) -> None:
-        for _ in range(2):
+        for _ in range(3):
             req = read_cmd(conn)
             # bounded look for a second request sent before this one is answered (none may come)
             overlapped.append(bool(select.select([conn], [], [], 1.0)[0]))
             answer(conn, req, f"answer to {req.opaque}")
 
     t = BlockingTransport(timeout=10)
-    with peer(script) as addr:
+    with peer(script) as addr:  # the peer serves one connection: open it before the threads share it
+        opened = run_to_end(t.request(addr, RemotingCommand(code=105)))
         remarks = run_to_end(
             gather(t.request(addr, RemotingCommand(code=105)), t.request(addr, RemotingCommand(code=105)))
         )
         run_to_end(t.aclose())
-    assert sorted(r.remark for r in remarks) == ["answer to 1", "answer to 2"]
-    assert overlapped == [False, False]
+    assert opened.remark == "answer to 1"
+    assert sorted(r.remark for r in remarks) == ["answer to 2", "answer to 3"]
+    assert overlapped == [False, False, False]
 
 
 RACE_TO_A_DECLARATION_MODULE = """
