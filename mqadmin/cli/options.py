@@ -97,7 +97,7 @@ def connection_options(hidden: bool) -> tuple[tuple[str, Any], ...]:
     only ``--profile`` (``hidden``): the others are listed once, in ``mqadmin --help`` and the man page."""
     more = " (connection options: mqadmin --help)" if hidden else ""
     return (
-        ("profile", _opt("--profile", metavar="NAME", help=f"Use this profile of the config file{more}.")),
+        ("profile", _opt("--profile", metavar="PROFILE", help=f"Use this profile of the config file{more}.")),
         ("access_key", _opt("--access-key", metavar="KEY", help="ACL access key.", hidden=hidden)),
         (
             "secret_key",

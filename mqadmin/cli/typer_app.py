@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 from mqadmin import __version__
 from mqadmin.cli import registry
 from mqadmin.cli.command import APPS, COMMANDS
-from mqadmin.cli.complete import completer
+from mqadmin.cli.complete import SHELLS, script
 from mqadmin.cli.declare import Option, Param
 from mqadmin.cli.errors import ExitCode, exit_code, usage_error
 from mqadmin.cli.options import ROOT_OPTIONS, set_globals
@@ -69,8 +69,6 @@ def typer_param(decl: Param, default: Any) -> Any:
     keeps its own defaults); ``...``: required."""
     keywords = {k: getattr(decl, k) for k in ("help", "metavar", "min", "max", "show_default", "hidden")}
     keywords = {k: v for k, v in keywords.items() if v is not None}
-    if decl.complete is not None:
-        keywords["autocompletion"] = completer(decl.complete)
     if isinstance(decl, Option):
         return typer.Option(default, *decl.names, **keywords)
     return typer.Argument(default, **keywords)
@@ -174,6 +172,18 @@ _root_params = [
 ]
 root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]
 app.callback()(typer_callback(root))
+
+
+def _own_completion_scripts() -> None:
+    """``--install-completion`` and ``--show-completion`` (Typer's) give mqadmin's own scripts, which answer a Tab
+    without Typer (``mqadmin.cli.complete``); Typer fills its templates with ``%``, hence the doubling."""
+    from typer import _completion_shared
+
+    for shell in SHELLS:
+        _completion_shared._completion_scripts[shell] = script(shell).replace("%", "%%")
+
+
+_own_completion_scripts()
 
 
 def run(args: list[str] | None) -> int:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
     from mqadmin.model.auth import AclInfo, UserInfo
 
-UsernameOpt = Annotated[str, Option("-u", "--username", metavar="NAME", help="User name.")]
+UsernameOpt = Annotated[str, Option("-u", "--username", metavar="USER", help="User name.")]
 SubjectOpt = Annotated[str, Option("-s", "--subject", metavar="User:NAME", help="The ACL's subject.")]
 DryRunOpt = Annotated[bool, Option("--dry-run", help="Show what would be deleted; change nothing.")]
 PasswordOpt = Annotated[

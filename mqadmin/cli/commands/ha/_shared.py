@@ -19,7 +19,7 @@ ControllerOpt = Annotated[
     Option(
         "-a",
         "--controllerAddress",
-        metavar="HOST:PORT[;HOST:PORT]",
+        metavar="CONTROLLER[;CONTROLLER]",
         help="Controller address(es), e.g. 127.0.0.1:9878 (a name server's port when it runs the controller).",
     ),
 ]

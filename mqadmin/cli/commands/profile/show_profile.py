@@ -13,7 +13,7 @@ from mqadmin.cli.declare import Argument, Option
 )
 def show_profile(
     name: Annotated[
-        str | None, Argument(metavar="[NAME]", help="The profile [the one in use].", show_default=False)
+        str | None, Argument(metavar="[PROFILE]", help="The profile [the one in use].", show_default=False)
     ] = None,
     resolved: Annotated[
         bool, Option("--resolved", help="Show what a command would use now: flag > env > profile > default.")
