@@ -16,6 +16,8 @@ def run() -> NoReturn:
     try:
         if "_MQADMIN_COMPLETE" in os.environ:  # a Tab in a shell (mqadmin.cli.complete): no Typer, no click
             from mqadmin.cli.complete import main
+        elif sys.argv[1:2] in (["--install-completion"], ["--show-completion"]) and len(sys.argv) <= 3:
+            from mqadmin.cli.complete import install as main
         else:
             from mqadmin.cli.main import main
 

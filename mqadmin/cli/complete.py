@@ -48,6 +48,29 @@ def main() -> int:
     return 0
 
 
+def install() -> int:
+    """``mqadmin --install-completion [SHELL]`` (or ``--show-completion``): the script of SHELL, or of the shell
+    mqadmin runs in, installed where that shell loads it (Typer's places) or printed."""
+    from typer import _completion_shared as typer_completion
+
+    from mqadmin.cli.typer_app import own_completion_scripts
+
+    own_completion_scripts()
+    action, *shell = sys.argv[1:]
+    if shell and shell[0] not in SHELLS:
+        sys.stderr.write(
+            f"mqadmin: error: no completion for the shell {shell[0]!r}\n  hint: one of {', '.join(SHELLS)}\n"
+        )
+        return 2
+    name = shell[0] if shell else typer_completion._get_shell_name()
+    if action == "--show-completion":
+        sys.stdout.write(script(name or "bash"))
+        return 0
+    name, path = typer_completion.install(shell=name, prog_name="mqadmin", complete_var=COMPLETE_VARIABLE)
+    sys.stdout.write(f"{name} completion installed in {path}\nit takes effect in a new shell\n")
+    return 0
+
+
 def split_line(line: str) -> list[str]:
     """The words of a shell line (quotes removed, an unfinished quote closed), the cursor's last ("" after a
     space)."""
@@ -108,9 +131,8 @@ def candidates(args: list[str]) -> list[str]:
                 return []
             command = entry.name
             options, positional = command_options(entry)
-        elif positional:
-            if positional.pop(0) is SUBCOMMAND:
-                options, positional = _subcommand_options(command, word)
+        elif positional and positional.pop(0) is SUBCOMMAND:
+            options, positional = _subcommand_options(command, word)
     if pending is not None:
         return value_candidates(pending, next(k for d, k in options.values() if d is pending), cur, given)
     if cur.startswith("--") and "=" in cur:
@@ -142,14 +164,28 @@ def value_candidates(decl: Param, kind: Any, cur: str, given: dict[str, list[Any
     """The values of an option (or argument) of ``decl``'s type that start with ``cur``."""
     if isinstance(kind, type) and issubclass(kind, Enum):
         return [str(m.value) for m in kind if str(m.value).startswith(cur)]
+    paths = shell_paths(decl, kind)
+    if paths:
+        return [paths]
     names, sep = VALUE_TYPES.get(decl.metavar or "", ("", ""))
-    if names == "file" or names == "dir" or (isinstance(kind, type) and issubclass(kind, os.PathLike)):
-        return [DIRS if names == "dir" else FILES]
     if not names:
         return []
     head, _, last = cur.rpartition(sep) if sep else ("", "", cur)
     head = head + sep if head else ""
-    return [head + n for n in _names(names, given) if n.startswith(last)]
+    listed = (
+        head.split(sep) if head else []
+    )  # after a separator: one more name, not a whole list, not one already listed
+    return [head + n for n in _names(names, given) if n.startswith(last) and not (head and (sep in n or n in listed))]
+
+
+def shell_paths(decl: Param, kind: Any) -> str | None:
+    """FILES or DIRS for an option taking a file or a directory (the shell lists them), else None."""
+    names = VALUE_TYPES.get(decl.metavar or "", ("", ""))[0]
+    if names == "dir":
+        return DIRS
+    if names == "file" or (isinstance(kind, type) and issubclass(kind, os.PathLike)):
+        return FILES
+    return None
 
 
 def _names(names: str, given: dict[str, list[Any]]) -> list[str]:

@@ -13,13 +13,14 @@ import argparse
 import sys
 from pathlib import Path
 
+
 def generated_files() -> dict[str, str]:
     """Relative path -> content of every generated file."""
     from mqadmin.admin.lazy_client import render_operations_index
+    from mqadmin.cli.complete import SHELLS, script
     from mqadmin.cli.manpage import render_manpage
     from mqadmin.cli.parity import render_parity
     from mqadmin.cli.request_table import render_request_table
-    from mqadmin.cli.complete import SHELLS, script
     from mqadmin.cli.typer_app import app
     from mqadmin.topology.schema import schema_text
 

@@ -174,7 +174,7 @@ root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_para
 app.callback()(typer_callback(root))
 
 
-def _own_completion_scripts() -> None:
+def own_completion_scripts() -> None:
     """``--install-completion`` and ``--show-completion`` (Typer's) give mqadmin's own scripts, which answer a Tab
     without Typer (``mqadmin.cli.complete``); Typer fills its templates with ``%``, hence the doubling."""
     from typer import _completion_shared
@@ -183,7 +183,7 @@ def _own_completion_scripts() -> None:
         _completion_shared._completion_scripts[shell] = script(shell).replace("%", "%%")
 
 
-_own_completion_scripts()
+own_completion_scripts()
 
 
 def run(args: list[str] | None) -> int:
