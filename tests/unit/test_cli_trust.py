@@ -108,7 +108,7 @@ def test_help_command_and_help_with_examples(monkeypatch, capsys) -> None:
     assert cli("updateTopic", "--help").out == shown
     unknown = cli("help", "nosuch")
     assert unknown.code == 2
-    assert_one_line_error(unknown, "no command named 'nosuch'")
+    assert_one_line_error(unknown, "No such command 'nosuch'.")
 
 
 @pytest.mark.parametrize(
