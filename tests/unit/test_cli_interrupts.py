@@ -1,0 +1,94 @@
+"""Ctrl-C in a bulk command, pressed on a real ``python -m mqadmin`` process while its requests are in flight: it
+stops sending, lets what is in flight finish, says what was done and what was not and how to go on, exits 130."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+from mqadmin.model.rpc import topics as topic_rpc
+from mqadmin.wire.frame import RemotingCommand
+from tests.unit.cli_helpers import default_sigint
+from tests.unit.fake_remoting import FakeBroker, FakeNamesrv
+from tests.unit.test_cli_process import _free_addr, mqadmin, served
+
+WRITES = {topic_rpc.UPDATE_AND_CREATE_TOPIC.code, topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST.code}
+
+
+class Gate:
+    """A broker hook answering the first ``free`` topic writes at once and holding the next ones until ``open``;
+    ``held`` is set when ``hold`` of them wait."""
+
+    def __init__(self, free: int, hold: int) -> None:
+        self.free, self.hold = free, hold
+        self.writes = 0
+        self.waiting = 0
+        self.held = asyncio.Event()
+        self.open = asyncio.Event()
+
+    async def __call__(self, cmd: RemotingCommand) -> RemotingCommand | None:
+        if cmd.code not in WRITES:
+            return None
+        self.writes += 1
+        if self.writes > self.free:
+            self.waiting += 1
+            if self.waiting == self.hold:
+                self.held.set()
+            await self.open.wait()
+        return None
+
+
+async def interrupt_when_held(gate: Gate, *args: str) -> tuple[int, str, str]:
+    """Run mqadmin ARGS; once ``gate`` holds its writes, press Ctrl-C, wait for the command to say it is stopping,
+    then let the held writes through and collect the output."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "NO_COLOR")}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "mqadmin", *args, env=env, preexec_fn=default_sigint,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    out_task = asyncio.ensure_future(proc.stdout.read())
+    await asyncio.wait_for(gate.held.wait(), 60)
+    proc.send_signal(signal.SIGINT)
+    err = ""
+    while "stopping" not in err:
+        line = (await asyncio.wait_for(proc.stderr.readline(), 60)).decode()
+        assert line, f"mqadmin ended without saying it stops: {err}"
+        err += line
+    writes_when_stopping = gate.writes
+    gate.open.set()
+    err += (await asyncio.wait_for(proc.stderr.read(), 60)).decode()
+    out = (await asyncio.wait_for(out_task, 60)).decode()
+    await asyncio.wait_for(proc.wait(), 60)
+    assert gate.writes == writes_when_stopping, "a request was sent after Ctrl-C"
+    return proc.returncode or 0, out, err
+
+
+def topology(path: Path, n: int) -> Path:
+    path.write_text('[clusters.local]\ncluster = "DefaultCluster"\n' + "".join(f"[topics.T{i:02}]\n" for i in range(n)))
+    return path
+
+
+async def test_apply_reports_what_ctrl_c_left_undone_and_a_rerun_finishes(tmp_path: Path) -> None:
+    gate = Gate(free=4, hold=1)  # a broker's topic batches go one after the other
+    broker = FakeBroker("broker-a", _free_addr(), before=gate)
+    ns = FakeNamesrv(_free_addr(), [broker])
+    file = topology(tmp_path / "topology.toml", 20)
+    async with served(ns, broker):
+        args = ("apply", "-f", str(file), "-n", ns.addr, "--batch-size", "1", "--concurrency", "2")
+        code, out, err = await interrupt_when_held(gate, *args)
+        assert code == 130, err
+        rows = [line.split() for line in out.splitlines()[1:]]
+        assert sum(1 for r in rows if "created" in r) == 5  # four answered at once, one in flight at Ctrl-C
+        assert sum(1 for r in rows if "not sent" in " ".join(r)) == 15
+        assert "mqadmin: error: apply interrupted (Ctrl-C): 5 of 20 change(s) done, 15 not sent" in err
+        assert "hint: run the same apply again" in err and "Traceback" not in err
+        assert len(broker.topics) == 5
+
+        code, out, err = await mqadmin(*args)
+        assert code == 0, err
+        assert sum(1 for line in out.splitlines() if "created" in line.split()) == 15
+        assert len(broker.topics) == 20
