@@ -4,6 +4,7 @@ stops sending, lets what is in flight finish, says what was done and what was no
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sys
@@ -15,22 +16,22 @@ from tests.unit.cli_helpers import default_sigint
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv
 from tests.unit.test_cli_process import _free_addr, mqadmin, served
 
-WRITES = {topic_rpc.UPDATE_AND_CREATE_TOPIC.code, topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST.code}
+WRITES = frozenset({topic_rpc.UPDATE_AND_CREATE_TOPIC.code, topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST.code})
 
 
 class Gate:
     """A broker hook answering the first ``free`` topic writes at once and holding the next ones until ``open``;
     ``held`` is set when ``hold`` of them wait."""
 
-    def __init__(self, free: int, hold: int) -> None:
-        self.free, self.hold = free, hold
+    def __init__(self, free: int, hold: int, codes: frozenset[int] = WRITES) -> None:
+        self.free, self.hold, self.codes = free, hold, codes
         self.writes = 0
         self.waiting = 0
         self.held = asyncio.Event()
         self.open = asyncio.Event()
 
     async def __call__(self, cmd: RemotingCommand) -> RemotingCommand | None:
-        if cmd.code not in WRITES:
+        if cmd.code not in self.codes:
             return None
         self.writes += 1
         if self.writes > self.free:
@@ -92,3 +93,26 @@ async def test_apply_reports_what_ctrl_c_left_undone_and_a_rerun_finishes(tmp_pa
         assert code == 0, err
         assert sum(1 for line in out.splitlines() if "created" in line.split()) == 15
         assert len(broker.topics) == 20
+
+
+async def test_update_topic_list_reports_the_topics_not_sent(tmp_path: Path) -> None:
+    # A 4.9 broker: it refuses the list request, then gets one request per topic, 16 in flight.
+    gate = Gate(free=4, hold=16, codes=frozenset({topic_rpc.UPDATE_AND_CREATE_TOPIC.code}))
+    broker = FakeBroker("broker-a", _free_addr(), version=409, before=gate)
+    ns = FakeNamesrv(_free_addr(), [broker])
+    file = tmp_path / "topics.json"
+    file.write_text(json.dumps([{"topicName": f"T{i:02}"} for i in range(40)]))
+    async with served(ns, broker):
+        args = ("updateTopicList", "-f", str(file), "-n", ns.addr, "-b", broker.addr)
+        code, out, err = await interrupt_when_held(gate, *args)
+        assert code == 130, err
+        results = [line.split()[3] for line in out.splitlines()[1:]]
+        assert results.count("created") == 20 and results.count("not") == 20, out
+        assert "mqadmin: error: updateTopicList interrupted (Ctrl-C): 20 of 40 topic result(s) done, 20 not sent" in err
+        assert "hint: run the same command again" in err
+        assert len(broker.topics) == 20
+
+        code, out, err = await mqadmin(*args)
+        assert code == 0, err
+        results = [line.split()[3] for line in out.splitlines()[1:]]
+        assert results.count("unchanged") == 20 and results.count("created") == 20
