@@ -10,6 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
+from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.rpc import topics as topic_rpc
 from mqadmin.wire.frame import RemotingCommand
 from tests.unit.cli_helpers import default_sigint
@@ -116,3 +117,24 @@ async def test_update_topic_list_reports_the_topics_not_sent(tmp_path: Path) -> 
         assert code == 0, err
         results = [line.split()[3] for line in out.splitlines()[1:]]
         assert results.count("unchanged") == 20 and results.count("created") == 20
+
+
+async def test_export_metadata_writes_what_it_collected_and_names_the_rest(tmp_path: Path) -> None:
+    gate = Gate(free=0, hold=2, codes=frozenset({topic_rpc.GET_ALL_TOPIC_CONFIG.code}))  # both masters' topic reads
+    groups = {"OrdersConsumer": SubscriptionGroupConfig("OrdersConsumer")}  # its lag is read after the topics
+    a = FakeBroker("broker-a", _free_addr(), groups=dict(groups), before=gate)
+    b = FakeBroker("broker-b", _free_addr(), groups=dict(groups), before=gate)
+    ns = FakeNamesrv(_free_addr(), [a, b])
+    out = tmp_path / "export"
+    async with served(ns, a, b):
+        code, stdout, err = await interrupt_when_held(gate, "exportMetadata", "-n", ns.addr, "--out", str(out))
+    assert code == 130, err
+    assert "exportMetadata interrupted (Ctrl-C): 0 of 2 master(s) collected whole" in err  # lag not read
+    assert stdout.count("not sent: interrupted (Ctrl-C)") == 2, stdout
+    assert f"{out} holds what was collected and manifest.json names what was not" in err
+    assert "hint: run it again with a new --out" in err and "Traceback" not in err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [b["broker_name"] for c in manifest["sources"][0]["clusters"] for b in c["brokers"]] == [
+        "broker-a",
+        "broker-b",
+    ]
