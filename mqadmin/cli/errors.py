@@ -54,7 +54,8 @@ EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.DOCTOR_CRITICAL: "`doctor`: at least one finding is of high severity (`--format nagios`: 2).",
     ExitCode.INTERRUPTED: (
         "Interrupted (Ctrl-C), at any moment; no traceback. `apply`, `updateTopicList`, `exportMetadata` and "
-        "`consumeMessage` first say what was done, what was not and how to go on."
+        "`consumeMessage` (without `-f`) stop sending, let what is in flight finish, then say what was done, what "
+        "was not and how to go on; a second Ctrl-C quits at once."
     ),
     ExitCode.BROKEN_PIPE: (
         "The reader of the output went away (`mqadmin topicList | head -1`); nothing more is printed."

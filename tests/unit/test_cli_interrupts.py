@@ -9,12 +9,15 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.rpc import topics as topic_rpc
+from mqadmin.wire.codes import RequestCode
 from mqadmin.wire.frame import RemotingCommand
 from tests.unit.cli_helpers import default_sigint
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv
+from tests.unit.test_cli_message import Store
 from tests.unit.test_cli_process import _free_addr, mqadmin, served
 
 WRITES = frozenset({topic_rpc.UPDATE_AND_CREATE_TOPIC.code, topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST.code})
@@ -138,3 +141,32 @@ async def test_export_metadata_writes_what_it_collected_and_names_the_rest(tmp_p
         "broker-a",
         "broker-b",
     ]
+
+
+async def test_consume_message_prints_what_it_read_and_where_to_read_on() -> None:
+    pulls = Gate(free=1, hold=1, codes=frozenset({RequestCode.PULL_MESSAGE}))  # broker-a queue 1's pull in flight
+    a = FakeBroker("broker-a", _free_addr())
+    b = FakeBroker("broker-b", _free_addr())
+    ns = FakeNamesrv(_free_addr(), [a, b])
+    stores = {a.name: Store(a), b.name: Store(b)}
+    for (name, queue), bodies in {("broker-a", 0): "abc", ("broker-a", 1): "def", ("broker-b", 0): "ghi"}.items():
+        for body in bodies:
+            stores[name].add("Orders", body.encode(), queue)
+
+    def gated(store: Store) -> Any:
+        async def hook(cmd: RemotingCommand) -> RemotingCommand | None:
+            await pulls(cmd)
+            return await store.handle(cmd)
+
+        return hook
+
+    a.before, b.before = gated(stores["broker-a"]), gated(stores["broker-b"])
+    async with served(ns, a, b):
+        code, out, err = await interrupt_when_held(pulls, "consumeMessage", "-t", "Orders", "-n", ns.addr, "-c", "100")
+    assert code == 130, err
+    assert [line.split()[-1] for line in out.splitlines()[1:]] == list("abcdef")  # read before and in flight
+    assert (
+        "mqadmin: error: consumeMessage interrupted (Ctrl-C): 6 message(s) read; stopped at broker-b queue 0 offset 0, "
+        "4 queue(s) not read to their end" in err
+    )
+    assert "hint: read on with: mqadmin consumeMessage -t Orders -b broker-b -i 0 -o 0 -c 94; 3 more queue(s)" in err
