@@ -118,12 +118,42 @@ def item_row(item: Item) -> list[object]:
     return [item.cluster, str(item.kind), item.name, item.broker, str(item.action)]
 
 
-def print_plan(plan: Plan) -> None:
-    from mqadmin.cli.render import Column, note, print_table
+MARKS = {"create": ("+", "32"), "update": ("~", "33"), "delete": ("-", "31"), "extra": (" ", "2")}
+"""Each action's mark and its colour (SGR code) on a terminal: green +, yellow ~, red -, dim for what is left alone."""
 
-    columns = [Column("CLUSTER"), Column("KIND"), Column("NAME"), Column("BROKER"), Column("ACTION", styled=True)]
-    rows = [[*item_row(i), describe(i) or (i.note or "")] for i in plan.items]
-    print_table([*columns, Column("DETAIL")], rows)
+
+def plan_lines(plan: Plan) -> list[tuple[str, str | None]]:
+    """The plan as a diff, as ``terraform plan`` shows one: per cluster, per topic or group (sorted), one line per
+    action and detail with the brokers it applies to, then the detail indented; (text, colour) pairs."""
+    from mqadmin.cli.render import escape
+
+    lines: list[tuple[str, str | None]] = []
+    for c in plan.clusters:
+        if not c.items:
+            continue
+        lines.append((f"cluster {escape(c.spec.key)} ({escape(c.spec.cluster)})", None))
+        grouped: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}
+        for i in sorted(c.items, key=lambda i: (str(i.kind), i.name)):
+            detail = describe(i) or (i.note or "")
+            grouped.setdefault((str(i.kind), i.name), {}).setdefault((str(i.action), detail), []).append(i.broker)
+        for (kind, name), changes in grouped.items():
+            for (action, detail), brokers in changes.items():
+                mark, colour = MARKS[action]
+                left = " (not in the file: left alone)" if action == "extra" else ""
+                where = escape(", ".join(brokers))
+                lines.append((f"  {mark} {kind} {escape(name)} on {where}{left}", colour))
+                if detail:
+                    lines.append((f"      {escape(detail)}", colour))
+    return lines
+
+
+def print_plan(plan: Plan) -> None:
+    from mqadmin.cli.render import note, styled_output
+
+    colour = styled_output()
+    for text, sgr in plan_lines(plan):
+        sys.stdout.write(f"\x1b[{sgr}m{text}\x1b[0m\n" if colour and sgr else f"{text}\n")
+    sys.stdout.flush()
     for c in plan.clusters:
         for problem in c.problems:
             note(f"mqadmin: error: {c.spec.key}: {problem}")
