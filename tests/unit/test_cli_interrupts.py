@@ -170,3 +170,27 @@ async def test_consume_message_prints_what_it_read_and_where_to_read_on() -> Non
         "4 queue(s) not read to their end" in err
     )
     assert "hint: read on with: mqadmin consumeMessage -t Orders -b broker-b -i 0 -o 0 -c 94; 3 more queue(s)" in err
+
+
+async def test_a_second_ctrl_c_quits_at_once(tmp_path: Path) -> None:
+    gate = Gate(free=0, hold=1)
+    broker = FakeBroker("broker-a", _free_addr(), before=gate)
+    ns = FakeNamesrv(_free_addr(), [broker])
+    file = topology(tmp_path / "topology.toml", 3)
+    env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "NO_COLOR")}
+    async with served(ns, broker):
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "mqadmin", "apply", "-f", str(file), "-n", ns.addr, env=env,
+            preexec_fn=default_sigint, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert proc.stderr is not None
+        await asyncio.wait_for(gate.held.wait(), 60)
+        proc.send_signal(signal.SIGINT)
+        err = b""
+        while b"stopping" not in err:
+            err += await asyncio.wait_for(proc.stderr.readline(), 60)
+        proc.send_signal(signal.SIGINT)  # the held write is still in flight: nothing waits for it
+        _, rest = await asyncio.wait_for(proc.communicate(), 60)
+        gate.open.set()
+    assert proc.returncode == 130
+    assert b"Traceback" not in err + rest
