@@ -23,13 +23,13 @@ perm = 4
 """
 
 
-def planned(monkeypatch, capsys, tmp_path: Path, *args: str) -> tuple[int, str, str]:
+def planned(monkeypatch, capsys, tmp_path: Path, *args: str, command: str = "plan") -> tuple[int, str, str]:
     ns, a, b = two_broker_cluster()
     for broker in (a, b):
         broker.topics["Payments"] = TopicConfig("Payments", 8, 8, 6)
     b.topics["Legacy"] = TopicConfig("Legacy", 4, 4, 6)
     (tmp_path / "topology.toml").write_text(FILE)
-    r = Cli(monkeypatch, capsys, ns, a, b)(*args, "plan", "-f", str(tmp_path / "topology.toml"))
+    r = Cli(monkeypatch, capsys, ns, a, b)(*args, command, "-f", str(tmp_path / "topology.toml"))
     return r.code, r.out, r.err
 
 
@@ -55,3 +55,16 @@ def test_on_a_terminal_the_marks_are_coloured(monkeypatch, capsys, tmp_path) -> 
     assert "\x1b[32m  + topic Orders on broker-a, broker-b\x1b[0m" in out
     assert "\x1b[33m  ~ topic Payments on broker-a, broker-b\x1b[0m" in out
     assert "\x1b[2m    topic Legacy on broker-b (not in the file: left alone)\x1b[0m" in out
+
+
+def test_apply_shows_the_same_diff_with_each_result(monkeypatch, capsys, tmp_path) -> None:
+    code, out, err = planned(monkeypatch, capsys, tmp_path, command="apply")
+    assert code == 0, err
+    assert out.splitlines() == [
+        "cluster local (DefaultCluster)",
+        "  + topic Orders on broker-a, broker-b: created",
+        "      readQueueNums=8, writeQueueNums=8, perm=6",
+        "  ~ topic Payments on broker-a, broker-b: updated",
+        "      perm 6→4",
+    ]
+    assert "apply: 2 created, 2 updated" in err

@@ -168,17 +168,10 @@ def _outcome(plan: Plan, results: list[ItemResult]) -> str:
 def _print_results(plan: Plan, results: list[ItemResult]) -> None:
     from collections import Counter
 
-    from mqadmin.cli.commands.topology._shared import describe, item_row
-    from mqadmin.cli.render import Column, note, print_table
+    from mqadmin.cli.commands.topology._shared import print_diff
+    from mqadmin.cli.render import note
 
-    with_reason = any(r.reason for r in results)
-    columns = [Column("CLUSTER"), Column("KIND"), Column("NAME"), Column("BROKER"), Column("RESULT", styled=True)]
-    columns += [Column("DETAIL")] + ([Column("REASON")] if with_reason else [])
-    rows = []
-    for r in results:
-        row: list[object] = [*item_row(r.item)[:4], str(r.status), describe(r.item)]
-        rows.append(row + ([r.reason or ""] if with_reason else []))
-    print_table(columns, rows)
+    print_diff(plan, {id(r.item): r for r in results})
     for c in plan.clusters:
         for problem in c.problems:
             note(f"mqadmin: error: {c.spec.key}: {problem}")
