@@ -22,6 +22,15 @@ queueNums = 8
 perm = 4
 """
 
+PLAN = [
+    "cluster local (DefaultCluster)",
+    "    topic Legacy on broker-b (not in the file: left alone)",
+    "  + topic Orders on broker-a, broker-b",
+    "      readQueueNums=8, writeQueueNums=8, perm=6",
+    "  ~ topic Payments on broker-a, broker-b",
+    "      perm 6→4",
+]
+
 
 def planned(monkeypatch, capsys, tmp_path: Path, *args: str, command: str = "plan") -> tuple[int, str, str]:
     ns, a, b = two_broker_cluster()
@@ -36,14 +45,7 @@ def planned(monkeypatch, capsys, tmp_path: Path, *args: str, command: str = "pla
 def test_plan_is_a_diff_grouped_by_topic_with_the_brokers_on_one_line(monkeypatch, capsys, tmp_path) -> None:
     code, out, err = planned(monkeypatch, capsys, tmp_path)
     assert code == 6, err
-    assert out.splitlines() == [
-        "cluster local (DefaultCluster)",
-        "    topic Legacy on broker-b (not in the file: left alone)",
-        "  + topic Orders on broker-a, broker-b",
-        "      readQueueNums=8, writeQueueNums=8, perm=6",
-        "  ~ topic Payments on broker-a, broker-b",
-        "      perm 6→4",
-    ]
+    assert out.splitlines() == PLAN
     assert "\x1b[" not in out
     assert "plan: 2 to create, 2 to update, 0 to delete; 1 not in the file" in err
 
@@ -60,11 +62,6 @@ def test_on_a_terminal_the_marks_are_coloured(monkeypatch, capsys, tmp_path) -> 
 def test_apply_shows_the_same_diff_with_each_result(monkeypatch, capsys, tmp_path) -> None:
     code, out, err = planned(monkeypatch, capsys, tmp_path, command="apply")
     assert code == 0, err
-    assert out.splitlines() == [
-        "cluster local (DefaultCluster)",
-        "  + topic Orders on broker-a, broker-b: created",
-        "      readQueueNums=8, writeQueueNums=8, perm=6",
-        "  ~ topic Payments on broker-a, broker-b: updated",
-        "      perm 6→4",
-    ]
+    cluster, _, created, settings, updated, change = PLAN  # what is not in the file is left out
+    assert out.splitlines() == [cluster, f"{created}: created", settings, f"{updated}: updated", change]
     assert "apply: 2 created, 2 updated" in err
