@@ -65,7 +65,7 @@ def update_topic_list(
 
     with stop_on_ctrl_c("updateTopicList") as interruption:
         results = run_admin(namesrv, go)
-    _print(filename, broker_addr, cluster, results)
+    _print(filename, broker_addr, cluster, results, interruption.requested)
     if interruption.requested:
         _interrupted(results)
     _exit(results)
@@ -75,7 +75,9 @@ def _target(broker_addr: str | None, cluster: str | None) -> dict[str, str | Non
     return {"cluster": cluster} if cluster else {"brokerAddr": broker_addr}
 
 
-def _print(filename: str, broker_addr: str | None, cluster: str | None, results: list[TopicResult]) -> None:
+def _print(
+    filename: str, broker_addr: str | None, cluster: str | None, results: list[TopicResult], interrupted: bool
+) -> None:
     from collections import Counter
 
     from mqadmin.admin import outcome
@@ -85,7 +87,8 @@ def _print(filename: str, broker_addr: str | None, cluster: str | None, results:
     rows = [r.result for r in results]
     if json_output():
         entries = [{"topic": r.topic, **r.result.to_json()} for r in results]
-        doc = {"file": filename, "target": _target(broker_addr, cluster), "results": entries, "outcome": outcome(rows)}
+        done = "interrupted" if interrupted else outcome(rows)
+        doc = {"file": filename, "target": _target(broker_addr, cluster), "results": entries, "outcome": done}
         print_json(doc)
     else:
         with_changes = any(r.changes for r in rows)
