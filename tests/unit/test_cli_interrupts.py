@@ -98,13 +98,18 @@ async def test_apply_reports_what_ctrl_c_left_undone_and_a_rerun_finishes(tmp_pa
         assert len(broker.topics) == 20
 
 
-async def test_update_topic_list_reports_the_topics_not_sent(tmp_path: Path) -> None:
-    # A 4.9 broker: it refuses the list request, then gets one request per topic, 16 in flight.
+def old_broker_and_forty_topics(tmp_path: Path) -> tuple[Gate, FakeBroker, FakeNamesrv, Path]:
+    """A 4.9 broker (it refuses the list request, then gets one request per topic, 16 in flight) holding the
+    writes after the first four, and a file of 40 topics."""
     gate = Gate(free=4, hold=16, codes=frozenset({topic_rpc.UPDATE_AND_CREATE_TOPIC.code}))
     broker = FakeBroker("broker-a", _free_addr(), version=409, before=gate)
-    ns = FakeNamesrv(_free_addr(), [broker])
     file = tmp_path / "topics.json"
     file.write_text(json.dumps([{"topicName": f"T{i:02}"} for i in range(40)]))
+    return gate, broker, FakeNamesrv(_free_addr(), [broker]), file
+
+
+async def test_update_topic_list_reports_the_topics_not_sent(tmp_path: Path) -> None:
+    gate, broker, ns, file = old_broker_and_forty_topics(tmp_path)
     async with served(ns, broker):
         args = ("updateTopicList", "-f", str(file), "-n", ns.addr, "-b", broker.addr)
         code, out, err = await interrupt_when_held(gate, *args)
@@ -115,10 +120,21 @@ async def test_update_topic_list_reports_the_topics_not_sent(tmp_path: Path) -> 
         assert "hint: run the same command again" in err
         assert len(broker.topics) == 20
 
-        code, out, err = await mqadmin(*args)
+        code, out, err = await mqadmin(*args)  # the gate is open now
         assert code == 0, err
         results = [line.split()[3] for line in out.splitlines()[1:]]
         assert results.count("unchanged") == 20 and results.count("created") == 20
+
+
+async def test_update_topic_list_json_says_it_was_interrupted(tmp_path: Path) -> None:
+    gate, broker, ns, file = old_broker_and_forty_topics(tmp_path)
+    async with served(ns, broker):
+        args = ("--format", "json", "updateTopicList", "-f", str(file), "-n", ns.addr, "-b", broker.addr)
+        code, out, err = await interrupt_when_held(gate, *args)
+    assert code == 130, err
+    doc = json.loads(out)
+    assert doc["outcome"] == "interrupted"
+    assert [r["status"] for r in doc["results"]].count("not sent") == 20
 
 
 async def test_export_metadata_writes_what_it_collected_and_names_the_rest(tmp_path: Path) -> None:
