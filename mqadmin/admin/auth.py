@@ -23,6 +23,7 @@ from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.auth import AclInfo, Policy, PolicyEntry, UserInfo
 from mqadmin.model.rpc import auth as rpc
+from mqadmin.model.rpc.spec import RB, RH, B, H, Reply, Rpc
 from mqadmin.transport.errors import TransportError
 from mqadmin.wire.codes import ResponseCode
 
@@ -110,7 +111,9 @@ def custom_entries(acl: AclInfo | None) -> dict[str, PolicyEntry]:
 
 
 class AuthOps(AdminCore):
-    async def _auth_request(self, addr: str, rpc_: Any, header: Any, body: Any = None) -> Any:
+    async def _auth_request(
+        self, addr: str, rpc_: Rpc[H, B, RH, RB], header: H, body: B | None = None
+    ) -> Reply[RH, RB]:
         """A user/ACL request; a broker without ACL 2.0 raises ``AuthNotEnabled``."""
         try:
             return await self.request(addr, rpc_, header, body)

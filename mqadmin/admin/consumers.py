@@ -229,7 +229,8 @@ class ConsumerOps(TopicOps, GroupOps):
             return TargetResult(t.name, t.addr, Status.OK, data=sum(q.max_offset - q.min_offset for q in queues))
 
         results = await fan_out(route_targets(route), one)
-        return sum(r.data for r in results if r.ok)
+        total: int = sum(r.data for r in results if r.ok)
+        return total
 
     async def queue_owners(self, group: str, connection: ConsumerConnection) -> dict[MessageQueue, str]:
         """Queue → IP of the client holding it, from each client's running info (clients that cannot

@@ -79,7 +79,7 @@ class TopicBatchOps(TopicOps):
         ordered by topic then broker. ``new_topic`` gives the base config of a topic a broker lacks."""
         per_broker = await fan_out(
             targets,
-            lambda t: self._update_topics(t, changes, new_topic),  # type: ignore[arg-type, return-value]
+            lambda t: self._update_topics(t, changes, new_topic),
         )
         out: list[TopicResult] = []
         for target, outcome in zip(targets, per_broker, strict=True):

@@ -136,10 +136,8 @@ class Connection:
             await self._writer.wait_closed()
 
 
-class TcpTransport(FramingTransport):
+class TcpTransport(FramingTransport[Connection]):
     """asyncio connections; requests to one server may be in flight together, and servers may call us."""
-
-    _conns: dict[str, Connection]
 
     def __init__(
         self,

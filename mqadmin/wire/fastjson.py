@@ -111,6 +111,7 @@ class _Parser:
         self.skip_ws()
         ch = self.text[self.pos : self.pos + 1]
         if ch == '"':
+            s: str
             s, self.pos = _scanstring(self.text, self.pos + 1)
             return s
         if ch in ("{", "["):
