@@ -20,8 +20,23 @@ def mypy_config() -> dict:
     return tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mypy"]
 
 
+STRICT_FLAGS = {
+    "disallow_any_generics", "disallow_subclassing_any", "disallow_untyped_calls", "disallow_untyped_defs",
+    "disallow_incomplete_defs", "check_untyped_defs", "disallow_untyped_decorators", "warn_return_any",
+    "strict_equality", "extra_checks",
+}  # fmt: skip
+"""What ``--strict`` turns on per module (besides ``implicit_reexport = false`` and the two global flags)."""
+
+
 def test_the_client_layers_and_the_model_are_checked_strictly() -> None:
-    strict = {m for o in mypy_config()["overrides"] if o.get("strict") for m in o["module"]}
+    config = mypy_config()
+    assert config["warn_unused_ignores"] and config["warn_redundant_casts"]
+    strict = {
+        m
+        for o in config["overrides"]
+        if all(o.get(flag) is True for flag in STRICT_FLAGS) and o.get("implicit_reexport") is False
+        for m in o["module"]
+    }
     for layer in STRICT_LAYERS:
         assert {layer, f"{layer}.*"} <= strict, f"{layer} is not checked strictly"
 
