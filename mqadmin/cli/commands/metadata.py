@@ -402,7 +402,7 @@ def generate_fleet(
     started = time.monotonic()
     manifest = generate(out, spec, workers or default_workers())
     elapsed = time.monotonic() - started
-    doc = {
+    doc: dict[str, Any] = {
         "out": str(out),
         "seed": spec.seed,
         "clusters": spec.clusters,

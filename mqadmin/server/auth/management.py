@@ -101,7 +101,7 @@ def _answering(handler: Any) -> Any:
 
     async def serve(req: Decoded[Any, Any], ch: ClientChannel) -> RemotingCommand:
         try:
-            return await handler(req)  # type: ignore[no-any-return]
+            return await handler(req)
         except AuthRefused as e:
             return req.cmd.response(ResponseCode.NO_PERMISSION, str(e))
 

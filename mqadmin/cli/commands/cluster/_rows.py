@@ -18,6 +18,8 @@ class BrokerRow:
     addr: str
     info: dict[str, str] | None
     error: str | None
+    cause: Exception | None = None
+    """The failure ``error`` describes."""
 
     @property
     def role(self) -> str:
@@ -92,6 +94,7 @@ async def broker_rows(admin: AdminClient, info: ClusterInfo, cluster: str | None
                 t.addr,
                 None if failed else answer,
                 reason_of(answer) if failed else None,
+                answer if isinstance(answer, Exception) else None,
             )
         )
     return rows
@@ -100,4 +103,6 @@ async def broker_rows(admin: AdminClient, info: ClusterInfo, cluster: str | None
 def as_results(rows: list[BrokerRow]) -> list[TargetResult]:
     from mqadmin.admin import Status, TargetResult
 
-    return [TargetResult(r.broker, r.addr, Status.FAILED if r.error else Status.OK, r.error) for r in rows]
+    return [
+        TargetResult(r.broker, r.addr, Status.FAILED if r.error else Status.OK, r.error, error=r.cause) for r in rows
+    ]

@@ -189,7 +189,9 @@ def _all_groups(namesrv: str | None, cluster: str | None, sort: str) -> None:
         print_json({"groups": [_summary_json(g) for g in groups], "lagTotal": sum(g.lag for g in groups)})
     else:
         _print_summaries(groups)
-    results = [TargetResult(g.group, "", Status.FAILED if g.error else Status.OK, g.error) for g in groups]
+    results = [
+        TargetResult(g.group, "", Status.FAILED if g.error else Status.OK, g.error, error=g.cause) for g in groups
+    ]
     exit_for_results(results, "consumerProgress")
 
 
