@@ -180,7 +180,7 @@ def _socket_transport(blocking: bool) -> Transport:
     if blocking:
         from mqadmin.transport.blocking import BlockingTransport as SocketTransport
     else:
-        from mqadmin.transport.tcp import TcpTransport as SocketTransport  # type: ignore[assignment]
+        from mqadmin.transport.tcp import TcpTransport as SocketTransport  # type: ignore[assignment]  # either, one name
 
     credentials = settings.credentials()
     tls = settings.tls()

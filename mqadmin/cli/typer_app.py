@@ -53,7 +53,7 @@ def typer_callback(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     sig = inspect.signature(fn, eval_str=True)
     params = [_typer_parameter(p) for p in sig.parameters.values()]
-    callback.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    callback.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]  # read by inspect.signature
     return callback
 
 
@@ -175,7 +175,7 @@ _VERSION = inspect.Parameter(
 _root_params = [
     inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=a) for n, a in ROOT_OPTIONS
 ]
-root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]
+root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]  # read by inspect
 app.callback()(typer_callback(root))
 
 

@@ -33,7 +33,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
 from mqadmin.server.framing import FrameBudget, FrameProtocol
@@ -64,7 +64,7 @@ class Later:
         if early is _NOT_GIVEN:
             self._then = callback
         elif early is not _ANSWERED:
-            callback(early)  # type: ignore[arg-type]
+            callback(cast("RemotingCommand | BaseException", early))  # given, not a marker
 
     def give(self, outcome: RemotingCommand | BaseException) -> None:
         """The response, or the exception the handler failed with (answered SYSTEM_ERROR)."""

@@ -113,7 +113,7 @@ class BlockingConnection:
             raise
         except OSError as e:
             self._fail(ConnectionClosed.broken(self.addr, e))
-            raise self._closed from None  # type: ignore[misc]
+            raise self._closed from None  # type: ignore[misc]  # _fail has set it
 
     def _read_frame(self, deadline: float) -> RemotingCommand:
         """The next whole frame; TimeoutError at ``deadline`` with the bytes read so far kept for the next call."""
@@ -127,7 +127,7 @@ class BlockingConnection:
             return decode_frame(frame)
         except FrameError as e:
             self._fail(ConnectionClosed.undecodable(self.addr, e))
-            raise self._closed from None  # type: ignore[misc]
+            raise self._closed from None  # type: ignore[misc]  # _fail has set it
 
     def _fill(self, size: int, deadline: float) -> None:
         while len(self._received) < size:
@@ -140,10 +140,10 @@ class BlockingConnection:
                 raise  # the bytes read so far stay for the next call
             except OSError as e:
                 self._fail(ConnectionClosed.broken(self.addr, e))
-                raise self._closed from None  # type: ignore[misc]
+                raise self._closed from None  # type: ignore[misc]  # _fail has set it
             if not chunk:
                 self._fail(ConnectionClosed.by_server(self.addr))
-                raise self._closed  # type: ignore[misc]
+                raise self._closed  # type: ignore[misc]  # _fail has set it
             self._received += chunk
 
     def _wait_until(self, deadline: float) -> None:

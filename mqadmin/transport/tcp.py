@@ -91,7 +91,7 @@ class Connection:
                 await self._writer.drain()
         except (ConnectionError, OSError) as e:
             self._fail(ConnectionClosed.broken(self.addr, e))
-            raise self._closed from None  # type: ignore[misc]
+            raise self._closed from None  # type: ignore[misc]  # _fail has set it
 
     async def _read_loop(self) -> None:
         try:

@@ -2,11 +2,13 @@
 the client layers and the shared model strictly: every function annotated, no ``Any`` returned where a type is
 declared, no generic without its parameters, no ``# type: ignore`` left unused.
 
-Its cache lives in ``.mypy_cache`` (ignored by git): a first run on a fresh machine checks every module (about
-8 s), a run after a change only what the change touches."""
+Its cache lives in ``.mypy_cache`` (ignored by git): a first run on a fresh machine checks every module (6 s on an
+idle 2-core machine, 49 s with the unit tests running beside it), a run after a change only what the change
+touches (1.2 s when nothing changed)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tomllib
@@ -52,3 +54,14 @@ def test_mypy_finds_no_error_in_mqadmin() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("Success: no issues found"), done.stdout
+
+
+def test_every_type_ignore_names_its_code_and_says_why() -> None:
+    """``# type: ignore[code]  # why`` on one line; a bare or unexplained ignore would hide what else goes wrong."""
+    bad = [
+        f"{path.relative_to(REPO)}:{n}"
+        for path in sorted((REPO / "mqadmin").rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "type: ignore" in line and not re.search(r"# type: ignore\[[a-z, -]+\]  # \S", line)
+    ]
+    assert not bad, f"a type: ignore without its code or a reason: {bad}"

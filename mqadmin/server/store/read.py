@@ -59,7 +59,7 @@ class StoreReading(StoreState):
             return GetResult(GetStatus.OFFSET_OVERFLOW_BADLY, hi, lo, hi)
         limit = max(1, min(max_nums, MAX_TRANSFER_COUNT))
         scan_end = min(hi, offset + max(16000, max_nums * 20) // 20)
-        filtering = sub is not None and not sub.matches_all
+        matcher = sub if sub is not None and not sub.matches_all else None
         picked: list[tuple[int, int]] = []
         total = 0
         i = offset
@@ -68,15 +68,15 @@ class StoreReading(StoreState):
             if picked and (len(picked) >= limit or total + size > MAX_TRANSFER_BYTES):
                 break
             i += 1
-            if filtering and not sub.match_code(code):  # type: ignore[union-attr]
+            if matcher is not None and not matcher.match_code(code):
                 continue
             picked.append((phys, size))
             total += size
         messages = self._read_runs(picked)
         if messages is None:
             return GetResult(GetStatus.MESSAGE_WAS_REMOVING, i, lo, hi)
-        if filtering:
-            messages = [m for m in messages if sub.match_tags(_tags_of(m))]  # type: ignore[union-attr]
+        if matcher is not None:
+            messages = [m for m in messages if matcher.match_tags(_tags_of(m))]
         status = GetStatus.FOUND if messages else GetStatus.NO_MATCHED_MESSAGE
         return GetResult(status, i, lo, hi, messages)
 
