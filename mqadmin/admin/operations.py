@@ -32,6 +32,7 @@ OWNER: dict[str, int] = {
     "_decide_logic_offsets": 1,
     "_has_route": 6,
     "_lite": 2,
+    "_lite_request": 2,
     "_newest_store_times": 4,
     "_on_every_namesrv": 10,
     "_online": 3,
