@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any, Self
 
 from mqadmin.admin.errors import ResponseError, reason_of
+from mqadmin.transport.errors import Interrupted
 
 
 class Status(StrEnum):
@@ -22,6 +23,16 @@ class Status(StrEnum):
     WRITTEN = "written"
     SKIPPED = "skipped"
     FAILED = "failed"
+    NOT_SENT = "not sent"
+    """Left undone: the command was interrupted (Ctrl-C) before sending it."""
+
+
+NOT_DONE = frozenset({Status.FAILED, Status.NOT_SENT})
+
+
+def failure_status(error: BaseException) -> Status:
+    """NOT_SENT for a request held back by an interruption, else FAILED."""
+    return Status.NOT_SENT if isinstance(error, Interrupted) else Status.FAILED
 
 
 @dataclass(slots=True)
@@ -43,12 +54,13 @@ class TargetResult:
 
     @classmethod
     def failure(cls, name: str, addr: str, error: Exception, reason: str | None = None, **more: Any) -> Self:
-        """A FAILED row for ``error`` (``reason``: a text other than the error's own)."""
-        return cls(name, addr, Status.FAILED, reason if reason is not None else reason_of(error), error=error, **more)
+        """A FAILED (or NOT_SENT) row for ``error`` (``reason``: a text other than the error's own)."""
+        why = reason if reason is not None else reason_of(error)
+        return cls(name, addr, failure_status(error), why, error=error, **more)
 
     @property
     def ok(self) -> bool:
-        return self.status != Status.FAILED
+        return self.status not in NOT_DONE
 
     @property
     def code(self) -> int | None:

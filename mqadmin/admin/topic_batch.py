@@ -67,8 +67,8 @@ class _Pending:
             self.topic, TargetResult(target.name, target.addr, status, changes=self.changes, data=self.wanted)
         )
 
-    def failed(self, target: Target, reason: str) -> TopicResult:
-        return TopicResult(self.topic, TargetResult(target.name, target.addr, Status.FAILED, reason))
+    def failed(self, target: Target, error: Exception) -> TopicResult:
+        return TopicResult(self.topic, TargetResult.failure(target.name, target.addr, error))
 
 
 class TopicBatchOps(TopicOps):
@@ -83,11 +83,11 @@ class TopicBatchOps(TopicOps):
         )
         out: list[TopicResult] = []
         for target, outcome in zip(targets, per_broker, strict=True):
-            if outcome.status == Status.FAILED:  # the broker could not be read at all
+            if not outcome.ok:  # the broker could not be read at all
                 out += [
                     TopicResult(
                         c.topic,
-                        TargetResult(target.name, target.addr, Status.FAILED, outcome.reason, error=outcome.error),
+                        TargetResult(target.name, target.addr, outcome.status, outcome.reason, error=outcome.error),
                     )
                     for c in changes
                 ]
@@ -125,7 +125,7 @@ class TopicBatchOps(TopicOps):
         out: list[TopicResult] = []
         for chunk, outcome in zip(chunks, sent, strict=True):
             if isinstance(outcome, Exception):
-                out += [p.failed(target, reason_of(outcome)) for p in chunk]
+                out += [p.failed(target, outcome) for p in chunk]
             else:
                 out += outcome
         return out
@@ -153,8 +153,7 @@ class TopicBatchOps(TopicOps):
 
         sent = await map_bounded(pending, one, SINGLES_IN_FLIGHT)
         return [
-            out if isinstance(out, TopicResult) else p.failed(target, reason_of(out))
-            for p, out in zip(pending, sent, strict=True)
+            out if isinstance(out, TopicResult) else p.failed(target, out) for p, out in zip(pending, sent, strict=True)
         ]
 
     # --- topicList -c -------------------------------------------------------------------------------
