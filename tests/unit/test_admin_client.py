@@ -192,7 +192,10 @@ async def test_cluster_fan_out_is_concurrent_and_continues_past_failures() -> No
     assert by_name["broker-a"].status == by_name["broker-c"].status == Status.CREATED
     assert by_name["broker-b"].status == Status.FAILED
     assert by_name["broker-b"].reason == "SYSTEM_ERROR (1): CODE: 1 DESC: disk full"
+    assert by_name["broker-b"].code == 1 and isinstance(by_name["broker-b"].error, ResponseError)  # not from the text
+    assert by_name["broker-a"].code is None and by_name["broker-a"].error is None
     assert by_name["broker-d"].status == Status.FAILED and "no answer" in by_name["broker-d"].reason
+    assert by_name["broker-d"].code is None and by_name["broker-d"].error is not None  # no answer, so no code
     assert by_name["broker-d"].addr == d.addr
     assert outcome(results) == "partial"
     assert "Orders" in a.topics and "Orders" in c.topics
