@@ -43,7 +43,8 @@ def test_every_served_request_code_has_apaches_rule_or_an_explicit_unchecked_ent
                 missing.append(f"{side} {code}")
             elif entries > 1:
                 doubled.append(code)
-            if code in table.switch and (rpc is None or rpc.access is None):  # type: ignore[attr-defined]
+            # the name server authorizes nothing, as Apache 5.5.0's (docs/dev-cluster.md): 105 needs no rule there
+            if side == "broker" and code in table.switch and (rpc is None or rpc.access is None):  # type: ignore[attr-defined]
                 switch_without_rule.append(code)
     assert not missing, "served codes without an entry in apache_access.json or access.UNCHECKED"
     assert not doubled, "codes both checked by Apache and listed as unchecked"
