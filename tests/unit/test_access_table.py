@@ -60,7 +60,7 @@ def test_the_auth_management_codes_are_served_and_need_the_cluster():
 
 ALICE = UserInfo("alice", "alice-pw", "Normal", "enable")
 ROOT = UserInfo("root", "root-pw", "Super", "enable")
-ALICE_ACL = AclInfo("User:alice", (Policy((PolicyEntry("Topic:Orders", ("Pub",), (), "Allow"),)),))
+ALICE_ACL = AclInfo("User:alice", (Policy((PolicyEntry("Topic:Orders", ("Pub",), "Allow"),)),))
 
 
 def ask(code: int, ext: dict[str, str], user: UserInfo) -> RemotingCommand | None:

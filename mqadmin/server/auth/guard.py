@@ -11,8 +11,8 @@ with Apache's remark (``username cannot be null.``, ``User:bob is not found.``, 
 Authorization: a Super user may do everything; a Normal user needs, for each resource the request
 touches (Apache 5.5.0's rule for its code and its declaration's ``access`` rule: ``mqadmin.model.access``), a
 policy that allows one of the actions (``mqadmin.server.auth.policy``). A request served without a declaration
-is authorized by Apache's rule alone, from its ext fields. Refused: NO_PERMISSION, ``User:bob has no permission to access
-Topic:Other from 127.0.0.1, no matched policies.``
+is authorized by Apache's rule alone, from its ext fields. Refused: NO_PERMISSION, ``User:bob has no
+permission to access Topic:Other from 127.0.0.1, no matched policies.``
 """
 
 from __future__ import annotations
