@@ -190,7 +190,6 @@ def group(attr: str, *actions: str) -> On:
     return On(actions, group=attr)
 
 
-
 UNCHECKED: dict[int, str] = {
     # Served request codes for which Apache 5.5.0 checks nothing beyond authentication: no request-header class
     # carries @RocketMQAction for them (the request has no header, or an unannotated one), so its
