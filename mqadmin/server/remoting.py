@@ -192,9 +192,16 @@ class ClientChannel:
         self._transport.abort()
 
 
+REMARK_LIMIT = 512
+"""Characters of a response's remark sent at most: remarks quote client input, which handlers cut short
+(``mqadmin.model.names.clipped``); this bounds any that does not."""
+
+
 def _encode(cmd: RemotingCommand) -> bytes:
     """The frame of ``cmd``; a response that cannot be encoded (text that is not valid Unicode, a
     frame over the size limit) becomes a SYSTEM_ERROR answer saying so."""
+    if cmd.is_response and cmd.remark is not None and len(cmd.remark) > REMARK_LIMIT:
+        cmd.remark = f"{cmd.remark[:REMARK_LIMIT]}… ({len(cmd.remark)} characters)"
     try:
         return encode_frame(cmd, dump_header_json)
     except (UnicodeEncodeError, FrameError) as e:

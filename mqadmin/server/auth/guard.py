@@ -23,6 +23,7 @@ from typing import Any
 
 from mqadmin.model.access import CLUSTER, needs
 from mqadmin.model.auth import AclInfo, UserInfo
+from mqadmin.model.names import clipped
 from mqadmin.model.rpc.spec import Decoded, Rpc
 from mqadmin.server.auth.policy import decide
 from mqadmin.wire.codes import ResponseCode
@@ -50,7 +51,7 @@ class Guard:
             return _refuse(cmd, "username cannot be null.")
         user = self._users(name)
         if user is None:
-            return _refuse(cmd, f"User:{name} is not found.")
+            return _refuse(cmd, f"User:{clipped(name)} is not found.")
         if user.user_status == "disable":
             return _refuse(cmd, f"User:{name} is disabled.")
         expected = sign(cmd.ext, cmd.body, user.password or "")
@@ -70,7 +71,7 @@ class Guard:
         name = cmd.ext[ACCESS_KEY]
         user = self._users(name)
         if user is None:  # deleted since it was authenticated (Apache's UserAuthorizationHandler remark)
-            return _refuse(cmd, f"User:{name} not found.")
+            return _refuse(cmd, f"User:{clipped(name)} not found.")
         if user.user_type == "Super":
             return None
         acl = self._acls(f"User:{name}")
@@ -78,7 +79,8 @@ class Guard:
             resource = f"{CLUSTER}:{self._cluster}" if need.resource == CLUSTER else need.resource
             why = decide(acl, resource, need.actions, source_ip)
             if why is not None:
-                return _refuse(cmd, f"User:{name} has no permission to access {resource} from {source_ip}, {why}")
+                denied = f"User:{name} has no permission to access {clipped(resource)} from {source_ip}, {why}"
+                return _refuse(cmd, denied)
         return None
 
 
