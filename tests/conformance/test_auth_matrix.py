@@ -39,9 +39,8 @@ from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import RequestCode, ResponseCode, request_name
 from mqadmin.wire.frame import RemotingCommand
-from tests.conformance.secured import SUPER_USER, secured_cluster, version_skip_reason
+from tests.conformance.secured import SUPER_USER, secured_cluster, secured_dev_up, version_skip_reason
 from tests.conftest import wait_until
-from tests.devprocs import start_dev
 from tests.realrmq.classfile import parse
 
 pytestmark = [pytest.mark.conformance, pytest.mark.timeout(1200)]
@@ -235,17 +234,8 @@ def apache_matrix(lib: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 @pytest.fixture(scope="module")
 def embedded_matrix(lib: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
-    work = tmp_path_factory.mktemp("matrix-embedded")
-    user, password = SUPER_USER
-    auth = work / "auth.toml"
-    auth.write_text(f'[[users]]\nusername = "{user}"\npassword = "{password}"\ntype = "Super"\n')
-    proc, info = start_dev(
-        "up", "--namesrv-port", "0", "--broker-port", "0", "--data-dir", str(work / "data"), "--auth", str(auth)
-    )
-    try:
+    with secured_dev_up(tmp_path_factory.mktemp("matrix-embedded")) as info:
         yield matrix(Backend(info["namesrvAddr"], info["brokers"][0]["addr"], info["cluster"]), lib)
-    finally:
-        proc.stop()
 
 
 def _name(code: int) -> str:

@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 _MAGIC = 0xCAFEBABE
 
 
 class ClassFormatError(ValueError):
-    pass
+    """Not a class file, or one cut short."""
 
 
-@dataclass(frozen=True)
-class Enum:
+class Enum(NamedTuple):
     """An enum constant in an annotation: ``type`` is its descriptor (``Lorg/.../Action;``), ``name`` the constant."""
 
     type: str
