@@ -41,22 +41,20 @@ def _named(kind: str, name: str, actions: tuple[str, ...]) -> Need:
 
 @dataclass(frozen=True, slots=True)
 class On:
-    """The header fields ``topic`` / ``group`` (attribute names) name the resources; ``actions`` on each.
-    With neither present nor ``cluster``, nothing is needed."""
+    """The header fields ``topic`` / ``group`` (attribute names) name the resources; ``actions`` on each; with
+    neither present, nothing is needed. Names are taken as they are: Apache's switch maps no retry topic to its
+    group for these requests (QUERY_MESSAGE of ``%RETRY%G`` needs ``Topic:%RETRY%G``)."""
 
     actions: tuple[str, ...]
     topic: str | None = None
     group: str | None = None
-    cluster: bool = False
 
     def needs(self, header: Any, body: Any) -> list[Need]:
         out = []
         for kind, attr in (("Topic", self.topic), ("Group", self.group)):
             value = getattr(header, attr, None) if attr else None
             if value:
-                out.append(_named(kind, value, self.actions))
-        if self.cluster and not out:
-            out.append(Need(CLUSTER, self.actions))
+                out.append(Need(f"{kind}:{value}", self.actions))
         return out
 
 
