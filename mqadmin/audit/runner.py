@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin.audit.job import MANIFEST, Params, write_summary
+from mqadmin.audit.report import REPORT, write_report
 
 AUTO_SPARK_ROWS = 10_000_000
 """Topic rows from which ``--engine auto`` picks local Spark: the smallest size at which Spark's wall time beat
@@ -110,15 +111,17 @@ def run_audit(
     master: str = "local[*]",
     driver_memory: str | None = None,
     choice: EngineChoice | None = None,
+    baseline: str | None = None,
 ) -> dict[str, Any]:
     """Audit the export directories ``inputs`` into ``out`` on ``engine`` (spark, python or auto); returns
-    the summary (also in summary.json), with ``engine_choice`` saying which engine ran and why."""
+    the summary (also in summary.json), with ``engine_choice`` saying which engine ran and why, and writes
+    ``report.html``. ``baseline``: a previous audit's ``out``, to mark findings new, unchanged or resolved."""
     choice = choice or choose_engine(inputs, engine, master)
     os.makedirs(out, exist_ok=True)
     if choice.engine == "python":
         from mqadmin.audit.baseline import run_python
 
-        summary = run_python([Path(p) for p in inputs], out, params)
+        summary = run_python([Path(p) for p in inputs], out, params, baseline)
     else:
         java_home = prepare_spark()
         from mqadmin.audit import job
@@ -128,11 +131,13 @@ def run_audit(
         options = archive.java_options() if archive else []
         spark = job.build_session(master, driver_memory, java_home=java_home, java_options=options)
         try:
-            summary = job.run_spark(spark, inputs, out, params, master)
+            summary = job.run_spark(spark, inputs, out, params, master, baseline)
         finally:
             if archive:
                 archive.after_audit(spark)
             job.stop_session(spark)
     summary["engine_choice"] = asdict(choice)
+    summary["outputs"]["report"] = os.path.join(out, REPORT)
+    write_report(out, summary)
     write_summary(out, summary)
     return summary
