@@ -175,7 +175,8 @@ def _since(summary: dict[str, Any], new: list[dict[str, Any]], resolved: list[di
     ]
     if rows:
         parts.append(
-            "<table><thead><tr><th>rule</th><th>severity</th><th>new</th><th>unchanged</th><th>resolved</th></tr>"
+            "<table><thead><tr><th>rule</th><th>severity</th><th class=n>new</th><th class=n>unchanged</th>"
+            "<th class=n>resolved</th></tr>"
             f"</thead><tbody>{rows}</tbody></table>"
         )
     for label, items, total in (("New", new, base["new"]), ("Resolved", resolved, base["resolved"])):
@@ -196,7 +197,7 @@ def _by_rule(summary: dict[str, Any]) -> str:
     chart = _bar_chart(bars, "findings by rule") if bars else "<p>No findings.</p>"
     return (
         '<section id="rules"><h2>Findings by rule and severity</h2>'
-        f"{chart}<table><thead><tr><th>rule</th><th>severity</th><th>count</th><th>what</th></tr></thead>"
+        f"{chart}<table><thead><tr><th>rule</th><th>severity</th><th class=n>count</th><th>what</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></section>"
     )
 
@@ -356,14 +357,14 @@ def _svg_open(cls: str, label: str, width: int, height: int) -> str:
 
 def _bar_chart(bars: list[tuple[str, list[tuple[str, int]]]], label: str) -> str:
     """Horizontal bars, one per label, each stacked by severity."""
-    row, label_w, width, count_w = 22, 230, 760, 60
+    row, label_w, width, count_w = 22, 300, 820, 60
     top = max((sum(n for _, n in parts) for _, parts in bars), default=0) or 1
     span = width - label_w - count_w
     height = row * len(bars) + 4
     out = [_svg_open("chart", label, width, height)]
     for i, (name, parts) in enumerate(bars):
         y = i * row + 2
-        shown = name if len(name) <= 34 else name[:33] + "\u2026"
+        shown = name if len(name) <= 40 else name[:39] + "\u2026"
         out.append(f'<text x="{label_w - 8}" y="{y + 15}" text-anchor="end"><title>{e(name)}</title>{e(shown)}</text>')
         x = float(label_w)
         for severity, n in parts:
@@ -383,7 +384,7 @@ def _bar_chart(bars: list[tuple[str, list[tuple[str, int]]]], label: str) -> str
 
 def _column_chart(values: list[tuple[str, int, bool]], label: str) -> str:
     """Vertical bars per broker with the cluster's median as a dashed line."""
-    width, height, base, top_pad = 380, 190, 150, 18
+    width, height, base, top_pad = 380, 200, 160, 36
     n = max(len(values), 1)
     slot = (width - 20) / n
     top = max((v for _, v, _ in values), default=0) or 1
@@ -391,7 +392,11 @@ def _column_chart(values: list[tuple[str, int, bool]], label: str) -> str:
     mid = len(ordered) // 2
     median = (ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2) if ordered else 0
     scale = (base - top_pad) / top
-    out = [_svg_open("chart col", label, width, height), f'<text x="10" y="12" class="title">{e(label)}</text>']
+    out = [
+        _svg_open("chart col", label, width, height),
+        f'<text x="10" y="14" class="title">{e(label)}</text>',
+        f'<text x="{width - 10}" y="14" text-anchor="end" class="median-label">- - median {median:g}</text>',
+    ]
     for i, (name, v, writable) in enumerate(values):
         x = 10 + i * slot
         h = v * scale
@@ -408,8 +413,8 @@ def _column_chart(values: list[tuple[str, int, bool]], label: str) -> str:
             out.append(f'<text x="{cx:.1f}" y="{base + 14}" text-anchor="middle">{e(short)}</text>')
     y = base - median * scale
     out.append(
-        f'<line x1="10" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" class="median"/>'
-        f'<text x="{width - 10}" y="{y - 4:.1f}" text-anchor="end" class="median-label">median {median:g}</text>'
+        f'<line x1="10" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" class="median">'
+        f"<title>median {median:g}</title></line>"
         f'<line x1="10" x2="{width - 10}" y1="{base}" y2="{base}" class="axis"/></svg>'
     )
     return "".join(out)
@@ -442,7 +447,7 @@ td.subject,th.topic{overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regul
 font-size:13px;text-transform:none;letter-spacing:0;color:var(--fg);font-weight:normal}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 pre{background:#f1f3f6;border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow-x:auto;
-white-space:pre-wrap;word-break:break-all;margin:6px 0 0}
+white-space:pre-wrap;overflow-wrap:anywhere;margin:6px 0 0}
 .sev{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-size:12px;font-weight:600}
 .sev.high{background:#c62828}.sev.medium{background:#ef8a17}.sev.low{background:#3b7dd8}
 .chg{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;margin-right:6px}
@@ -456,10 +461,13 @@ svg line.median{stroke:#c62828;stroke-dasharray:5 4;stroke-width:1.2}svg line.ax
 .pair{display:flex;flex-wrap:wrap;gap:12px}
 table.grid{width:auto}table.grid th{text-transform:none;letter-spacing:0}table.grid td{text-align:center;width:56px}
 table.grid td.on{color:#2e7d32;background:#e8f5e9}table.grid td.off{color:#c62828;background:#fdecea}
-table.plan code{display:block;white-space:pre-wrap;word-break:break-all;background:#f1f3f6;padding:3px 6px;
+table.plan code{display:block;white-space:pre-wrap;overflow-wrap:anywhere;background:#f1f3f6;padding:3px 6px;
 border-radius:4px;user-select:all}
-table.plan td:first-child,table.findings td:nth-child(3),table.findings td:nth-child(4){white-space:nowrap}
-td.subject{max-width:260px}
+table.plan td,table.findings td{overflow-wrap:anywhere}
+table.plan td:first-child{max-width:200px}table.plan td:nth-child(4){min-width:420px}
+table.findings td:nth-child(4){max-width:180px}table.findings td:nth-child(6){min-width:300px}
+td.subject{max-width:220px}th.n{text-align:right}
+table.findings td:nth-child(2),table.plan td:nth-child(3),.sev,.chg{white-space:nowrap;overflow-wrap:normal}
 .warn{color:#a01818;margin:4px 0}
 details{margin:8px 0 14px}summary{cursor:pointer;font-weight:600}
 button.copy{float:right;margin:6px 0 0 8px;font:inherit;font-size:12px;padding:3px 10px;border:1px solid var(--line);
