@@ -31,7 +31,7 @@ def test_generate_then_audit_prints_the_summary_and_writes_the_outputs(cli, tmp_
     assert "PLACEMENT_SUBSET" in result.out and "on 1 of" in result.out  # the summary and the first findings
     assert "warning: broker" in result.err and "was not collected" in result.err  # the planted failed broker
     assert "plan.toml" in result.err
-    for name in ("findings.jsonl", "plan.toml", "summary.json"):
+    for name in ("findings.jsonl", "plan.toml", "summary.json", "report.html"):
         assert (tmp_path / "out" / name).exists()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from mqadmin.audit import job
 from mqadmin.audit.baseline import audit_findings, run_python
 from mqadmin.audit.job import Params
+from mqadmin.audit.report import write_report
 from mqadmin.fleet.synth import FleetSpec, generate, load_ground_truth
 from tests.audit.exports import ExportBuilder, edge_case_export, keys
 
@@ -165,6 +167,14 @@ def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
     p_sum = run_python(inputs, str(tmp_path / "python"), params)
     assert s_sum["by_rule"] == p_sum["by_rule"] and s_sum["findings"] == p_sum["findings"] > 0
     assert s_sum["coverage"] == p_sum["coverage"]
+    assert s_sum["brokers"] == p_sum["brokers"] and s_sum["brokers"]  # per-broker counts of the report
+
+    def report(d: str, summary: dict[str, Any]) -> str:  # the page without its run block (engine, time)
+        page = write_report(tmp_path / d, summary).read_text()
+        return re.sub(r'<dl id="run">.*?</dl>', "", page)
+
+    assert report("spark", s_sum) == report("python", p_sum)
+    assert "<svg" in report("spark", s_sum)
 
     def lines(d: str) -> list[dict[str, Any]]:
         return [json.loads(x) for x in (tmp_path / d / "findings.jsonl").read_text().splitlines()]
