@@ -173,6 +173,12 @@ def _since(summary: dict[str, Any], new: list[dict[str, Any]], resolved: list[di
         f'<span class="chg unchanged">{base["unchanged"]:,} unchanged</span> '
         f'<span class="chg resolved">{base["resolved"]:,} resolved</span></p>',
     ]
+    cov = summary.get("coverage", {})
+    if cov.get("failed_sources") or cov.get("failed_brokers"):
+        parts.append(
+            "<p class=warn>Some masters could not be read this time (see the coverage): what was reported about "
+            "them before shows as resolved without having been checked.</p>"
+        )
     if rows:
         parts.append(
             "<table><thead><tr><th>rule</th><th>severity</th><th class=n>new</th><th class=n>unchanged</th>"
