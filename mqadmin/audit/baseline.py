@@ -120,13 +120,23 @@ def rule_findings(
     return evaluate(facts, params)
 
 
-def run_python(inputs: list[Path], out: str, params: Params, baseline: str | None = None) -> dict[str, Any]:
+def run_python(
+    inputs: list[Path],
+    out: str,
+    params: Params,
+    baseline: str | None = None,
+    progress: Callable[[str], None] = lambda text: None,
+) -> dict[str, Any]:
+    """Run the audit in this process and write every output; returns the summary. ``progress`` hears each
+    phase."""
     started = time.monotonic()
     summary = new_summary([str(p) for p in inputs], "python", None, params)
     previous = read_baseline(baseline) if baseline else None
     manifests = read_manifests(inputs)
     summary["coverage"] = coverage(manifests)
     facts = Facts()
+    progress(f"auditing {summary['coverage']['rows'].get('topics', 0):,} topic rows")
     findings = audit_findings(inputs, params, manifests, facts)
+    progress("writing the outputs")
     namesrv = {(r["source"], r["cluster"]): r["namesrv"] for r in _rows(inputs, manifests, "clusters")}
     return finish_outputs(out, findings, facts, namesrv, summary, previous, started)

@@ -1001,6 +1001,7 @@ def spark_findings(
     params: Params,
     manifests: list[tuple[str, dict[str, Any]]],
     facts: Facts | None = None,
+    progress: Callable[[str], None] = lambda text: None,
 ) -> list[dict[str, Any]]:
     """All findings, sorted by severity and place: Spark reduces the tables to the facts the rules need,
     and the driver evaluates them (``evaluate``, the code the plain-Python engine runs).
@@ -1011,7 +1012,8 @@ def spark_findings(
     The small tables (brokers, order configs, groups, lag) are read on the driver, and the cluster facts go
     to the executors as small broadcast tables. Only built-in expressions and non-object aggregates run on
     the executors (no Python UDFs, no Python workers, no ``collect_set``): two jobs over the topics, whatever
-    the fleet's size. ``facts``, when given, is filled (the per-broker counts of the report).
+    the fleet's size. ``facts``, when given, is filled (the per-broker counts of the report); ``progress``
+    hears each phase.
     """
     tables = _Tables(spark, inputs, manifests)
     facts = facts if facts is not None else Facts()
@@ -1019,9 +1021,12 @@ def spark_findings(
     facts.add_cluster_tables(tables.rows)
     places = sorted(facts.broker_names)  # a cluster's id (cid) is its index here
     names = [sorted(facts.broker_names[p]) for p in places]
+    rows_total = sum(int(m["tables"]["topics"].get("rows", 0)) for _, m in manifests)
+    progress(f"aggregating {rows_total:,} topic rows")
     with ThreadPoolExecutor(1) as pool:  # the group tables are read while the executors aggregate
         read_groups = lambda: pool.submit(tables.add_groups, facts).result  # noqa: E731
         suspects, others = _aggregate(spark, tables.topics(), facts, places, names, read_groups)
+    progress(f"reading the {len(suspects) + len(others):,} topics that may have a finding")
     keys = literal_table(spark, ((k,) for k in sorted(suspects | others)), "key bigint")
     rows = (
         tables.topics()
@@ -1048,6 +1053,7 @@ def spark_findings(
                 tally = facts.counts.setdefault((s, c, b), [0, 0])
                 tally[0] += 1
                 tally[1] += w
+    progress("evaluating the rules")
     return evaluate(facts, params)
 
 
@@ -1232,16 +1238,23 @@ def namesrv_map(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], str]:
 
 
 def run_spark(
-    spark: Any, inputs: list[str], out: str, params: Params, master: str | None, baseline: str | None = None
+    spark: Any,
+    inputs: list[str],
+    out: str,
+    params: Params,
+    master: str | None,
+    baseline: str | None = None,
+    progress: Callable[[str], None] = lambda text: None,
 ) -> dict[str, Any]:
-    """Run the audit on ``spark`` and write every output; returns the summary."""
+    """Run the audit on ``spark`` and write every output; returns the summary. ``progress`` hears each phase."""
     started = time.monotonic()
     summary = new_summary(inputs, "spark", master or spark.sparkContext.master, params)
     previous = read_baseline(baseline) if baseline else None
     manifests = read_manifests_spark(spark, inputs)
     summary["coverage"] = coverage(manifests)
     facts = Facts()
-    findings = spark_findings(spark, inputs, params, manifests, facts)
+    findings = spark_findings(spark, inputs, params, manifests, facts, progress)
+    progress("writing the outputs")
 
     def spark_parquet(path: str) -> None:  # no pyarrow on this driver: Spark writes it
         from pyspark.sql import types as T

@@ -230,3 +230,21 @@ def test_a_corrupt_table_fails_the_job_instead_of_dropping_rows(spark, tmp_path)
 def test_a_missing_export_is_an_input_error(spark, tmp_path):
     with pytest.raises(job.AuditInputError, match="has no readable manifest.json"):
         job.read_manifests_spark(spark, [str(tmp_path / "nothing")])
+
+
+def test_progress_names_each_phase_and_the_stages_with_their_tasks_and_rows(spark, tmp_path):
+    from mqadmin.audit.progress import SparkProgress, stage_text
+
+    generate(tmp_path / "in", FleetSpec(seed=5, sources=1))
+    rows = json.loads((tmp_path / "in" / "manifest.json").read_text())["tables"]["topics"]["rows"]
+    shown: list[str] = []
+    with SparkProgress(spark, shown.append, interval=0.01) as watch:
+        job.run_spark(spark, [str(tmp_path / "in")], str(tmp_path / "out"), Params(), "local[2]", progress=watch.phase)
+        last = watch.last()
+    phases = [t for t in shown if " - " not in t]
+    assert phases[0] == f"aggregating {rows:,} topic rows"
+    assert phases[1].startswith("reading the ") and phases[1].endswith(" topics that may have a finding")
+    assert phases[2:] == ["evaluating the rules", "writing the outputs"]
+    # the last stage: the second scan of the topics, every task done and every row read
+    assert last is not None and last[1] == last[2] > 0 and last[3] == rows
+    assert stage_text(*last) == f"stage {last[0]}: tasks {last[1]}/{last[2]}, {rows:,} rows read"

@@ -305,7 +305,9 @@ def audit(
         note(f"engine: {choice.engine} ({choice.reason})")
     try:
         summary = _with_status(
-            lambda: run_audit(inputs, str(out), params, choice.engine, master, driver_memory, choice, baseline),
+            lambda show: run_audit(
+                inputs, str(out), params, choice.engine, master, driver_memory, choice, baseline, show
+            ),
             choice.engine,
         )
     except BaselineError as e:
@@ -327,13 +329,14 @@ def audit(
 
 
 def _with_status(fn: Any, engine: str) -> Any:
-    """Run ``fn`` under a spinner on stderr (terminal only): a Spark start alone takes seconds."""
+    """Run ``fn(show)`` under a spinner on stderr that ``show(text)`` updates with what the audit is doing
+    (terminal only: piped, ``show`` is None and nothing is drawn); a Spark start alone takes seconds."""
     if not sys.stderr.isatty():
-        return fn()
+        return fn(None)
     from rich.console import Console
 
-    with Console(stderr=True).status(f"auditing ({engine})..."):
-        return fn()
+    with Console(stderr=True).status(f"auditing ({engine})...") as status:
+        return fn(lambda text: status.update(f"auditing ({engine}): {text}"))
 
 
 def _print_audit(summary: dict[str, Any], top: int) -> None:
