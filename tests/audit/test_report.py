@@ -182,3 +182,20 @@ def test_report_in_headless_chromium_has_charts_no_console_errors_and_fetches_no
     assert "q" in v["text"] and "down" in v["text"]  # the master of s2 that could not be read
     assert v["box"][0] <= v["box"][1]  # nothing wider than the window
     assert shot.stat().st_size > 10_000
+
+
+def test_a_big_audit_shows_the_first_findings_and_commands_and_counts_them_all(cli, tmp_path, monkeypatch):
+    from mqadmin.audit import report
+
+    monkeypatch.setattr(report, "FINDINGS_SHOWN", 3)
+    monkeypatch.setattr(report, "COMMANDS_SHOWN", 2)
+    monkeypatch.setattr(report, "PLACEMENT_TOPICS", 4)
+    fleet(tmp_path / "in", fixed=False)
+    result = cli("audit", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--engine", "python")
+    assert result.code == 0, result.err
+    total = len(findings(tmp_path / "out"))
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert f"Findings (first 3 of {total})" in page and page.count("<tr><td><span class=\"sev") == 3
+    assert "Remediation plan (first 2 of 17)" in page and "All 2 commands as one script" in page
+    assert "Topics missing on some masters (first 4 of 16)" in page
+    assert f'<b>{total}</b><span>findings</span>' in page  # the counts cover every finding
