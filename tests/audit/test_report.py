@@ -195,7 +195,7 @@ def test_a_big_audit_shows_the_first_findings_and_commands_and_counts_them_all(c
     assert result.code == 0, result.err
     total = len(findings(tmp_path / "out"))
     page = (tmp_path / "out" / "report.html").read_text()
-    assert f"Findings (first 3 of {total})" in page and page.count("<tr><td><span class=\"sev") == 3
+    assert f"Findings (first 3 of {total})" in page and page.count('<tr><td><span class="sev') == 3
     assert "Remediation plan (first 2 of 17)" in page and "All 2 commands as one script" in page
     assert "Topics missing on some masters (first 4 of 16)" in page
-    assert f'<b>{total}</b><span>findings</span>' in page  # the counts cover every finding
+    assert f"<b>{total}</b><span>findings</span>" in page  # the counts cover every finding
