@@ -161,8 +161,9 @@ def _since(summary: dict[str, Any], new: list[dict[str, Any]], resolved: list[di
     if not base:
         return ""
     rows = "".join(
-        f"<tr><td>{e(rule)}</td>{_sev(RULES[rule][0])}<td class=n>{c['new']:,}</td><td class=n>{c['unchanged']:,}</td>"
-        f"<td class=n>{c['resolved']:,}</td></tr>"
+        f"<tr><td><code>{e(rule)}</code></td>{_sev(RULES[rule][0])}"
+        + "".join(f"<td class=n>{c[k]:,}</td>" for k in ("new", "unchanged", "resolved"))
+        + "</tr>"
         for rule, c in sorted(base.get("by_rule", {}).items(), key=lambda kv: (SEVERITY_RANK[RULES[kv[0]][0]], kv[0]))
     )
     parts = [
@@ -465,7 +466,8 @@ svg text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fi
 svg text.count,svg text.median-label{fill:#5d6776;font-size:11px}svg text.title{font-weight:600}
 svg line.median{stroke:#c62828;stroke-dasharray:5 4;stroke-width:1.2}svg line.axis{stroke:#9aa3ae}
 .pair{display:flex;flex-wrap:wrap;gap:12px}
-table.grid{width:auto}table.grid th{text-transform:none;letter-spacing:0}table.grid td{text-align:center;width:56px}
+table.grid{width:auto}table.grid th{text-transform:none;letter-spacing:0;white-space:nowrap}
+table.grid td{text-align:center;min-width:48px}
 table.grid td.on{color:#2e7d32;background:#e8f5e9}table.grid td.off{color:#c62828;background:#fdecea}
 table.plan code{display:block;white-space:pre-wrap;overflow-wrap:anywhere;background:#f1f3f6;padding:3px 6px;
 border-radius:4px;user-select:all}
