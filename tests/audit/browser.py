@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -95,16 +96,17 @@ def render(page: Path, expressions: dict[str, str], screenshot: Path, width: int
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
     to_r, to_w = os.pipe()  # the browser reads commands on its fd 3
     from_r, from_w = os.pipe()  # and writes replies and events on its fd 4
-
-    def wire_fds() -> None:  # in the child: the pipe ends at 3 and 4, as --remote-debugging-pipe expects
-        a, b = os.dup(to_r), os.dup(from_w)
-        os.dup2(a, 3)
-        os.dup2(b, 4)
-
+    # the child's ends, numbered from 10, are moved to 3 and 4 by bash (dash takes one-digit fds only), which then
+    # runs the browser (no preexec_fn: unsafe in a process with threads)
+    theirs = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_r, from_w)]
+    for fd in (to_r, from_w):
+        os.close(fd)
+    to_r, from_w = theirs
+    moves = f"3<&{to_r} 4>&{from_w} {to_r}<&- {from_w}>&-"
     proc = subprocess.Popen(
-        [binary, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=wire_fds, close_fds=False,  # the fds wire_fds placed must survive into the exec
+        ["/bin/bash", "-c", f'exec "$0" "$@" {moves}', binary, *FLAGS, f"--user-data-dir={profile}",
+         "--remote-debugging-pipe", "about:blank"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(to_r, from_w),
     )  # fmt: skip
     os.close(to_r)
     os.close(from_w)
