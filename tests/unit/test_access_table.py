@@ -107,3 +107,17 @@ def test_retry_topics_name_their_group_and_lists_are_split():
     stats = needs(RequestCode.GET_CONSUME_STATS, None, {"consumerGroup": "G", "topicList": "A;;B"}, None, None)
     assert [n.resource for n in stats] == ["Group:G", "Topic:A", "Topic:B"]
     assert needs(RequestCode.UPDATE_BROKER_CONFIG, None, {}, None, None) == []  # Apache checks nothing
+
+
+def test_a_retry_topic_stands_for_its_group_only_where_apache_maps_it():
+    from mqadmin.model.rpc import messages
+
+    query = messages.QueryMessageHeader(topic="%RETRY%G", key="k", max_num=1, begin_timestamp=0, end_timestamp=1)
+    wanted = needs(RequestCode.QUERY_MESSAGE, messages.QUERY_MESSAGE.access, query.to_ext(), query, None)
+    assert wanted == [Need("Topic:%RETRY%G", ("Sub", "Get"))]  # Apache's switch: the topic as it is
+    send = messages.SendHeader(
+        producer_group="P", topic="%RETRY%G", default_topic="TBW102", default_topic_queue_nums=4, queue_id=0,
+        sys_flag=0, born_timestamp=0, flag=0,
+    )  # fmt: skip
+    wanted = needs(RequestCode.SEND_MESSAGE, messages.SEND_MESSAGE.access, send.to_ext(), send, b"")
+    assert wanted == [Need("Group:G", ("Sub",))]  # 5.5.0: the retry topic's group, not the producer group
