@@ -1,0 +1,62 @@
+"""The embedded name server and brokers (``mqadmin.server``) on loopback, on an event loop of their own in a
+thread: one per test module, shared by synchronous CLI tests and async admin-client tests alike. What a broker
+does is tested against these, never against a script of it (``tests.mock_transport`` scripts answers)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mqadmin.server.auth.config import AuthSettings
+from mqadmin.server.dev import DevCluster, start_cluster
+
+T = TypeVar("T")
+
+
+class ThreadedCluster:
+    """``with ThreadedCluster(tmp, brokers=2) as c``: ``c.namesrv_addr``, ``c.addr["broker-a"]``."""
+
+    def __init__(self, data_dir: Path, *, brokers: int = 2, auth: AuthSettings | None = None) -> None:
+        self._kwargs: dict[str, Any] = {"data_dir": data_dir, "brokers": brokers, "auth": auth}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="embedded-cluster", daemon=True)
+        self.cluster: DevCluster | None = None
+
+    def __enter__(self) -> ThreadedCluster:
+        self._thread.start()
+        try:
+            self.cluster = self.run(start_cluster(namesrv_port=0, broker_port=0, **self._kwargs))
+        except BaseException:
+            self._halt()
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        try:
+            if self.cluster is not None:
+                self.run(self.cluster.stop())
+        finally:
+            self._halt()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
+        """Run ``coro`` on the servers' loop and wait for it (bounded)."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    @property
+    def namesrv_addr(self) -> str:
+        assert self.cluster is not None
+        return self.cluster.namesrv_addr
+
+    @property
+    def addr(self) -> dict[str, str]:
+        """Broker name -> address."""
+        assert self.cluster is not None
+        return {b.config.broker_name: b.config.addr for b in self.cluster.brokers}
+
+    def _halt(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(30)
+        self._loop.close()
