@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mqadmin.server.auth.config import AuthSettings
+from mqadmin.server.broker.broker import Broker
 from mqadmin.server.dev import DevCluster, start_cluster
 
 T = TypeVar("T")
@@ -44,6 +45,18 @@ class ThreadedCluster:
     def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
         """Run ``coro`` on the servers' loop and wait for it (bounded)."""
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Call ``fn`` on the servers' loop (to read or set a server's state between requests)."""
+
+        async def on_loop() -> T:
+            return fn()
+
+        return self.run(on_loop())
+
+    def broker(self, name: str) -> Broker:
+        assert self.cluster is not None
+        return next(b for b in self.cluster.brokers if b.config.broker_name == name)
 
     @property
     def namesrv_addr(self) -> str:

@@ -121,7 +121,8 @@ class MockTransport:
             raise TypeError(f"{rpc.name} answers a {_name(rpc.response_header)} header, not {answer.header!r}")
         if rpc is not None and answer.body is not None and rpc.response_body is None:
             raise TypeError(f"{rpc.name} declares no response body")
-        resp = (rpc.answer if rpc else _no_body)(cmd, answer.header, answer.body, code=answer.code, remark=answer.remark)
+        encode = rpc.answer if rpc else _no_body
+        resp = encode(cmd, answer.header, answer.body, code=answer.code, remark=answer.remark)
         resp.version = answer.version if answer.version is not None else self.version
         return resp
 
