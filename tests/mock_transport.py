@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mqadmin.model.route import BrokerData, ClusterInfo
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, RequestRefused, Rpc
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire.codes import ResponseCode
@@ -50,6 +51,16 @@ Result = Answer | Awaitable[Answer]
 Handler = Callable[[Decoded[Any, Any], str], Result]
 """``handler(request, addr)``: the answer of the server at ``addr``. It may raise a ``TransportError`` (the
 server is down) or never finish (it hangs: the caller's timeout applies)."""
+
+
+def cluster_info(*brokers: tuple[str, int, str], cluster: str = "DefaultCluster") -> ClusterInfo:
+    """A name server's cluster table: (broker name, broker id, address) of each broker registered in ``cluster``."""
+    info = ClusterInfo()
+    for name, bid, addr in brokers:
+        info.brokers.setdefault(name, BrokerData(cluster, name)).broker_addrs[bid] = addr
+        if name not in info.clusters.setdefault(cluster, []):
+            info.clusters[cluster].append(name)
+    return info
 
 
 def unsupported(req: Decoded[Any, Any]) -> Answer:

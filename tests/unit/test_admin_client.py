@@ -20,21 +20,11 @@ from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from tests.embedded import ThreadedCluster
-from tests.mock_transport import Answer, MockTransport, ok, refuse, routes
+from tests.mock_transport import Answer, MockTransport, cluster_info, ok, refuse, routes
 
 ORDERS = TopicConfig("Orders", read_queue_nums=8, write_queue_nums=8)
 NS, NS2, NS3 = "127.0.0.1:9876", "127.0.0.1:9877", "127.0.0.1:9878"
 A, B, C, D = "127.0.0.1:10911", "127.0.0.1:10921", "127.0.0.1:10931", "127.0.0.1:10941"
-
-
-def cluster_info(*brokers: tuple[str, int, str]) -> ClusterInfo:
-    """(broker name, broker id, address) registered in DefaultCluster."""
-    info = ClusterInfo()
-    for name, bid, addr in brokers:
-        info.brokers.setdefault(name, BrokerData("DefaultCluster", name)).broker_addrs[bid] = addr
-        if name not in info.clusters.setdefault("DefaultCluster", []):
-            info.clusters["DefaultCluster"].append(name)
-    return info
 
 
 def two_brokers() -> ClusterInfo:
