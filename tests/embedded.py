@@ -10,11 +10,18 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mqadmin.model.rpc import topics
+from mqadmin.model.rpc.spec import Reply, Rpc
+from mqadmin.model.topic import TopicConfig
 from mqadmin.server.auth.config import AuthSettings
 from mqadmin.server.broker.broker import Broker
 from mqadmin.server.dev import DevCluster, start_cluster
+from mqadmin.transport.tcp import TcpTransport
+from mqadmin.wire.frame import RemotingCommand
 
 T = TypeVar("T")
+H = TypeVar("H")
+B = TypeVar("B")
 
 
 class ThreadedCluster:
@@ -53,6 +60,27 @@ class ThreadedCluster:
             return fn()
 
         return self.run(on_loop())
+
+    def request(self, addr: str, rpc: Rpc[H, B, Any, Any], header: H | None = None, body: B | None = None) -> Reply:
+        """One request built from its declaration, over TCP; an answer outside ``rpc.ok`` fails the test."""
+
+        async def send() -> RemotingCommand:
+            transport = TcpTransport(timeout=10)
+            try:
+                return await transport.request(addr, rpc.request(header, body))
+            finally:
+                await transport.aclose()
+
+        resp = self.run(send())
+        assert resp.code in rpc.ok, f"{rpc.name} to {addr}: {resp.code} {resp.remark}"
+        return rpc.reply(resp)
+
+    def create_topic(self, broker: str, cfg: TopicConfig) -> None:
+        self.request(self.addr[broker], topics.UPDATE_AND_CREATE_TOPIC, topics.CreateTopicHeader.of(cfg))
+
+    def topic(self, broker: str, name: str) -> TopicConfig | None:
+        """What ``broker`` holds of topic ``name``."""
+        return self.call(lambda: self.broker(broker).topics.get(name))
 
     def broker(self, name: str) -> Broker:
         assert self.cluster is not None

@@ -4,7 +4,6 @@ transport), and what it achieves on a broker (the embedded name server and broke
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -252,12 +251,6 @@ async def test_owned_transport_is_closed_but_an_injected_one_is_left_open() -> N
 
 
 # --- what it achieves on a broker (the embedded servers) ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadedCluster]:
-    with ThreadedCluster(tmp_path_factory.mktemp("admin-client")) as c:
-        yield c
 
 
 @pytest.fixture
