@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from mqadmin.cli import run, runner
+from mqadmin.model.rpc import namesrv
 from mqadmin.transport.base import Transport
+from tests.mock_transport import MockTransport, cluster_info, ok, routes
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, FakeTransport
 
 
@@ -63,6 +65,30 @@ class Cli:
             run()
         captured = self._capsys.readouterr()
         return Outcome(int(e.value.code or 0), captured.out, captured.err)
+
+
+A, B = "127.0.0.1:10911", "127.0.0.1:10921"
+"""The scripted brokers' addresses (broker-a, broker-b)."""
+
+
+def scripted(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    answers: dict[Any, Any],
+    *,
+    namesrvs: Sequence[str] = ("127.0.0.1:9876",),
+    **kw: Any,
+) -> Cli:
+    """The CLI over the mock transport: DefaultCluster of broker-a at A and broker-b at B, answering ``answers``
+    (a table for ``mock_transport.routes``, over the cluster info); ``kw`` for ``MockTransport``."""
+    table = {namesrv.GET_BROKER_CLUSTER_INFO: ok(cluster_info(("broker-a", 0, A), ("broker-b", 0, B)))} | answers
+    return Cli(monkeypatch, capsys, namesrvs=namesrvs, transport=MockTransport(routes(table), **kw))
+
+
+def codes(cli: Cli, addr: str | None = None) -> list[int]:
+    """The codes of the requests a ``scripted`` CLI sent (to ``addr``)."""
+    assert isinstance(cli.transport, MockTransport)
+    return [c.code for a, c in cli.transport.sent if addr in (None, a)]
 
 
 def assert_one_line_error(result: Outcome, *fragments: str) -> None:

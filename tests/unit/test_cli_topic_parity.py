@@ -20,11 +20,11 @@ from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from tests.cli.test_json_contract import documented_shapes, mismatch
 from tests.embedded import ThreadedCluster
-from tests.mock_transport import Answer, MockTransport, cluster_info, ok, refuse, routes
-from tests.unit.cli_helpers import Cli, Outcome, assert_one_line_error, rows
+from tests.mock_transport import Answer, cluster_info, ok, refuse
+from tests.unit.cli_helpers import A, B, Cli, Outcome, assert_one_line_error, codes, rows, scripted
 
 V4_9_8, V5_2_0 = 409, 453
-A, B, C = "127.0.0.1:10911", "127.0.0.1:10921", "127.0.0.1:10931"
+C = "127.0.0.1:10931"
 NO_TOPIC = refuse(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
 
 
@@ -36,17 +36,6 @@ def _matches_docs(command: str, doc: object) -> None:
 def sent(r: Outcome, addr: str, request: str) -> int:
     """How many ``request`` (a name: UPDATE_AND_CREATE_TOPIC) the ``--debug`` trace shows sent to ``addr``."""
     return len(re.findall(rf"^(?:mqadmin: )?> {re.escape(addr)} #\d+ {request}\(", r.err, re.MULTILINE))
-
-
-def scripted(monkeypatch, capsys, answers: dict[Any, Any], **kw: Any) -> Cli:
-    """The CLI over the mock transport: broker-a at A and broker-b at B, answering ``answers``."""
-    table = {namesrv.GET_BROKER_CLUSTER_INFO: ok(cluster_info(("broker-a", 0, A), ("broker-b", 0, B)))} | answers
-    return Cli(monkeypatch, capsys, namesrvs=["127.0.0.1:9876"], transport=MockTransport(routes(table), **kw))
-
-
-def codes(cli: Cli, addr: str | None = None) -> list[int]:
-    assert isinstance(cli.transport, MockTransport)
-    return [c.code for a, c in cli.transport.sent if addr in (None, a)]
 
 
 # --- updateTopicPerm ---------------------------------------------------------------------------------
