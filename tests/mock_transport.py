@@ -63,6 +63,24 @@ def cluster_info(*brokers: tuple[str, int, str], cluster: str = "DefaultCluster"
     return info
 
 
+def runtime(version: int, put_tps: str) -> dict[str, str]:
+    """GET_BROKER_RUNTIME_INFO as a broker of ``version`` answers it (4.9 spells getTransferedTps), putting
+    ``put_tps`` (the figures of the last 10 s, 1 min, 10 min)."""
+    return {
+        "brokerVersionDesc": "V5_3_3" if version >= 413 else "V4_9_8",
+        "brokerVersion": str(version),
+        "putTps": put_tps,
+        "getTransferredTps" if version >= 413 else "getTransferedTps": "3.25 2.0 1.0 ",
+        "msgPutTotalTodayNow": "150",
+        "msgPutTotalTodayMorning": "100",
+        "msgPutTotalYesterdayMorning": "40",
+        "msgGetTotalTodayNow": "90",
+        "msgGetTotalTodayMorning": "60",
+        "msgGetTotalYesterdayMorning": "10",
+        "commitLogDiskRatio": "0.24",
+    }
+
+
 def unsupported(req: Decoded[Any, Any]) -> Answer:
     return refuse(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.cmd.code} not supported")
 

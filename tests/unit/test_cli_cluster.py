@@ -9,27 +9,10 @@ from typing import Any
 
 from mqadmin.model.rpc import brokers, namesrv
 from mqadmin.model.rpc.spec import Decoded
-from tests.mock_transport import Answer, cluster_info, ok
+from tests.mock_transport import Answer, cluster_info, ok, runtime
 from tests.unit.cli_helpers import A, B, Cli, assert_one_line_error, rows, scripted
 
 SLAVE = "127.0.0.1:10915"
-
-
-def runtime(version: int, put_tps: str) -> dict[str, str]:
-    """GET_BROKER_RUNTIME_INFO as a broker of ``version`` answers it (4.9 spells getTransferedTps)."""
-    return {
-        "brokerVersionDesc": "V5_3_3" if version >= 413 else "V4_9_8",
-        "brokerVersion": str(version),
-        "putTps": put_tps,
-        "getTransferredTps" if version >= 413 else "getTransferedTps": "3.25 2.0 1.0 ",
-        "msgPutTotalTodayNow": "150",
-        "msgPutTotalTodayMorning": "100",
-        "msgPutTotalYesterdayMorning": "40",
-        "msgGetTotalTodayNow": "90",
-        "msgGetTotalTodayMorning": "60",
-        "msgGetTotalYesterdayMorning": "10",
-        "commitLogDiskRatio": "0.24",
-    }
 
 
 def brokers_answering(
