@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
-from mqadmin.model.names import Refusal
+from mqadmin.model.names import Refusal, shown
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
@@ -100,7 +100,7 @@ def _null(name: str) -> RequestRefused:
 
 
 def _not_a_number(name: str, raw: str) -> RequestRefused:
-    return RequestRefused(f"the custom field <{name}> is not a number: {raw!r}")
+    return RequestRefused(f"the custom field <{name}> is not a number: {shown(raw)}")
 
 
 def _compile(cls: type[Header]) -> tuple[Callable[[dict[str, str], bool], Any], Callable[[Any], dict[str, str]]]:
