@@ -58,7 +58,7 @@ class HaBroker:
     def answers(self) -> dict[Any, Any]:
         epochs = [EpochEntry(1, 0, 2048), EpochEntry(2, 2048)]
         cache = EpochCache("DefaultCluster", self.name, self.broker_id, epochs, 4096 + self.broker_id)
-        result = store.CheckCqResult(self.check_status, "boom" if self.check_status == 3 else None)  # type: ignore[call-overload]
+        result = store.CheckCqResult(self.check_status, "boom" if self.check_status == 3 else None)
         table: dict[Any, Any] = {
             rpc.GET_BROKER_EPOCH_CACHE: ok(cache),
             store.CHECK_ROCKSDB_CQ_WRITE_PROGRESS: ok(result),

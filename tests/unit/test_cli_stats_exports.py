@@ -144,10 +144,10 @@ class World:
             B: routes(self.b.answers()),
         }
 
-        async def handler(req: Decoded[Any, Any], addr: str) -> Answer:
+        async def handler(req: Decoded[Any, Any], addr: str) -> Any:  # a routed answer: Answer or its awaitable
             if addr in self.hang:
                 await asyncio.Event().wait()
-            return by_addr[addr](req, addr) if addr in by_addr else unsupported(req)  # type: ignore[return-value]
+            return by_addr[addr](req, addr) if addr in by_addr else unsupported(req)
 
         transport = MockTransport(handler, down=frozenset(self.down))
         self.transport = transport
