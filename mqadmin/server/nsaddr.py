@@ -3,8 +3,9 @@ answered with the ``;``-separated name-server list.
 
 Only the request line is read (the headers up to a bounded size, then ignored); another path is answered
 404, another method 405. Anything that is not an HTTP/1.x request line (random bytes, HTTP/0.9's
-``GET /path``, HTTP/2's preface, a line longer than ``MAX_HEAD`` or cut short) is answered 400 at once, without
-waiting for headers, and the connection closed. Whatever arrives costs only its connection.
+``GET /path``, HTTP/2's preface, a line longer than ``MAX_HEAD``) is answered 400 at once, without waiting for
+headers, and the connection closed; an HTTP/1.x head the client cuts short is closed unanswered. Whatever arrives
+costs only its connection.
 """
 
 from __future__ import annotations
@@ -55,8 +56,12 @@ class AddressServer:
             if head:
                 line = head.partition(b"\n")[0].rstrip(b"\r")
                 whole = b"\r\n\r\n" in head or b"\n\n" in head
-                ok = whole and _HTTP_1.fullmatch(line)
-                writer.write(self._answer(line) if ok else _response(400, "Bad Request", "not an HTTP/1.x request\n"))
+                http_1 = _HTTP_1.fullmatch(line)
+                if whole and http_1:
+                    writer.write(self._answer(line))
+                elif not http_1:
+                    writer.write(_response(400, "Bad Request", "not an HTTP/1.x request\n"))
+                # an HTTP/1.x head cut short (the client closed or stalled before its end) is closed unanswered
                 await writer.drain()
         except (ConnectionError, OSError):
             pass
