@@ -352,9 +352,15 @@ def _with_status(fn: Any, engine: str) -> Any:
     if not sys.stderr.isatty():
         return fn(None)
     from rich.console import Console
+    from rich.live import Live
+    from rich.spinner import Spinner
 
-    with Console(stderr=True).status(f"auditing ({engine})...") as status:
-        return fn(lambda text: status.update(f"auditing ({engine}): {text}"))
+    def spinner(text: str) -> Spinner:
+        return Spinner("dots", f"auditing ({engine}){text}", style="status.spinner")
+
+    # Each phase is drawn when it starts (refresh=True), not only at the next tick: a fast phase is seen too.
+    with Live(spinner("..."), console=Console(stderr=True), refresh_per_second=12.5, transient=True) as live:
+        return fn(lambda text: live.update(spinner(f": {text}"), refresh=True))
 
 
 def _print_audit(summary: dict[str, Any], top: int) -> None:
