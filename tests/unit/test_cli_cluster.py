@@ -10,9 +10,26 @@ from mqadmin.wire.frame import RemotingCommand
 from tests.unit.cli_helpers import Cli, assert_one_line_error, rows
 from tests.unit.fake_remoting import FakeBroker, two_broker_cluster
 
+HEALTH_5X = {  # what a 5.x broker adds to the runtime info for Java's clusterList columns
+    "sendThreadPoolQueueSize": "7",
+    "sendThreadPoolQueueHeadWaitTimeMills": "12",
+    "pullThreadPoolQueueSize": "3",
+    "pullThreadPoolQueueHeadWaitTimeMills": "4",
+    "ackThreadPoolQueueSize": "1",
+    "ackThreadPoolQueueHeadWaitTimeMills": "2",
+    "timerReadBehind": "5",
+    "timerOffsetBehind": "6",
+    "timerCongestNum": "25000",
+    "timerEnqueueTps": "1.5",
+    "timerDequeueTps": "0.5",
+    "pageCacheLockTimeMills": "9",
+    "brokerActive": "true",
+}
+
 
 def _with_slave():
     ns, a, b = two_broker_cluster()
+    a.runtime.update(HEALTH_5X)
     slave = FakeBroker("broker-a", "127.0.0.1:10915", broker_id=1, runtime=dict(a.runtime))
     ns.brokers.append(slave)
     return ns, a, b, slave
@@ -22,11 +39,20 @@ def test_cluster_list_table(monkeypatch, capsys) -> None:
     ns, a, b, slave = _with_slave()
     r = Cli(monkeypatch, capsys, ns, a, b, slave)("clusterList")
     assert r.code == 0, r.err
+    a_cells = ["12.50(7,12ms)", "3.25(3,4ms|1,2ms)", "5-6(2.5w,", "1.5,", "0.5)", "9", "-", "0.2400", "true"]
     assert rows(r.out) == [
-        ["CLUSTER", "BROKER", "BID", "ROLE", "ADDRESS", "VERSION", "IN", "TPS", "OUT", "TPS"],
-        ["DefaultCluster", "broker-a", "0", "master", a.addr, "V5_3_3", "12.50", "3.25"],
-        ["DefaultCluster", "broker-a", "1", "slave", slave.addr, "V5_3_3", "12.50", "3.25"],
-        ["DefaultCluster", "broker-b", "0", "master", b.addr, "V5_3_3", "0.00", "3.25"],
+        ["CLUSTER", "BROKER", "BID", "ROLE", "ADDRESS", "VERSION", "IN", "TPS(LOAD)", "OUT", "TPS(LOAD)"]
+        + ["TIMER(PROGRESS)", "PCWAIT(MS)", "HOUR", "SPACE", "ACTIVATED"],
+        ["DefaultCluster", "broker-a", "0", "master", a.addr, "V5_3_3", *a_cells],
+        ["DefaultCluster", "broker-a", "1", "slave", slave.addr, "V5_3_3", *a_cells],
+        ["DefaultCluster", "broker-b", "0", "master", b.addr, "V5_3_3"]
+        + ["0.00(-,-ms)", "3.25(-,-ms|-,-ms)", "-", "-", "-", "0.2400", "-"],
+    ]
+    more = Cli(monkeypatch, capsys, ns, a, b, slave)("clusterList", "-m")
+    assert rows(more.out)[:2] == [
+        ["CLUSTER", "BROKER", "BID", "ROLE", "ADDRESS", "IN", "YESTERDAY", "OUT", "YESTERDAY", "IN", "TODAY"]
+        + ["OUT", "TODAY"],
+        ["DefaultCluster", "broker-a", "0", "master", a.addr, "60", "50", "50", "30"],
     ]
 
 
@@ -44,6 +70,10 @@ def test_cluster_list_json_and_more_stats(monkeypatch, capsys) -> None:
         "version": "V4_9_8",
         "inTps": 12.5,
         "outTps": 3.25,
+        **dict.fromkeys(["sendQueueSize", "sendQueueWaitMs", "pullQueueSize", "pullQueueWaitMs"], None),
+        **dict.fromkeys(["ackQueueSize", "ackQueueWaitMs", "timer", "pageCacheWaitMs", "hours"], None),
+        "diskRatio": 0.24,
+        "activated": None,  # a 4.9 broker reports neither the timer nor brokerActive: unknown, not false
         "error": None,
         "inTotalYesterday": 60,
         "outTotalYesterday": 50,

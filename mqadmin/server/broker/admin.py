@@ -204,7 +204,6 @@ def runtime_info(parts: BrokerParts) -> dict[str, str]:
         "msgGetTotalTodayMorning": stats.get_today_morning,
         "msgPutTotalYesterdayMorning": stats.put_yesterday_morning,
         "msgGetTotalYesterdayMorning": stats.get_yesterday_morning,
-        "earliestMessageTimeStamp": now,
         "startAcceptSendRequestTimeStamp": 0,
         "commitLogDiskRatio": f"{_disk_ratio(parts.config.data_dir):.4f}",
         "commitLogDirCapacity": _disk_capacity(parts.config.data_dir),
