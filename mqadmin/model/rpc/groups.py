@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqadmin.model.access import On, group
-from mqadmin.model.consume import ConsumeStatsBody
+from mqadmin.model.consume import ConsumeStatsBody, offset_table_json, parse_offset_table
 from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
@@ -84,4 +84,9 @@ GET_CONSUME_STATS = Rpc(
     C.GET_CONSUME_STATS, "GET_CONSUME_STATS", ConsumeStatsHeader, response_body=ConsumeStatsBody(),
     access=On(("Get",), topic="topic", group="consumer_group"),
     summary="a group's broker and consumer offset per queue",
+)  # fmt: skip
+OFFSET_TABLE = JsonBody("ConsumerOffsetSerializeWrapper", parse_offset_table, offset_table_json)
+GET_ALL_CONSUMER_OFFSET = Rpc(
+    C.GET_ALL_CONSUMER_OFFSET, "GET_ALL_CONSUMER_OFFSET", response_body=OFFSET_TABLE,
+    summary="every committed offset the broker holds, topic@group -> queue -> offset (what a slave copies)",
 )  # fmt: skip
