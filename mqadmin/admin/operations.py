@@ -88,6 +88,7 @@ OWNER: dict[str, int] = {
     "controller_configs": 16,
     "controller_leader": 16,
     "controller_metadata": 16,
+    "controllers_of_cluster": 16,
     "copy_acls": 14,
     "copy_users": 14,
     "create_user": 14,

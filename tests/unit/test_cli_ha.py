@@ -20,6 +20,7 @@ from mqadmin.model.ha import (
 from mqadmin.model.rpc import ha as rpc
 from mqadmin.model.rpc import store
 from mqadmin.wire import fastjson
+from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.properties import format_properties, parse_properties
@@ -304,3 +305,72 @@ def test_export_pop_record_reaches_slaves_and_dry_run_sends_nothing(monkeypatch,
     doc = cli("exportPopRecord", "-c", "DefaultCluster", "--format", "json").json()
     assert sorted(r["addr"] for r in doc["results"]) == sorted([MASTER, SLAVE, OTHER])
     assert {r["status"] for r in doc["results"]} == {"written"}
+
+
+# --- -n on the controller commands: accepted, and the controller found through it --------------------------
+
+
+def controller_mode_broker(controller_addr: str) -> FakeBroker:
+    """A broker in controller mode: its config (GET_BROKER_CONFIG) names the controllers."""
+    config = {"brokerName": "broker-a", "enableControllerMode": "true", "controllerAddr": controller_addr}
+
+    async def before(cmd: RemotingCommand) -> RemotingCommand | None:
+        if cmd.code == RC.GET_BROKER_CONFIG:
+            return cmd.response(body=format_properties(config).encode())
+        return None
+
+    return FakeBroker("broker-a", MASTER, before=before)
+
+
+@dataclass
+class NamesrvWithController(FakeNamesrv):
+    """A name server that runs the controller (enableControllerInNamesrv), which listens on its DLedger peer
+    address (controllerDLegerPeers in the name server's config)."""
+
+    controller: FakeController | None = None
+
+    async def handle(self, cmd: RemotingCommand) -> RemotingCommand:
+        if cmd.code == RC.GET_NAMESRV_CONFIG and self.controller is not None:
+            peers = f"n0-{self.controller.addr}"
+            config = {"enableControllerInNamesrv": "true", "controllerDLegerPeers": peers}
+            return cmd.response(body=format_properties(config).encode())
+        return await super().handle(cmd)
+
+
+def test_controller_commands_find_the_controller_through_the_name_server(monkeypatch, capsys) -> None:
+    ctl, leader = controllers()
+    ns = FakeNamesrv("127.0.0.1:9876", [controller_mode_broker(f"{CTL};{LEADER}")])
+    cli = Cli(monkeypatch, capsys, ns, *ns.brokers, ctl, leader)
+    meta = cli("getControllerMetaData", "-n", ns.addr, "--format", "json")
+    assert meta.code == 0, meta.err
+    assert meta.json()["controller"] == CTL and f"controller {CTL};{LEADER} (found through the name server)" in meta.err
+    got = cli("getControllerConfig", "-n", ns.addr)
+    assert got.code == 0 and got.out.count("scanNotActiveBrokerInterval") == 2  # both controllers of controllerAddr
+    updated = cli("updateControllerConfig", "-n", ns.addr, "-k", "scanNotActiveBrokerInterval", "-v", "7000")
+    assert updated.code == 0 and ctl.config["scanNotActiveBrokerInterval"] == "7000"
+    elect = ["electMaster", "-n", ns.addr, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "2", "--dry-run"]
+    assert cli(*elect).code == 0
+    clean = ["cleanBrokerMetadata", "-n", ns.addr, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "2", "--dry-run"]
+    assert cli(*clean).code == 0
+    assert cli("getSyncStateSet", "-n", ns.addr, "-b", "broker-a").code == 0
+    assert rpc.CONTROLLER_GET_SYNC_STATE_DATA_CODE in [r.code for r in leader.requests]
+
+    other = FakeController("127.0.0.1:9990", leader="127.0.0.1:9990")
+    given = Cli(monkeypatch, capsys, ns, *ns.brokers, other)("getControllerMetaData", "-n", ns.addr, "-a", other.addr)
+    assert given.code == 0 and other.requests and "found through" not in given.err  # -a wins; -n accepted
+
+
+def test_a_name_server_running_the_controller_is_found_and_none_is_an_error(monkeypatch, capsys) -> None:
+    ctl = FakeController("127.0.0.1:9877", leader="127.0.0.1:9877")  # the controller's own port, not 9876
+    ns = NamesrvWithController("127.0.0.1:9876", controller=ctl)
+    doc = Cli(monkeypatch, capsys, ns, ctl)("getControllerMetaData", "-n", ns.addr, "--format", "json").json()
+    assert doc["controller"] == ctl.addr and doc["isLeader"] is True
+
+    plain = FakeNamesrv("127.0.0.1:9876", [FakeBroker("broker-a", MASTER)])
+    none = Cli(monkeypatch, capsys, plain, *plain.brokers)("getControllerConfig", "-n", plain.addr)
+    assert none.code == 1
+    assert_one_line_error(none, "no controller found through the name server", "-a HOST:PORT")
+    bare = Cli(monkeypatch, capsys, plain)
+    monkeypatch.delenv("NAMESRV_ADDR")  # no -a, no -n, no name server configured
+    missing = bare("getControllerMetaData")
+    assert missing.code == 2 and "no controller address given" in missing.err
