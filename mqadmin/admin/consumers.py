@@ -130,6 +130,8 @@ class GroupSummary:
     retry_depth: int | None = None
     dlq_depth: int | None = None
     error: str | None = None
+    topics: list[str] = field(default_factory=list)
+    """The topics the group has progress on (its retry topic left out)."""
 
 
 async def bounded(items: Iterable[T], limit: int, fn: Callable[[T], Awaitable[object]]) -> None:
@@ -279,6 +281,7 @@ class ConsumerOps(TopicOps, GroupOps, OffsetTableOps):
             failed = [f"{r.name or r.addr}: {r.reason}" for r in p.brokers if not r.ok]
             s.error = "; ".join(failed) or None
             s.consume_tps, s.lag, s.retry_depth, s.dlq_depth = p.consume_tps, p.lag_total, p.retry_depth, p.dlq_depth
+            s.topics = sorted({q.topic for q in p.queues if q.topic != retry_topic(group)})
             if p.connection is not None:
                 s.clients = len(p.connection.connections)
                 s.version = p.connection.min_version()

@@ -102,6 +102,7 @@ COMMANDS: tuple[Entry, ...] = (
     ),
     Entry("triggerLiteDispatch", "topic.trigger_lite_dispatch", TOPICS, "Dispatch a lite group's events again (5.5)."),
     Entry("clusterList", "cluster.cluster_list", CLUSTERS, "List brokers by cluster: TPS, load, disk, activation."),
+    Entry("top", "cluster.top", CLUSTERS, "A live view of one cluster: brokers' health, groups by lag."),
     Entry(
         "brokerStatus",
         "cluster.broker_status",
