@@ -27,12 +27,13 @@ def mq(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def lagging_group(namesrv: str, cluster: str, broker_addr: str, group: str, topic: str, messages: int) -> None:
-    """``topic`` with ``messages`` on queue 0 of the broker, and ``group`` with offsets there but no consumer."""
+    """``group`` with offsets but no consumer, ``messages`` behind on queue 0 of broker-a of ``topic`` (moved past a
+    first message: a 4.9 broker with nobody online takes only offsets that move)."""
     n = ["-n", namesrv]
     assert mq("updateTopic", *n, "-c", cluster, "-t", topic).returncode == 0
-    send(namesrv, topic, messages)
+    send(namesrv, topic, messages + 1)
     assert mq("updateSubGroup", *n, "-c", cluster, "-g", group).returncode == 0
-    moved = mq("resetOffsetByTime", *n, "-g", group, "-t", topic, "-s", "now", "-b", broker_addr, "-q", "0", "-o", "0")
+    moved = mq("resetOffsetByTime", *n, "-g", group, "-t", topic, "-s", "now", "-b", broker_addr, "-q", "0", "-o", "1")
     assert moved.returncode == 0, moved.stdout + moved.stderr
 
 
