@@ -75,11 +75,12 @@ class TopState:
         return True
 
     def groups(self, snap: Snapshot) -> list[GroupSummary]:
-        """The snapshot's groups that pass the filters (substrings), in the chosen order."""
+        """The snapshot's groups that pass the filters (substrings, any case), in the chosen order."""
         shown = [
             g
             for g in snap.groups
-            if self.group.lower() in g.group.lower() and (not self.topic or any(self.topic in t for t in g.topics))
+            if self.group.lower() in g.group.lower()
+            and (not self.topic or any(self.topic.lower() in t.lower() for t in g.topics))
         ]
         keys = {
             "lag": lambda g: (-g.lag, g.group),
