@@ -11,6 +11,7 @@ from tests.applicability import not_applicable
 from tests.conformance.backends import Backend
 from tests.conformance.test_broker_parity import check_documented, ours_json
 from tests.conformance.test_cli_commands import mq, new_topic, on_cluster
+from tests.conftest import wait_until
 
 JAVA_ROW = re.compile(
     r"^(?P<cluster>\S+)\s+(?P<broker>\S+)\s+(?P<bid>\d+)\s+(?P<addr>\S+)\s+(?P<version>\S+)\s+"
@@ -86,6 +87,26 @@ def test_cluster_list_health_columns_are_javas(backend: Backend) -> None:
     ]
     line = next(x for x in table.out.splitlines() if a["addr"] in x)
     assert "(0,0ms)" in line and "(0,0ms|0,0ms)" in line and line.split()[-1] == "true"
+
+
+def test_a_slave_is_not_activated_as_java_shows(backend: Backend) -> None:
+    if backend.start_slave is None:
+        not_applicable(f"{backend.name} cannot start a slave")
+    if backend.name == "apache-4.9":
+        not_applicable("4.9 brokers report no brokerActive, Java 4.9.8's clusterList no ACTIVATED column")
+    n = ["-n", backend.namesrv_addr]
+    with backend.start_slave("broker-a") as slave:
+
+        def with_slave() -> dict[str, Any] | None:
+            doc = ours_json("clusterList", *n)
+            return doc if any(b["addr"] == slave for b in doc["brokers"]) else None
+
+        doc = wait_until(with_slave, 120, 0.5, "the slave in the cluster")
+        ours = {b["addr"]: b for b in doc["brokers"]}
+        assert (ours[slave]["role"], ours[slave]["activated"]) == ("slave", False)
+        assert ours[backend.brokers["broker-a"]]["activated"] is True
+        java = java_rows(backend)
+        assert java[slave]["activated"] == "false" and java[slave]["bid"] == "1"
 
 
 def test_cluster_list_more_stats_are_javas_day_totals(backend: Backend) -> None:

@@ -172,7 +172,7 @@ def runtime_info(parts: BrokerParts) -> dict[str, str]:
     table: dict[str, Any] = {
         "brokerVersionDesc": VERSION_DESC,
         "brokerVersion": DEFAULT_VERSION,
-        "brokerActive": "true",
+        "brokerActive": str(parts.config.broker_id == 0).lower(),  # Apache: a master's services run, not a slave's
         "bootTimestamp": stats.boot_timestamp,
         "runtime": _runtime(now - stats.boot_timestamp),
         "putTps": put_tps,
