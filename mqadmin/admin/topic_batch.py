@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.errors import ResponseError, reason_of
 from mqadmin.admin.fanout import Target, fan_out
-from mqadmin.admin.results import Status, TargetResult
+from mqadmin.admin.results import Status, TargetResult, failure_status
 from mqadmin.admin.topic_routes import route_clusters
 from mqadmin.admin.topics import UNSUPPORTED, TopicChange, TopicOps, changes_between
 from mqadmin.model.names import DLQ_PREFIX, RETRY_PREFIX
@@ -67,8 +67,9 @@ class _Pending:
             self.topic, TargetResult(target.name, target.addr, status, changes=self.changes, data=self.wanted)
         )
 
-    def failed(self, target: Target, reason: str) -> TopicResult:
-        return TopicResult(self.topic, TargetResult(target.name, target.addr, Status.FAILED, reason))
+    def failed(self, target: Target, error: Exception) -> TopicResult:
+        status = failure_status(error)
+        return TopicResult(self.topic, TargetResult(target.name, target.addr, status, reason_of(error)))
 
 
 class TopicBatchOps(TopicOps):
@@ -83,9 +84,9 @@ class TopicBatchOps(TopicOps):
         )
         out: list[TopicResult] = []
         for target, outcome in zip(targets, per_broker, strict=True):
-            if outcome.status == Status.FAILED:  # the broker could not be read at all
+            if not outcome.ok:  # the broker could not be read at all
                 out += [
-                    TopicResult(c.topic, TargetResult(target.name, target.addr, Status.FAILED, outcome.reason))
+                    TopicResult(c.topic, TargetResult(target.name, target.addr, outcome.status, outcome.reason))
                     for c in changes
                 ]
             else:
@@ -122,7 +123,7 @@ class TopicBatchOps(TopicOps):
         out: list[TopicResult] = []
         for chunk, outcome in zip(chunks, sent, strict=True):
             if isinstance(outcome, Exception):
-                out += [p.failed(target, reason_of(outcome)) for p in chunk]
+                out += [p.failed(target, outcome) for p in chunk]
             else:
                 out += outcome
         return out
@@ -150,8 +151,7 @@ class TopicBatchOps(TopicOps):
 
         sent = await map_bounded(pending, one, SINGLES_IN_FLIGHT)
         return [
-            out if isinstance(out, TopicResult) else p.failed(target, reason_of(out))
-            for p, out in zip(pending, sent, strict=True)
+            out if isinstance(out, TopicResult) else p.failed(target, out) for p, out in zip(pending, sent, strict=True)
         ]
 
     # --- topicList -c -------------------------------------------------------------------------------
