@@ -25,7 +25,14 @@ class Terminal:
         self.exit_file = workdir / f"{self.socket}.exit"
         command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "mqadmin", *args])
         script = f"{command}; echo $? > {shlex.quote(str(self.exit_file))}"
-        env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "NO_COLOR", "TMUX")}
+        skip = (
+            "NAMESRV_ADDR",
+            "NO_COLOR",
+            "TMUX",
+            "COLUMNS",
+            "LINES",
+        )  # the size is the terminal's (pytest sets COLUMNS)
+        env = {k: v for k, v in os.environ.items() if k not in skip}
         self._tmux("new-session", "-d", "-x", str(width), "-y", str(height), "sh", "-c", script, env=env)
 
     def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
@@ -41,11 +48,16 @@ class Terminal:
     def wait_for(self, *texts: str, absent: Sequence[str] = (), timeout: float = 120) -> str:
         """The screen once it shows every one of ``texts`` and none of ``absent``."""
 
+        last = [""]
+
         def shows() -> str | None:
-            s = self.screen()
+            s = last[0] = self.screen()
             return s if all(t in s for t in texts) and not any(t in s for t in absent) else None
 
-        return wait_until(shows, timeout, 0.1, f"the terminal to show {texts} (and not {tuple(absent)})")
+        try:
+            return wait_until(shows, timeout, 0.1, f"the terminal to show {texts} (and not {tuple(absent)})")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; the screen:\n{last[0]}") from None
 
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", *keys)
