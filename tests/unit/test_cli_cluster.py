@@ -14,16 +14,40 @@ from tests.unit.cli_helpers import A, B, Cli, assert_one_line_error, rows, scrip
 
 SLAVE = "127.0.0.1:10915"
 
+HEALTH_5X = {  # what a 5.x broker adds to the runtime info for Java's clusterList columns
+    "sendThreadPoolQueueSize": "7",
+    "sendThreadPoolQueueHeadWaitTimeMills": "12",
+    "pullThreadPoolQueueSize": "3",
+    "pullThreadPoolQueueHeadWaitTimeMills": "4",
+    "ackThreadPoolQueueSize": "1",
+    "ackThreadPoolQueueHeadWaitTimeMills": "2",
+    "timerReadBehind": "5",
+    "timerOffsetBehind": "6",
+    "timerCongestNum": "25000",
+    "timerEnqueueTps": "1.5",
+    "timerDequeueTps": "0.5",
+    "pageCacheLockTimeMills": "9",
+    "brokerActive": "true",
+}
+
 
 def brokers_answering(
-    monkeypatch, capsys, version: int = 479, *, hang: frozenset[str] = frozenset(), info: Any = None
+    monkeypatch,
+    capsys,
+    version: int = 479,
+    *,
+    hang: frozenset[str] = frozenset(),
+    info: Any = None,
+    health: frozenset[str] = frozenset(),
 ) -> Cli:
-    """broker-a (with a slave at SLAVE) and broker-b, broker-b idle; those in ``hang`` never answer."""
+    """broker-a (with a slave at SLAVE) and broker-b, broker-b idle; those in ``hang`` never answer, those in
+    ``health`` add what a 5.x broker reports for Java's health columns (HEALTH_5X)."""
 
     async def answer(req: Decoded[None, None], addr: str) -> Answer:
         if addr in hang:
             await asyncio.Event().wait()
-        return ok(runtime(version, "0.0 0.0 0.0" if addr == B else "12.5 11.0 10.0"))
+        figures = runtime(version, "0.0 0.0 0.0" if addr == B else "12.5 11.0 10.0")
+        return ok(figures | HEALTH_5X if addr in health else figures)
 
     table = {brokers.GET_BROKER_RUNTIME_INFO: answer}
     if info is not None:
@@ -36,13 +60,23 @@ def with_slave():
 
 
 def test_cluster_list_table(monkeypatch, capsys) -> None:
-    r = brokers_answering(monkeypatch, capsys, info=with_slave())("clusterList")
+    cli = brokers_answering(monkeypatch, capsys, info=with_slave(), health=frozenset({A, SLAVE}))
+    r = cli("clusterList")
     assert r.code == 0, r.err
+    a_cells = ["12.50(7,12ms)", "3.25(3,4ms|1,2ms)", "5-6(2.5w,", "1.5,", "0.5)", "9", "-", "0.2400", "true"]
     assert rows(r.out) == [
-        ["CLUSTER", "BROKER", "BID", "ROLE", "ADDRESS", "VERSION", "IN", "TPS", "OUT", "TPS"],
-        ["DefaultCluster", "broker-a", "0", "master", A, "V5_3_3", "12.50", "3.25"],
-        ["DefaultCluster", "broker-a", "1", "slave", SLAVE, "V5_3_3", "12.50", "3.25"],
-        ["DefaultCluster", "broker-b", "0", "master", B, "V5_3_3", "0.00", "3.25"],
+        ["CLUSTER", "BROKER", "BID", "ROLE", "ADDRESS", "VERSION", "IN", "TPS(LOAD)", "OUT", "TPS(LOAD)"]
+        + ["TIMER(PROGRESS)", "PCWAIT(MS)", "HOUR", "SPACE", "ACTIVATED"],
+        ["DefaultCluster", "broker-a", "0", "master", A, "V5_3_3", *a_cells],
+        ["DefaultCluster", "broker-a", "1", "slave", SLAVE, "V5_3_3", *a_cells],
+        ["DefaultCluster", "broker-b", "0", "master", B, "V5_3_3"]
+        + ["0.00(-,-ms)", "3.25(-,-ms|-,-ms)", "-", "-", "-", "0.2400", "-"],
+    ]
+    more = cli("clusterList", "-m")
+    assert rows(more.out)[:2] == [
+        ["CLUSTER", "BROKER", "BID", "ROLE", "ADDRESS", "IN", "YESTERDAY", "OUT", "YESTERDAY", "IN", "TODAY"]
+        + ["OUT", "TODAY"],
+        ["DefaultCluster", "broker-a", "0", "master", A, "60", "50", "50", "30"],
     ]
 
 
@@ -59,6 +93,10 @@ def test_cluster_list_json_and_more_stats(monkeypatch, capsys) -> None:
         "version": "V4_9_8",
         "inTps": 12.5,
         "outTps": 3.25,
+        **dict.fromkeys(["sendQueueSize", "sendQueueWaitMs", "pullQueueSize", "pullQueueWaitMs"], None),
+        **dict.fromkeys(["ackQueueSize", "ackQueueWaitMs", "timer", "pageCacheWaitMs", "hours"], None),
+        "diskRatio": 0.24,
+        "activated": None,  # a 4.9 broker reports neither the timer nor brokerActive: unknown, not false
         "error": None,
         "inTotalYesterday": 60,
         "outTotalYesterday": 50,

@@ -18,8 +18,8 @@ from mqadmin.model.ha import (
     ReplicaIdentity,
     ReplicasInfo,
 )
+from mqadmin.model.rpc import brokers, namesrv, store
 from mqadmin.model.rpc import ha as rpc
-from mqadmin.model.rpc import namesrv, store
 from mqadmin.model.rpc.spec import Decoded
 from mqadmin.wire.codes import ResponseCode
 from tests.mock_transport import Answer, MockTransport, cluster_info, ok, routes, unsupported
@@ -301,3 +301,77 @@ def test_export_pop_record_reaches_slaves_and_dry_run_sends_nothing(monkeypatch,
     doc = cli("exportPopRecord", "-c", "DefaultCluster", "--format", "json").json()
     assert sorted(r["addr"] for r in doc["results"]) == sorted([MASTER, SLAVE, OTHER])
     assert {r["status"] for r in doc["results"]} == {"written"}
+
+
+# --- -n on the controller commands: accepted, and the controller found through it --------------------------
+
+
+def named_by_the_name_server(
+    monkeypatch, capsys, *, broker_config: dict[str, str], namesrv_config: dict[str, str], by_addr: dict[str, Any]
+) -> Cli:
+    """The CLI over a name server at NS answering broker-a at MASTER (its config ``broker_config``) and its own
+    config ``namesrv_config``, and the scripted servers ``by_addr``."""
+    ns = routes({
+        namesrv.GET_BROKER_CLUSTER_INFO: ok(cluster_info(("broker-a", 0, MASTER))),
+        namesrv.GET_NAMESRV_CONFIG: ok(namesrv_config),
+    })  # fmt: skip
+    handlers = {NS: ns, MASTER: routes({brokers.GET_BROKER_CONFIG: ok(broker_config)})}
+    handlers |= {a: routes(t) for a, t in by_addr.items()}
+
+    def handler(req: Decoded[Any, Any], addr: str) -> Any:
+        return handlers[addr](req, addr) if addr in handlers else unsupported(req)
+
+    return Cli(monkeypatch, capsys, namesrvs=[NS], transport=MockTransport(handler))
+
+
+def test_controller_commands_find_the_controller_through_the_name_server(monkeypatch, capsys) -> None:
+    """A broker in controller mode names the controllers in its config (controllerAddr)."""
+    ctl, leader = Controller(CTL), Controller(LEADER)
+    config = {"brokerName": "broker-a", "enableControllerMode": "true", "controllerAddr": f"{CTL};{LEADER}"}
+    cli = named_by_the_name_server(
+        monkeypatch, capsys, broker_config=config, namesrv_config={},
+        by_addr={CTL: ctl.answers(), LEADER: leader.answers()},
+    )  # fmt: skip
+    meta = cli("getControllerMetaData", "-n", NS, "--format", "json")
+    assert meta.code == 0, meta.err
+    assert meta.json()["controller"] == CTL and f"controller {CTL};{LEADER} (found through the name server)" in meta.err
+    got = cli("getControllerConfig", "-n", NS)
+    assert got.code == 0 and got.out.count("scanNotActiveBrokerInterval") == 2  # both controllers of controllerAddr
+    updated = cli("updateControllerConfig", "-n", NS, "-k", "scanNotActiveBrokerInterval", "-v", "7000")
+    assert updated.code == 0 and ctl.config["scanNotActiveBrokerInterval"] == "7000"
+    elect = ["electMaster", "-n", NS, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "2", "--dry-run"]
+    assert cli(*elect).code == 0
+    clean = ["cleanBrokerMetadata", "-n", NS, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "2", "--dry-run"]
+    assert cli(*clean).code == 0
+    assert cli("getSyncStateSet", "-n", NS, "-b", "broker-a").code == 0
+    assert rpc.CONTROLLER_GET_SYNC_STATE_DATA_CODE in [c.code for c in sent(cli, LEADER)]
+
+    other = "127.0.0.1:9990"
+    given = named_by_the_name_server(
+        monkeypatch, capsys, broker_config=config, namesrv_config={},
+        by_addr={other: Controller(other, leader=other).answers()},
+    )("getControllerMetaData", "-n", NS, "-a", other)  # fmt: skip
+    assert given.code == 0 and "found through" not in given.err  # -a wins; -n accepted
+
+
+def test_a_name_server_running_the_controller_is_found_and_none_is_an_error(monkeypatch, capsys) -> None:
+    """A name server running the controller (enableControllerInNamesrv) names its DLedger peer address."""
+    ctl = "127.0.0.1:9877"  # the controller's own port, not the name server's
+    peers = {"enableControllerInNamesrv": "true", "controllerDLegerPeers": f"n0-{ctl}"}
+    cli = named_by_the_name_server(
+        monkeypatch, capsys, broker_config={"brokerName": "broker-a"}, namesrv_config=peers,
+        by_addr={ctl: Controller(ctl, leader=ctl).answers()},
+    )  # fmt: skip
+    doc = cli("getControllerMetaData", "-n", NS, "--format", "json").json()
+    assert doc["controller"] == ctl and doc["isLeader"] is True
+
+    plain = named_by_the_name_server(
+        monkeypatch, capsys, broker_config={"brokerName": "broker-a"}, namesrv_config={}, by_addr={}
+    )
+    none = plain("getControllerConfig", "-n", NS)
+    assert none.code == 1
+    assert_one_line_error(none, "no controller found through the name server", "-a HOST:PORT")
+    bare = Cli(monkeypatch, capsys, namesrvs=[NS], transport=MockTransport(lambda req, _addr: unsupported(req)))
+    monkeypatch.delenv("NAMESRV_ADDR")  # no -a, no -n, no name server configured
+    missing = bare("getControllerMetaData")
+    assert missing.code == 2 and "no controller address given" in missing.err

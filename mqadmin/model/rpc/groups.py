@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.consume import ConsumeStatsBody
+from mqadmin.model.consume import ConsumeStatsBody, offset_table_json, parse_offset_table
 from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
@@ -81,4 +81,9 @@ DELETE_SUBSCRIPTIONGROUP = Rpc(
 GET_CONSUME_STATS = Rpc(
     C.GET_CONSUME_STATS, "GET_CONSUME_STATS", ConsumeStatsHeader, response_body=ConsumeStatsBody(),
     summary="a group's broker and consumer offset per queue",
+)  # fmt: skip
+OFFSET_TABLE = JsonBody("ConsumerOffsetSerializeWrapper", parse_offset_table, offset_table_json)
+GET_ALL_CONSUMER_OFFSET = Rpc(
+    C.GET_ALL_CONSUMER_OFFSET, "GET_ALL_CONSUMER_OFFSET", response_body=OFFSET_TABLE,
+    summary="every committed offset the broker holds, topic@group -> queue -> offset (what a slave copies)",
 )  # fmt: skip

@@ -34,6 +34,13 @@ class StoreReading(StoreState):
     def last_store_timestamp(self) -> int:
         return self._last_store_ts
 
+    def earliest_store_time(self) -> int:
+        """STORETIMESTAMP of the first message still in the commit log, -1 if there is none (as Apache's
+        ``getEarliestMessageTime``; its runtime info reports it as ``earliestMessageTimeStamp``)."""
+        phys = self.min_phys_offset
+        header = self.log.read(phys, STORE_TIMESTAMP_BYTES) if phys < self._end else b""
+        return store_timestamp(header) if len(header) == STORE_TIMESTAMP_BYTES else -1
+
     def max_offset(self, topic: str, queue_id: int) -> int:
         cq = self._cqs.get((topic, queue_id))
         return cq.count if cq is not None else 0

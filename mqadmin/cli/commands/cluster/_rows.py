@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
+    from mqadmin.model.broker_health import BrokerHealth
     from mqadmin.model.route import ClusterInfo
 
 
@@ -20,6 +22,13 @@ class BrokerRow:
     error: str | None
     cause: Exception | None = None
     """The failure ``error`` describes."""
+    read_ms: int = field(default_factory=lambda: int(time.time() * 1000))  # when the info was read
+
+    @property
+    def health(self) -> BrokerHealth:
+        from mqadmin.model.broker_health import broker_health
+
+        return broker_health(self.info or {}, self.read_ms)
 
     @property
     def role(self) -> str:
@@ -34,21 +43,12 @@ class BrokerRow:
             "role": self.role,
             "addr": self.addr,
             "version": info.get("brokerVersionDesc"),
-            "inTps": _first_number(info.get("putTps")),
-            "outTps": _first_number(info.get("getTransferredTps") or info.get("getTransferedTps")),
+            **self.health.to_json(),
             "error": self.error,
         }
         if more:
             out.update(_totals(info))
         return out
-
-
-def _first_number(value: str | None) -> float | None:
-    """The first figure of ``"12.5 11.0 10.0"`` (the last 10 s); None when absent or not a number."""
-    try:
-        return float(value.split()[0]) if value and value.split() else None
-    except ValueError:
-        return None
 
 
 def _totals(info: dict[str, str]) -> dict[str, int | None]:
