@@ -272,6 +272,8 @@ def stored_size(data: bytes | memoryview, pos: int = 0, max_size: int = 1 << 31)
     """TOTALSIZE of the record at ``pos`` after checking its magic and size; MessageDecodeError otherwise."""
     if pos + 8 > len(data):
         raise MessageDecodeError("truncated record header")
+    size: int
+    magic: int
     size, magic = _SIZE_MAGIC.unpack_from(data, pos)
     if magic not in (MAGIC_V1, MAGIC_V2):
         raise MessageDecodeError(f"bad magic {magic & 0xFFFFFFFF:#x}")
