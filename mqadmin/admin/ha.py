@@ -84,9 +84,9 @@ class HaOps(AdminCore):
 
         for r in await fan_out(targets, config):
             if r.ok and r.data.get("enableControllerMode", "").strip().lower() == "true":
-                found = [a.strip() for a in r.data.get("controllerAddr", "").split(";") if a.strip()]
-                if found:
-                    return found
+                named = [a.strip() for a in r.data.get("controllerAddr", "").split(";") if a.strip()]
+                if named:
+                    return named
 
         async def namesrv_config(t: Target) -> TargetResult:
             reply = await self.request(t.addr, namesrv_rpc.GET_NAMESRV_CONFIG)

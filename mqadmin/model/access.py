@@ -194,6 +194,7 @@ UNCHECKED: dict[int, str] = {
     # RequestHeaderRegistry finds nothing and DefaultAuthorizationContextBuilder returns no context. The embedded
     # servers do the same; tests/unit/test_access_table.py fails for a served code in none of the three lists.
     25: "UPDATE_BROKER_CONFIG (properties body, no header)",
+    43: "GET_ALL_CONSUMER_OFFSET (no header)",
     26: "GET_BROKER_CONFIG (no header)",
     28: "GET_BROKER_RUNTIME_INFO (no header)",
     106: "GET_BROKER_CLUSTER_INFO (no header)",

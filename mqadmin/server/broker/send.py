@@ -150,9 +150,10 @@ class SendProcessor(Processor):
         return random.randrange(tc.write_queue_nums) if tc.write_queue_nums > 0 else 0
 
     def _too_big(self, cmd: RemotingCommand, n: int) -> RemotingCommand | None:
+        return self._too_big_refusal(cmd, n) if n > self.config.max_message_size else None
+
+    def _too_big_refusal(self, cmd: RemotingCommand, n: int) -> RemotingCommand:
         limit = self.config.max_message_size
-        if n <= limit:
-            return None
         remark = f"the message body is {n} bytes, larger than this broker's maxMessageSize of {limit} bytes"
         return cmd.response(ResponseCode.MESSAGE_ILLEGAL, remark, base_ext(self.config))
 
@@ -318,7 +319,7 @@ class SendProcessor(Processor):
         msgs = []
         for flag, body, props_text in items:
             if len(body) > limit:
-                return self._too_big(cmd, len(body))
+                return self._too_big_refusal(cmd, len(body))
             props = decode_properties(props_text)
             props.pop(PROPERTY_WAIT, None)
             props[PROPERTY_CLUSTER] = cluster
