@@ -139,7 +139,7 @@ class StaticTopicOps(TopicOps):
         except StaticTopicsUnsupported:
             raise
         except Exception as e:
-            return TargetResult(target.name, target.addr, Status.FAILED, reason_of(e))
+            return TargetResult.failure(target.name, target.addr, e)
 
     async def _write_one(self, plan: StaticTopicPlan, target: Target, existing: set[str], force: bool) -> TargetResult:
         cfg = plan.brokers[target.name]

@@ -67,8 +67,8 @@ class _Pending:
             self.topic, TargetResult(target.name, target.addr, status, changes=self.changes, data=self.wanted)
         )
 
-    def failed(self, target: Target, reason: str) -> TopicResult:
-        return TopicResult(self.topic, TargetResult(target.name, target.addr, Status.FAILED, reason))
+    def failed(self, target: Target, error: Exception) -> TopicResult:
+        return TopicResult(self.topic, TargetResult.failure(target.name, target.addr, error))
 
 
 class TopicBatchOps(TopicOps):
@@ -79,13 +79,16 @@ class TopicBatchOps(TopicOps):
         ordered by topic then broker. ``new_topic`` gives the base config of a topic a broker lacks."""
         per_broker = await fan_out(
             targets,
-            lambda t: self._update_topics(t, changes, new_topic),  # type: ignore[arg-type, return-value]
+            lambda t: self._update_topics(t, changes, new_topic),
         )
         out: list[TopicResult] = []
         for target, outcome in zip(targets, per_broker, strict=True):
-            if outcome.status == Status.FAILED:  # the broker could not be read at all
+            if not outcome.ok:  # the broker could not be read at all
                 out += [
-                    TopicResult(c.topic, TargetResult(target.name, target.addr, Status.FAILED, outcome.reason))
+                    TopicResult(
+                        c.topic,
+                        TargetResult(target.name, target.addr, outcome.status, outcome.reason, error=outcome.error),
+                    )
                     for c in changes
                 ]
             else:
@@ -122,7 +125,7 @@ class TopicBatchOps(TopicOps):
         out: list[TopicResult] = []
         for chunk, outcome in zip(chunks, sent, strict=True):
             if isinstance(outcome, Exception):
-                out += [p.failed(target, reason_of(outcome)) for p in chunk]
+                out += [p.failed(target, outcome) for p in chunk]
             else:
                 out += outcome
         return out
@@ -150,8 +153,7 @@ class TopicBatchOps(TopicOps):
 
         sent = await map_bounded(pending, one, SINGLES_IN_FLIGHT)
         return [
-            out if isinstance(out, TopicResult) else p.failed(target, reason_of(out))
-            for p, out in zip(pending, sent, strict=True)
+            out if isinstance(out, TopicResult) else p.failed(target, out) for p, out in zip(pending, sent, strict=True)
         ]
 
     # --- topicList -c -------------------------------------------------------------------------------

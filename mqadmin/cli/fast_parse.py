@@ -80,6 +80,8 @@ class Spec:
                     break
                 raise Unsure("a positional argument")
             i += 1
+            value: str | bool
+            param: Parsed | None
             name, eq, value = arg.partition("=")
             if name in self.options and not _short(name):  # a long option (click tries these first)
                 param, flag_value = self.options[name]

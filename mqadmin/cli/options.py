@@ -57,7 +57,7 @@ GLOBAL = GlobalOptions()
 
 def reset_globals() -> None:
     """Back to the defaults (each run starts from them, also when run in-process by tests)."""
-    GLOBAL.__init__()  # type: ignore[misc]
+    GLOBAL.__init__()  # type: ignore[misc]  # reset in place: modules hold this very object
     settings = sys.modules.get("mqadmin.cli.settings")  # nothing to forget before a command has used it
     if settings is not None:
         settings.forget()
@@ -196,5 +196,5 @@ def with_global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]
     extra = [p for p in _GLOBAL_PARAMS if p.name not in own]
-    command.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
+    command.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]  # read by inspect.signature (Typer)
     return command

@@ -9,9 +9,12 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
 
 from mqadmin import __version__
@@ -50,7 +53,7 @@ def typer_callback(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     sig = inspect.signature(fn, eval_str=True)
     params = [_typer_parameter(p) for p in sig.parameters.values()]
-    callback.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    callback.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]  # read by inspect.signature
     return callback
 
 
@@ -85,6 +88,13 @@ class CommandGroup(TyperGroup):
         if entry is None:
             return super().get_command(ctx, cmd_name)
         return load_command(entry)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """As click's, but an unknown name gets the nearest command names (case ignored), not click's."""
+        name = args[0] if args else ""
+        if registry.find(name) is None and not name.startswith("-") and not ctx.resilient_parsing:
+            raise registry.no_such_command(name)
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         for section in registry.SECTIONS:
@@ -170,7 +180,7 @@ _VERSION = inspect.Parameter(
 _root_params = [
     inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=a) for n, a in ROOT_OPTIONS
 ]
-root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]
+root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]  # read by inspect
 app.callback()(typer_callback(root))
 
 
@@ -208,6 +218,6 @@ def run(args: list[str] | None) -> int:
     return exit_code(result)  # click returns typer.Exit's code here
 
 
-def _click_exceptions() -> type[Exception]:
+def _click_exceptions() -> type[ClickException]:
     # Typer vendors click (typer._click): find the ClickException its usage errors derive from.
     return next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqadmin.admin.errors import ResponseError, reason_of
-from mqadmin.admin.results import Status
+from mqadmin.admin.results import NOT_DONE, Status, failure_status
 from mqadmin.model.group import GroupWrite
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.rpc import groups as group_rpc
@@ -31,7 +31,7 @@ from mqadmin.model.topic import TopicConfig, attribute_ops
 from mqadmin.topology.live import FAILURES
 from mqadmin.topology.model import ClusterSpec
 from mqadmin.topology.plan import Action, ClusterPlan, Item, Kind, Plan
-from mqadmin.transport.errors import TransportError
+from mqadmin.transport.errors import Interrupted, TransportError
 from mqadmin.wire.codes import ResponseCode
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class ItemResult:
 
     @property
     def ok(self) -> bool:
-        return self.status != Status.FAILED
+        return self.status not in NOT_DONE
 
     def to_json(self) -> dict[str, Any]:
         return {**self.item.to_json(), "status": str(self.status), "reason": self.reason}
@@ -116,6 +116,8 @@ class _Broker:
                 raise _NotSent(self.dead)
             try:
                 await self.admin.request(self.addr, rpc, header, body)
+            except Interrupted:
+                raise  # held back, not a broker that failed to answer
             except TransportError as e:
                 self.dead = self.dead or reason_of(e)
                 raise
@@ -152,7 +154,7 @@ class _Run:
 
     def failed(self, items: list[Item], error: BaseException) -> None:
         for i in items:
-            self.done(i, Status.FAILED, reason_of(error))
+            self.done(i, failure_status(error), reason_of(error))
 
     async def cluster(self, cp: ClusterPlan, admin: AdminClient) -> None:
         per_broker: dict[str, list[Item]] = defaultdict(list)
@@ -180,7 +182,7 @@ class _Run:
             try:
                 await send(item)
             except (*FAILURES, _NotSent) as e:
-                self.done(item, Status.FAILED, reason_of(e))
+                self.done(item, failure_status(e), reason_of(e))
             else:
                 self.done(item, _DONE[item.action])
 
@@ -268,6 +270,9 @@ class _Run:
     async def order_confs(self, cp: ClusterPlan, admin: AdminClient, items: list[Item]) -> None:
         for item in items:
             topic_items = [i for i in cp.items if i.kind == Kind.TOPIC and i.name == item.name and i.action in _DONE]
+            if any(self.results[id(i)].status == Status.NOT_SENT for i in topic_items):
+                self.done(item, Status.NOT_SENT, "not written: its topic was not sent to every broker (interrupted)")
+                continue
             if failed := [i.broker for i in topic_items if not self.results[id(i)].ok]:
                 self.done(item, Status.FAILED, f"not written: the topic failed on {', '.join(failed)}")
                 continue
@@ -275,8 +280,10 @@ class _Run:
                 answers = await admin.delete_kv_config(ORDER_TOPIC_CONFIG, item.name)
             else:
                 answers = await admin.put_kv_config(ORDER_TOPIC_CONFIG, item.name, item.wanted)
-            failed_ns = [f"{a.addr}: {a.reason}" for a in answers if not a.ok]
+            failed_ns = [a for a in answers if not a.ok]
             if failed_ns:
-                self.done(item, Status.FAILED, "; ".join(failed_ns))
+                held = all(a.status == Status.NOT_SENT for a in failed_ns)
+                why = "; ".join(f"{a.addr}: {a.reason}" for a in failed_ns)
+                self.done(item, Status.NOT_SENT if held else Status.FAILED, why)
             else:
                 self.done(item, Status.DELETED if item.wanted is None else Status.WRITTEN)

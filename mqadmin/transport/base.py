@@ -9,9 +9,10 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from mqadmin.transport.errors import TransportError
+from mqadmin.transport.stop import check_sending
 from mqadmin.transport.trace import describe_request, describe_response
 from mqadmin.wire.codes import ResponseCode
 
@@ -42,7 +43,10 @@ class Connection(Protocol):
     async def oneway(self, cmd: RemotingCommand) -> None: ...
 
 
-class FramingTransport:
+ConnT = TypeVar("ConnT", bound=Connection)
+
+
+class FramingTransport(Generic[ConnT]):
     """Connections keyed by address, opened by the subclass's ``_connection`` on first use and reused until
     ``aclose``; every request numbered (``opaque``), signed when there are credentials, and traced."""
 
@@ -64,9 +68,9 @@ class FramingTransport:
         self._ssl, self._server_name = _tls_context(tls)
         self._credentials = credentials
         self._opaque = itertools.count(1)
-        self._conns: dict[str, Connection] = {}
+        self._conns: dict[str, ConnT] = {}
 
-    async def _connection(self, addr: str) -> Connection:
+    async def _connection(self, addr: str) -> ConnT:
         """The open connection to ``addr``, opened when there is none."""
         raise NotImplementedError
 
@@ -80,6 +84,7 @@ class FramingTransport:
         return cmd
 
     async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand:
+        check_sending(addr)
         if self._trace is None:
             conn = await self._connection(addr)
             return await conn.request(self._prepare(cmd), timeout if timeout is not None else self.timeout)

@@ -68,7 +68,8 @@ def export_metadata(
 
     One row per cluster x broker x topic (docs/fleet-schema.md). A cluster or broker that fails is
     recorded in manifest.json and the export goes on; exit code 3 when part of the fleet failed, 1 when
-    all of it did.
+    all of it did. Ctrl-C stops sending: the requests in flight finish, what was collected is written with
+    manifest.json naming what was not, and it exits 130.
 
     With Java mqadmin's options (-c or -b, -f, -t, -g, -s) it is Java's single-cluster export instead: the
     user topics and subscription groups of a cluster's masters (merged, queue counts summed) or of one broker,
@@ -88,8 +89,13 @@ def export_metadata(
         raise usage_error("--out DIR is required", "or use Java's single-cluster form: -c CLUSTER [-f DIR]")
     sources = _sources(namesrv, fleet)
     _check_out_dir(out)
-    manifest = asyncio.run(_export(sources, out, concurrency, request_timeout()))
+    from mqadmin.cli.interrupt import stop_on_ctrl_c
+
+    with stop_on_ctrl_c("exportMetadata") as interruption:
+        manifest = asyncio.run(_export(sources, out, concurrency, request_timeout()))
     _print_export(manifest, out)
+    if interruption.requested:
+        _interrupted(manifest, out)
     status = manifest["status"]
     if status == "failed":
         raise CliError(
@@ -101,6 +107,18 @@ def export_metadata(
             "the rest was exported; the audit skips what is missing",
             ExitCode.PARTIAL,
         )
+
+
+def _interrupted(manifest: dict[str, Any], out: Path) -> None:
+    from mqadmin.cli.interrupt import interrupted
+
+    masters = [b for s in manifest["sources"] for c in s["clusters"] for b in c["brokers"] if b["role"] == "master"]
+    whole = sum(1 for b in masters if b["status"] == "ok" and not b["errors"])
+    raise interrupted(
+        f"exportMetadata interrupted (Ctrl-C): {whole} of {len(masters)} master(s) collected whole; {out} holds "
+        "what was collected and manifest.json names what was not",
+        "run it again with a new --out for a whole export (the audit skips what is missing from this one)",
+    )
 
 
 def _sources(namesrv: list[str] | None, fleet: Path | None) -> list[Source]:
@@ -279,14 +297,23 @@ def audit(
         str | None,
         Option("--driver-memory", metavar="SIZE", help="Spark driver heap, e.g. 4g (in local mode: the whole job's)."),
     ] = None,
+    baseline: Annotated[
+        str | None,
+        Option(
+            "--baseline",
+            metavar="DIR",
+            help="A previous audit's --out: mark each finding new, unchanged or resolved since then.",
+        ),
+    ] = None,
 ) -> None:
     """Audit fleet exports for misplaced topics (the auto-create trap) and other defects, on Spark or in-process.
 
-    Writes findings.parquet/, findings.jsonl, plan.toml (an updateTopic command per placement finding)
-    and summary.json to --out; prints the summary. For a Spark cluster, run the same job with
+    Writes findings.parquet/, findings.jsonl, plan.toml (an updateTopic command per placement finding),
+    summary.json and report.html (the whole audit as one self-contained page, with charts) to --out; prints
+    the summary. For a Spark cluster, run the same job with
     spark-submit (docs/audit.md).
     """
-    from mqadmin.audit.job import AuditInputError, Params
+    from mqadmin.audit.job import AuditInputError, BaselineError, Params
     from mqadmin.audit.runner import EngineUnavailable, choose_engine, run_audit
     from mqadmin.cli.render import note
 
@@ -296,8 +323,13 @@ def audit(
         note(f"engine: {choice.engine} ({choice.reason})")
     try:
         summary = _with_status(
-            lambda: run_audit(inputs, str(out), params, choice.engine, master, driver_memory, choice), choice.engine
+            lambda show: run_audit(
+                inputs, str(out), params, choice.engine, master, driver_memory, choice, baseline, show
+            ),
+            choice.engine,
         )
+    except BaselineError as e:
+        raise usage_error(str(e), "--baseline takes the --out directory of an earlier mqadmin audit") from None
     except AuditInputError as e:
         raise usage_error(str(e), "pass directories written by mqadmin exportMetadata or generateFleet") from None
     except EngineUnavailable as e:
@@ -315,13 +347,20 @@ def audit(
 
 
 def _with_status(fn: Any, engine: str) -> Any:
-    """Run ``fn`` under a spinner on stderr (terminal only): a Spark start alone takes seconds."""
+    """Run ``fn(show)`` under a spinner on stderr that ``show(text)`` updates with what the audit is doing
+    (terminal only: piped, ``show`` is None and nothing is drawn); a Spark start alone takes seconds."""
     if not sys.stderr.isatty():
-        return fn()
+        return fn(None)
     from rich.console import Console
+    from rich.live import Live
+    from rich.spinner import Spinner
 
-    with Console(stderr=True).status(f"auditing ({engine})..."):
-        return fn()
+    def spinner(text: str) -> Spinner:
+        return Spinner("dots", f"auditing ({engine}){text}", style="status.spinner")
+
+    # Each phase is drawn when it starts (refresh=True), not only at the next tick: a fast phase is seen too.
+    with Live(spinner("..."), console=Console(stderr=True), refresh_per_second=12.5, transient=True) as live:
+        return fn(lambda text: live.update(spinner(f": {text}"), refresh=True))
 
 
 def _print_audit(summary: dict[str, Any], top: int) -> None:
@@ -339,11 +378,21 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
     if json_output():
         print_json({**summary, "top": shown})
         return
-    cov = summary["coverage"]
+    cov, base = summary["coverage"], summary.get("baseline")
+    columns = [Column("RULE"), Column("SEVERITY"), Column("COUNT", numeric=True)]
+    rows = [[r["rule"], r["severity"], r["count"]] for r in summary["by_rule"]]
+    if base:  # since the baseline audit
+        columns += [Column("NEW", numeric=True), Column("RESOLVED", numeric=True)]
+        for row in rows:
+            change = base["by_rule"].get(row[0], {})
+            row += [change.get("new", 0), change.get("resolved", 0)]
+    title = f"{summary['findings']} findings in {cov['rows'].get('topics', 0)} topic rows"
+    if base:
+        title += f"; since {base['generated_at'] or base['path']}: {base['new']} new, {base['resolved']} resolved"
     print_table(
-        [Column("RULE"), Column("SEVERITY"), Column("COUNT", numeric=True), Column("WHAT")],
-        [[r["rule"], r["severity"], r["count"], r["description"]] for r in summary["by_rule"]],
-        title=f"{summary['findings']} findings in {cov['rows'].get('topics', 0)} topic rows",
+        [*columns, Column("WHAT")],
+        [[*row, r["description"]] for row, r in zip(rows, summary["by_rule"], strict=True)],
+        title=title,
     )
     if shown:
         sys.stdout.write("\n")
@@ -363,6 +412,9 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
     outputs = summary["outputs"]
     note(f"findings: {outputs['findings_jsonl']} and {outputs['findings_parquet']}")
     note(f"plan: {outputs['plan']} ({summary['fixes']} updateTopic commands)")
+    if outputs.get("resolved_jsonl"):
+        note(f"resolved since the baseline: {outputs['resolved_jsonl']}")
+    note(f"report: {outputs['report']}")
 
 
 # --- generateFleet ---------------------------------------------------------------------------------
@@ -402,7 +454,7 @@ def generate_fleet(
     started = time.monotonic()
     manifest = generate(out, spec, workers or default_workers())
     elapsed = time.monotonic() - started
-    doc = {
+    doc: dict[str, Any] = {
         "out": str(out),
         "seed": spec.seed,
         "clusters": spec.clusters,
