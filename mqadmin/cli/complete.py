@@ -53,8 +53,6 @@ def install() -> int:
     mqadmin runs in, installed where that shell loads it (Typer's places) or printed."""
     from typer import _completion_shared as typer_completion
 
-    from mqadmin.cli.typer_app import own_completion_scripts
-
     own_completion_scripts()
     action, *shell = sys.argv[1:]
     if shell and shell[0] not in SHELLS:
@@ -69,6 +67,15 @@ def install() -> int:
     name, path = typer_completion.install(shell=name, prog_name="mqadmin", complete_var=COMPLETE_VARIABLE)
     sys.stdout.write(f"{name} completion installed in {path}\nit takes effect in a new shell\n")
     return 0
+
+
+def own_completion_scripts() -> None:
+    """Typer's ``--install-completion`` and ``--show-completion`` give mqadmin's own scripts; Typer fills its
+    templates with ``%``, hence the doubling."""
+    from typer import _completion_shared as typer_completion
+
+    for shell in SHELLS:
+        typer_completion._completion_scripts[shell] = script(shell).replace("%", "%%")
 
 
 def split_line(line: str) -> list[str]:

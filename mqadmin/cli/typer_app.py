@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 from mqadmin import __version__
 from mqadmin.cli import registry
 from mqadmin.cli.command import APPS, COMMANDS
-from mqadmin.cli.complete import SHELLS, script
+from mqadmin.cli.complete import own_completion_scripts
 from mqadmin.cli.declare import Option, Param
 from mqadmin.cli.errors import ExitCode, exit_code, usage_error
 from mqadmin.cli.options import ROOT_OPTIONS, set_globals
@@ -182,15 +182,6 @@ _root_params = [
 ]
 root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]  # read by inspect
 app.callback()(typer_callback(root))
-
-
-def own_completion_scripts() -> None:
-    """``--install-completion`` and ``--show-completion`` (Typer's) give mqadmin's own scripts, which answer a Tab
-    without Typer (``mqadmin.cli.complete``); Typer fills its templates with ``%``, hence the doubling."""
-    from typer import _completion_shared
-
-    for shell in SHELLS:
-        _completion_shared._completion_scripts[shell] = script(shell).replace("%", "%%")
 
 
 own_completion_scripts()

@@ -97,7 +97,13 @@ NAME_OPTIONS = (
     (re.compile(r"--profile$"), "profile"),
 )
 """An option's long name -> what it names, so must complete."""
-NOT_NAMES = {("listAcl", "--subject"), ("dev up", "--cluster"), ("dev broker", "--cluster")}
+NOT_NAMES = {
+    ("listAcl", "--subject"),
+    ("top", "--topic"),
+    ("top", "--group"),
+    ("dev up", "--cluster"),
+    ("dev broker", "--cluster"),
+}
 """Options naming a kind of thing but taking no existing name: a filter (a part of a name), a new cluster."""
 
 
