@@ -247,7 +247,7 @@ def main() -> int:
     if opts.before and not (opts.before / "mqadmin" / "__init__.py").exists():
         parser.error(f"--before {opts.before}: no mqadmin package there")
 
-    from tests.realrmq.apache import ApacheCluster, skip_reason
+    from tests.realrmq.apache import skip_reason
 
     reason = None if opts.embedded else skip_reason(opts.version)
     if reason:

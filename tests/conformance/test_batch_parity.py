@@ -71,50 +71,47 @@ def test_a_refused_list_keeps_the_items_before_the_refused_one(backend: Backend)
     assert _read(backend, [first, bad, last], [g_first, g_bad, g_last]) == ({first}, {g_first})
 
 
-def _write(tmp_path: Path, name: str, entries: list[dict[str, object]]) -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps(entries))
-    return str(path)
-
-
-def test_update_topic_list_reports_each_topic_of_a_refused_list(backend: Backend, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "key", "attributes_since", "batch", "single", "batch_since"),
+    [
+        (
+            "updateTopicList", "topicName", (5, 0, 0), "UPDATE_AND_CREATE_TOPIC_LIST(18)",
+            "UPDATE_AND_CREATE_TOPIC(17)", (5, 3, 0),
+        ),
+        (
+            "updateSubGroupList", "groupName", (5, 1, 3), "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST(225)",
+            "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP(200)", (5, 3, 1),
+        ),
+    ],
+)  # fmt: skip
+def test_each_item_of_a_refused_list_gets_its_own_result(
+    backend: Backend,
+    tmp_path: Path,
+    command: str,
+    key: str,
+    attributes_since: tuple[int, ...],
+    batch: str,
+    single: str,
+    batch_since: tuple[int, ...],
+) -> None:
     first, bad, last = (new_name(p) for p in ("ListOk", "ListBad", "ListOk"))
-    path = _write(
-        tmp_path,
-        "topics.json",
-        [{"topicName": first}, {"topicName": bad, "attributes": {"+bogus.key": "1"}}, {"topicName": last}],
-    )
-    r = mq("--debug", "updateTopicList", *on_cluster(backend), "-f", path)
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps([{key: first}, {key: bad, "attributes": {"+bogus.key": "1"}}, {key: last}]))
+    r = mq("--debug", command, *on_cluster(backend), "-f", str(path))
     status = {(row[0], row[1]): row[3] for row in rows(r.out)[1:]}
     sent = [line for line in r.err.splitlines() if line.startswith("mqadmin: >")]
-    if version_of(backend) < (5, 0, 0):  # 4.9 has no attributes: it ignores them
+    if version_of(backend) < attributes_since:  # a broker without attributes ignores them
         assert (r.code, set(status.values())) == (0, {"created"}), r.out + r.err
     else:
         assert r.code == 3, r.out + r.err
-        assert {t for (t, _), s in status.items() if s == "failed"} == {bad}
-        assert {t for (t, _), s in status.items() if s == "created"} == {first, last}
+        assert {name for (name, _), s in status.items() if s == "failed"} == {bad}
+        assert {name for (name, _), s in status.items() if s == "created"} == {first, last}
         assert "unsupported key: bogus.key" in r.out
-        if version_of(backend) >= (5, 3, 0):  # the list first, then each topic alone
-            assert sum("UPDATE_AND_CREATE_TOPIC_LIST(18)" in line for line in sent) == 2
-            assert sum("UPDATE_AND_CREATE_TOPIC(17)" in line for line in sent) == 6
-    for topic in (first, last):
-        wait_for_route(backend, topic, both_brokers)
-
-
-def test_update_sub_group_list_reports_each_group_of_a_refused_list(backend: Backend, tmp_path: Path) -> None:
-    first, bad, last = (new_name(p) for p in ("GListOk", "GListBad", "GListOk"))
-    path = _write(
-        tmp_path,
-        "groups.json",
-        [{"groupName": first}, {"groupName": bad, "attributes": {"+bogus.key": "1"}}, {"groupName": last}],
-    )
-    r = mq("--debug", "updateSubGroupList", *on_cluster(backend), "-f", path)
-    status = {(row[0], row[1]): row[3] for row in rows(r.out)[1:]}
-    if version_of(backend) < (5, 1, 3):  # no group attributes before 5.1.3: ignored
-        assert (r.code, set(status.values())) == (0, {"created"}), r.out + r.err
+    if version_of(backend) >= batch_since:  # one list per broker, refused, then each item alone
+        assert (sum(batch in line for line in sent), sum(single in line for line in sent)) == (2, 6)
+    if command == "updateTopicList":
+        for topic in (first, last):
+            wait_for_route(backend, topic, both_brokers)
+        assert _read(backend, [first, last], [])[0] == {first, last}
     else:
-        assert r.code == 3, r.out + r.err
-        assert {g for (g, _), s in status.items() if s == "failed"} == {bad}
-        assert {g for (g, _), s in status.items() if s == "created"} == {first, last}
-        assert "unsupported key: bogus.key" in r.out
-    assert _read(backend, [], [first, last])[1] == {first, last}
+        assert _read(backend, [], [first, last])[1] == {first, last}
