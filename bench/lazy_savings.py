@@ -4,6 +4,7 @@ Each command runs under ``valgrind --tool=callgrind`` as it is, then once with o
 prelude that does what the eager alternative would (import what the mechanism defers) before the command
 starts; the difference is that mechanism's saving (docs/development.md, Start-up):
 
+* ``fast-parser``: every command line parsed by the Typer app;
 * ``registry``: every command module imported (as a registry that imported its commands would);
 * ``admin-client``: ``AdminClient`` with all its operation modules in place of ``LazyAdminClient``;
 * ``declarations``: every request declaration module run when bound, not at first use (``_Deferred``);
@@ -30,6 +31,7 @@ sys.path.insert(0, str(REPO))
 
 PRELUDES = {
     "as is": "",
+    "fast-parser": "from mqadmin.cli import fast_parse\nfast_parse.parse_command_line = lambda args: None\n",
     "registry": (
         "import importlib\n"
         "from mqadmin.cli import registry\n"
