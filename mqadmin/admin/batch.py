@@ -17,7 +17,8 @@ has it; ``Rpc.fallback``: the request that replaces it before). The rule, from h
   with its own reason;
 * a list the broker did not answer (a transport error: timeout, connection lost) is not sent again: its items
   fail with that error. Among single requests, once one is not answered the rest are not sent
-  (``NotSent``): a hung broker costs one timeout, not one per item.
+  (``NotSent``): a hung broker costs one timeout, not one per item. A request held back by Ctrl-C
+  (``Interrupted``) fails as such, and so does every later one (the transport stops them).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.errors import ResponseError, reason_of
-from mqadmin.transport.errors import TransportError
+from mqadmin.transport.errors import Interrupted, TransportError
 from mqadmin.wire.codes import ResponseCode
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ async def write_many(
         try:
             await request(fallback, header, body)
         except TransportError as e:
-            dead.append(reason_of(e))
+            if not isinstance(e, Interrupted):  # held back (Ctrl-C), not a broker that failed to answer
+                dead.append(reason_of(e))
             raise
 
     async def singly(part: Sequence[T]) -> list[Exception | None]:
@@ -105,7 +107,7 @@ async def write_many(
                 if e.code in UNSUPPORTED:
                     admin.lacking.add((addr, batch.code))
             except Exception as e:  # not answered (or not readable): the items are not sent again
-                if isinstance(e, TransportError):
+                if isinstance(e, TransportError) and not isinstance(e, Interrupted):
                     dead.append(reason_of(e))
                 return [e] * len(part)
             else:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from mqadmin.transport.errors import Interrupted
+
 
 class Status(StrEnum):
     OK = "ok"
@@ -20,6 +22,16 @@ class Status(StrEnum):
     WRITTEN = "written"
     SKIPPED = "skipped"
     FAILED = "failed"
+    NOT_SENT = "not sent"
+    """Left undone: the command was interrupted (Ctrl-C) before sending it."""
+
+
+NOT_DONE = frozenset({Status.FAILED, Status.NOT_SENT})
+
+
+def failure_status(error: BaseException) -> Status:
+    """NOT_SENT for a request held back by an interruption, else FAILED."""
+    return Status.NOT_SENT if isinstance(error, Interrupted) else Status.FAILED
 
 
 @dataclass(slots=True)
@@ -39,7 +51,7 @@ class TargetResult:
 
     @property
     def ok(self) -> bool:
-        return self.status != Status.FAILED
+        return self.status not in NOT_DONE
 
     def to_json(self) -> dict[str, Any]:
         changes = {k: {"old": old, "new": new} for k, (old, new) in self.changes.items()}

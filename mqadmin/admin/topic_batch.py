@@ -19,7 +19,7 @@ from mqadmin.admin.batch import SINGLES_IN_FLIGHT, write_many
 from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.errors import reason_of
 from mqadmin.admin.fanout import Target, fan_out
-from mqadmin.admin.results import Status, TargetResult
+from mqadmin.admin.results import Status, TargetResult, failure_status
 from mqadmin.admin.topic_routes import route_clusters
 from mqadmin.admin.topics import TopicChange, TopicOps, changes_between
 from mqadmin.model.names import DLQ_PREFIX, RETRY_PREFIX
@@ -67,8 +67,9 @@ class _Pending:
             self.topic, TargetResult(target.name, target.addr, status, changes=self.changes, data=self.wanted)
         )
 
-    def failed(self, target: Target, reason: str) -> TopicResult:
-        return TopicResult(self.topic, TargetResult(target.name, target.addr, Status.FAILED, reason))
+    def failed(self, target: Target, error: Exception) -> TopicResult:
+        status = failure_status(error)
+        return TopicResult(self.topic, TargetResult(target.name, target.addr, status, reason_of(error)))
 
 
 class TopicBatchOps(TopicOps):
@@ -83,9 +84,9 @@ class TopicBatchOps(TopicOps):
         )
         out: list[TopicResult] = []
         for target, outcome in zip(targets, per_broker, strict=True):
-            if outcome.status == Status.FAILED:  # the broker could not be read at all
+            if not outcome.ok:  # the broker could not be read at all
                 out += [
-                    TopicResult(c.topic, TargetResult(target.name, target.addr, Status.FAILED, outcome.reason))
+                    TopicResult(c.topic, TargetResult(target.name, target.addr, outcome.status, outcome.reason))
                     for c in changes
                 ]
             else:
@@ -123,7 +124,7 @@ class TopicBatchOps(TopicOps):
             chunk=CHUNK, chunks_in_flight=CHUNKS_IN_FLIGHT, singles_in_flight=SINGLES_IN_FLIGHT,
         )  # fmt: skip
         outcomes = zip(pending, done, strict=True)
-        return [p.done(target) if e is None else p.failed(target, reason_of(e)) for p, e in outcomes]
+        return [p.done(target) if e is None else p.failed(target, e) for p, e in outcomes]
 
     # --- topicList -c -------------------------------------------------------------------------------
 

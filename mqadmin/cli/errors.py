@@ -24,29 +24,45 @@ class ExitCode(IntEnum):
 EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.OK: "Success: every target was done (created, updated, unchanged, deleted, ...).",
     ExitCode.FAILURE: (
-        "Failure: a server answered with an error, a broker could not be reached, or every target of a fan-out failed."
+        "Failure: a server answered with an error (e.g. `TOPIC_NOT_EXIST (17)`), a broker could not be reached, or "
+        "every target of a fan-out failed; `plan`: a cluster or broker could not be read."
     ),
     ExitCode.USAGE: (
-        "Usage error: a bad option or value, no name server address, an unknown cluster or a slave address. "
-        "Nothing was changed."
+        "Usage error: a bad option or value, an unknown command, no name server address (`pass -n host:9876 or set "
+        "NAMESRV_ADDR`), an unknown cluster, a slave address given to `-b` where a master is needed, a name server "
+        "given to `-b`. Nothing was changed."
     ),
-    ExitCode.PARTIAL: "Partial failure: some targets of a fan-out failed and the others are done.",
+    ExitCode.PARTIAL: (
+        "Partial failure: some targets of a fan-out failed and the others are done. The output lists each target; "
+        "run the same command again once the failed brokers are back (done brokers then report `unchanged`)."
+    ),
     ExitCode.NAMESRV_UNREACHABLE: (
-        "No name server answered (every address refused, timed out or closed), or the address server giving "
-        "their list could not be reached."
+        "No name server answered (every address refused, timed out, closed the connection or sent something "
+        "unreadable), or the address server giving their list could not be reached."
     ),
     ExitCode.AUTH: (
-        "Refused by authentication or authorization: the broker did not accept the credentials (wrong key, "
-        "unknown or disabled user, no credentials where they are required) or the user lacks the permission."
+        "Refused by authentication or authorization: the broker did not accept the credentials (`check signature "
+        "failed`, an unknown or disabled user, no credentials where it requires them) or the user lacks the "
+        "permission. The hint names the access key used and where it came from. In a fan-out: every target refused."
     ),
-    ExitCode.CHANGES_PENDING: "plan: the clusters differ from the topology file (changes pending).",
-    ExitCode.TIMED_OUT: "wait: the condition was not met within --timeout.",
-    ExitCode.DOCTOR_WARNING: "doctor: the worst finding is of medium severity.",
-    ExitCode.DOCTOR_CRITICAL: "doctor: at least one finding is of high severity.",
-    ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
-    ExitCode.BROKEN_PIPE: "The reader of the output went away (for example `| head -1`); nothing is printed.",
+    ExitCode.CHANGES_PENDING: "`plan`: the clusters differ from the topology file (changes pending).",
+    ExitCode.TIMED_OUT: "`wait`: the conditions were not met within `--timeout`.",
+    ExitCode.DOCTOR_WARNING: (
+        "`doctor`: the worst finding is of medium severity (`doctor --format nagios` exits with Nagios's codes "
+        "instead: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN when the cluster could not be read)."
+    ),
+    ExitCode.DOCTOR_CRITICAL: "`doctor`: at least one finding is of high severity (`--format nagios`: 2).",
+    ExitCode.INTERRUPTED: (
+        "Interrupted (Ctrl-C), at any moment; no traceback. `apply`, `updateTopicList`, `exportMetadata` and "
+        "`consumeMessage` (without `-f`) stop sending, let what is in flight finish, then say what was done, what "
+        "was not and how to go on; a second Ctrl-C quits at once."
+    ),
+    ExitCode.BROKEN_PIPE: (
+        "The reader of the output went away (`mqadmin topicList | head -1`); nothing more is printed."
+    ),
 }
-"""What each exit code means; the man page and docs/cli.md show this table."""
+"""What each exit code means: the one list, which the man page, README.md and docs/cli.md show
+(``python -m mqadmin.cli.generate`` writes their tables)."""
 
 
 class CliError(Exception):

@@ -1,5 +1,6 @@
 """Regenerate the shell completions, the man page, docs/parity.md, docs/protocol-requests.md, the topology
-JSON Schema and the admin client's operations index.
+JSON Schema, the admin client's operations index, and the exit-code tables of README.md and docs/cli.md
+(between their ``<!-- exit codes -->`` markers).
 
     python -m mqadmin.cli.generate            # writes completions/ and man/ under the current directory
     python -m mqadmin.cli.generate --check    # exit 1 listing the files that are out of date
@@ -47,13 +48,43 @@ def generated_files() -> dict[str, str]:
     return files
 
 
+EXIT_CODE_TABLES = ("README.md", "docs/cli.md")
+BEGIN_EXIT_CODES = "<!-- exit codes: generated from mqadmin/cli/errors.py by python -m mqadmin.cli.generate -->"
+END_EXIT_CODES = "<!-- end of exit codes -->"
+
+
+def exit_code_table() -> str:
+    """The Markdown table of every exit code, from ``EXIT_CODES``."""
+    from mqadmin.cli.errors import EXIT_CODES
+
+    rows = [f"| {int(code)} | {text.replace('|', chr(92) + '|')} |" for code, text in EXIT_CODES.items()]
+    return "\n".join(["| code | meaning |", "|---|---|", *rows])
+
+
+def spliced_files(out: Path) -> dict[str, str]:
+    """Relative path -> content of the hand-written files under ``out`` whose generated section is replaced by
+    what the code says today (a file without the markers is an error: its table would go stale unseen)."""
+    files = {}
+    for rel in EXIT_CODE_TABLES:
+        path = out / rel
+        if not path.exists():
+            continue
+        text = path.read_text()
+        head, begin, rest = text.partition(BEGIN_EXIT_CODES + "\n")
+        _, end, tail = rest.partition(END_EXIT_CODES)
+        if not begin or not end:
+            raise RuntimeError(f"{rel}: no {BEGIN_EXIT_CODES} ... {END_EXIT_CODES} section")
+        files[rel] = f"{head}{begin}{exit_code_table()}\n{end}{tail}"
+    return files
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mqadmin.cli.generate", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("."), help="directory holding completions/ and man/")
     parser.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
     args = parser.parse_args(argv)
     stale = []
-    for rel, content in generated_files().items():
+    for rel, content in {**generated_files(), **spliced_files(args.out)}.items():
         path = args.out / rel
         current = path.read_text() if path.exists() else None
         if current == content:

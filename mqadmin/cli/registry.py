@@ -8,7 +8,10 @@ under ``mqadmin/cli/commands/`` (see docs/development.md) and add one line here.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from mqadmin.cli.errors import CliError
 
 
 class Entry(NamedTuple):  # a NamedTuple: about 100 of them are built at every start, far cheaper than a dataclass
@@ -328,3 +331,13 @@ _BY_NAME = {e.name.lower(): e for e in COMMANDS}
 def find(name: str) -> Entry | None:
     """The entry for a command name, in any case (``updatetopic`` as Java mqadmin accepts it)."""
     return _BY_NAME.get(name.lower())
+
+
+def no_such_command(name: str) -> CliError:
+    """The usage error for a command name that is not ours, with the nearest names (``updatTopic``:
+    ``Did you mean 'updateTopic'?``)."""
+    from mqadmin.cli.errors import usage_error
+    from mqadmin.cli.suggest import did_you_mean, nearest
+
+    close = nearest(name, [e.name for e in COMMANDS])
+    return usage_error(f"No such command {name!r}.{did_you_mean(close)}", "see: mqadmin --help")

@@ -1,10 +1,12 @@
 """Output: tables for people, JSON for scripts. Data goes to stdout, notes and warnings to stderr.
 
-Tables never hide data: on a terminal a boxed table is drawn only when it fits the width; otherwise
-the same rows are printed as plain aligned columns and, when even those do not fit, as one block per
-record (``HEADER  value`` lines), so ids, addresses, names and statuses are never cut. Output that
-is not a terminal, or with NO_COLOR, is always plain. Every cell and note passes through ``escape``,
-so control characters from the cluster (message bodies, keys, remarks) never reach the terminal.
+Tables never hide data: on a terminal a boxed table is drawn, its text columns (those with spaces: reasons,
+details, bodies) wrapped at spaces inside their cells to fit the width, while ids, addresses, names, numbers and
+statuses stay whole on one line; when even those do not fit, the rows are printed as plain aligned columns if
+they fit, else as one block per record (``HEADER  value`` lines), so no value is ever cut. A title is its own
+line above the table, never folded to the table's width. Output that is not a terminal, or with NO_COLOR, is
+always plain. Every cell and note passes through ``escape``, so control characters from the cluster (message
+bodies, keys, remarks) never reach the terminal.
 
 rich is imported only when a styled table is really drawn, json only for JSON output, to keep start-up fast.
 """
@@ -81,20 +83,19 @@ def print_table(columns: Sequence[Column], rows: Iterable[Sequence[object]], tit
     if not cells:
         return
     out = sys.stdout
+    if title:
+        out.write(f"{escape(title)}\n")
     if styled_output():
+        wraps = _text_columns(columns, cells)
         width = terminal_width()
-        natural = _plain_width(columns, cells)
-        if natural + 3 * len(columns) + 1 <= width:
-            _rich_table(columns, cells, title)
+        if _box_fits(columns, cells, wraps, width):
+            out.flush()
+            _rich_table(columns, cells, wraps)
             return
-        if natural > width:
-            if title:
-                out.write(f"{escape(title)}\n")
+        if sum(_widths(columns, cells)) + 2 * (len(columns) - 1) > width:
             out.write(record_blocks(columns, cells))
             out.flush()
             return
-    if title:
-        out.write(f"{escape(title)}\n")
     out.write(plain_table(columns, cells))
     out.flush()
 
@@ -103,8 +104,21 @@ def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> list[in
     return [max([len(c.header)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
 
 
-def _plain_width(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> int:
-    return sum(_widths(columns, rows)) + 2 * (len(columns) - 1)
+def _text_columns(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> list[bool]:
+    """Which columns hold text that may wrap at its spaces (a cell with a space); the others hold values that
+    stay whole on one line."""
+    return [not c.numeric and any(" " in r[i] for r in rows) for i, c in enumerate(columns)]
+
+
+def _box_fits(columns: Sequence[Column], rows: Sequence[Sequence[str]], wraps: Sequence[bool], width: int) -> bool:
+    """Whether a box fits ``width`` with each whole-value column at its width and each text column at its
+    longest word (and header)."""
+    needed = 3 * len(columns) + 1  # the box's borders and padding
+    for i, (col, w) in enumerate(zip(columns, _widths(columns, rows), strict=True)):
+        if wraps[i]:
+            w = max([len(col.header)] + [len(word) for r in rows for word in r[i].split()])
+        needed += w
+    return needed <= width
 
 
 def plain_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> str:
@@ -121,8 +135,8 @@ def plain_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> str
 
 
 def record_blocks(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> str:
-    """One block per row, ``HEADER  value`` per line, blocks separated by a blank line (for rows wider
-    than the terminal: values are whole, and a long one simply wraps)."""
+    """One block per row, ``HEADER  value`` per line, blocks separated by a blank line (for values wider
+    than the terminal: they are whole, and a long one simply wraps)."""
     width = max(len(c.header) for c in columns)
     blocks = [
         "\n".join(f"{c.header.upper().ljust(width)}  {cell}".rstrip() for c, cell in zip(columns, row, strict=True))
@@ -131,14 +145,14 @@ def record_blocks(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> s
     return "\n\n".join(blocks) + "\n"
 
 
-def _rich_table(columns: Sequence[Column], rows: list[list[str]], title: str | None) -> None:
+def _rich_table(columns: Sequence[Column], rows: list[list[str]], wraps: Sequence[bool]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for c in columns:
-        table.add_column(c.header, justify="right" if c.numeric else "left", no_wrap=True, overflow="fold")
+    table = Table(header_style="bold")
+    for c, wrap in zip(columns, wraps, strict=True):
+        table.add_column(c.header, justify="right" if c.numeric else "left", no_wrap=not wrap, overflow="fold")
     for row in rows:
         styles = [STATUS_STYLES.get(cell, "") if col.styled else "" for cell, col in zip(row, columns, strict=True)]
         table.add_row(*(Text(cell, style=style) for cell, style in zip(row, styles, strict=True)))

@@ -88,6 +88,13 @@ class CommandGroup(TyperGroup):
             return super().get_command(ctx, cmd_name)
         return load_command(entry)
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """As click's, but an unknown name gets the nearest command names (case ignored), not click's."""
+        name = args[0] if args else ""
+        if registry.find(name) is None and not name.startswith("-") and not ctx.resilient_parsing:
+            raise registry.no_such_command(name)
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         for section in registry.SECTIONS:
             rows = [(e.name, e.summary) for e in registry.COMMANDS if e.section == section]

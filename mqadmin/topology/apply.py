@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mqadmin.admin.batch import NotSent, write_many
 from mqadmin.admin.errors import reason_of
-from mqadmin.admin.results import Status
+from mqadmin.admin.results import NOT_DONE, Status, failure_status
 from mqadmin.model.group import GroupWrite
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.rpc import groups as group_rpc
@@ -34,7 +34,7 @@ from mqadmin.model.topic_batch import attribute_changes, list_entry
 from mqadmin.topology.live import FAILURES
 from mqadmin.topology.model import ClusterSpec
 from mqadmin.topology.plan import Action, ClusterPlan, Item, Kind, Plan
-from mqadmin.transport.errors import TransportError
+from mqadmin.transport.errors import Interrupted, TransportError
 
 if TYPE_CHECKING:
     from mqadmin.admin.client import AdminClient
@@ -62,7 +62,7 @@ class ItemResult:
 
     @property
     def ok(self) -> bool:
-        return self.status != Status.FAILED
+        return self.status not in NOT_DONE
 
     def to_json(self) -> dict[str, Any]:
         return {**self.item.to_json(), "status": str(self.status), "reason": self.reason}
@@ -91,6 +91,8 @@ class _Broker:
                 raise NotSent(self.dead)
             try:
                 await self.admin.request(self.addr, rpc, header, body)
+            except Interrupted:
+                raise  # held back, not a broker that failed to answer
             except TransportError as e:
                 self.dead = self.dead or reason_of(e)
                 raise
@@ -146,7 +148,7 @@ class _Run:
             try:
                 await send(item)
             except (*FAILURES, NotSent) as e:
-                self.done(item, Status.FAILED, reason_of(e))
+                self.done(item, failure_status(e), reason_of(e))
             else:
                 self.done(item, _DONE[item.action])
 
@@ -166,7 +168,7 @@ class _Run:
             if error is None:
                 self.done(item, _DONE[item.action])
             else:
-                self.done(item, Status.FAILED, reason_of(error))
+                self.done(item, failure_status(error), reason_of(error))
 
     async def topic_writes(self, b: _Broker, items: list[Item]) -> None:
         def alone(i: Item) -> tuple[Any, None]:
@@ -215,6 +217,9 @@ class _Run:
     async def order_confs(self, cp: ClusterPlan, admin: AdminClient, items: list[Item]) -> None:
         for item in items:
             topic_items = [i for i in cp.items if i.kind == Kind.TOPIC and i.name == item.name and i.action in _DONE]
+            if any(self.results[id(i)].status == Status.NOT_SENT for i in topic_items):
+                self.done(item, Status.NOT_SENT, "not written: its topic was not sent to every broker (interrupted)")
+                continue
             if failed := [i.broker for i in topic_items if not self.results[id(i)].ok]:
                 self.done(item, Status.FAILED, f"not written: the topic failed on {', '.join(failed)}")
                 continue
@@ -222,8 +227,10 @@ class _Run:
                 answers = await admin.delete_kv_config(ORDER_TOPIC_CONFIG, item.name)
             else:
                 answers = await admin.put_kv_config(ORDER_TOPIC_CONFIG, item.name, item.wanted)
-            failed_ns = [f"{a.addr}: {a.reason}" for a in answers if not a.ok]
+            failed_ns = [a for a in answers if not a.ok]
             if failed_ns:
-                self.done(item, Status.FAILED, "; ".join(failed_ns))
+                held = all(a.status == Status.NOT_SENT for a in failed_ns)
+                why = "; ".join(f"{a.addr}: {a.reason}" for a in failed_ns)
+                self.done(item, Status.NOT_SENT if held else Status.FAILED, why)
             else:
                 self.done(item, Status.DELETED if item.wanted is None else Status.WRITTEN)

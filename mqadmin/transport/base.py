@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from mqadmin.transport.errors import TransportError
+from mqadmin.transport.stop import check_sending
 from mqadmin.transport.trace import describe_request, describe_response
 from mqadmin.wire.codes import ResponseCode
 
@@ -80,6 +81,7 @@ class FramingTransport:
         return cmd
 
     async def request(self, addr: str, cmd: RemotingCommand, timeout: float | None = None) -> RemotingCommand:
+        check_sending(addr)
         if self._trace is None:
             conn = await self._connection(addr)
             return await conn.request(self._prepare(cmd), timeout if timeout is not None else self.timeout)

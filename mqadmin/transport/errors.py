@@ -53,6 +53,13 @@ class HostNotFound(TransportError):
         super().__init__(addr, f"cannot resolve the host of {addr}{': ' + detail if detail else ''}")
 
 
+class Interrupted(TransportError):
+    """Not sent: the command was told to stop sending (Ctrl-C; ``mqadmin.transport.stop``)."""
+
+    def __init__(self, addr: str) -> None:
+        super().__init__(addr, f"not sent to {addr}: interrupted (Ctrl-C)")
+
+
 class TlsConfigError(ValueError):
     """A TLS setting that cannot be used (a missing or unreadable file, a key that does not match). Here, not
     in ``transport.tls``, so that a command without TLS can catch it without loading the TLS settings."""

@@ -4,6 +4,7 @@ any order and case, bad addresses, Ctrl-C and closed pipes."""
 from __future__ import annotations
 
 import io
+import re
 import signal
 import subprocess
 import sys
@@ -57,11 +58,36 @@ def test_a_table_that_fits_is_drawn_with_a_box(monkeypatch) -> None:
     assert "─" in out.getvalue() and "broker-a" in out.getvalue()
 
 
+def strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_a_text_column_wraps_inside_its_cell_and_ids_stay_whole(monkeypatch) -> None:
+    out = tty80(monkeypatch)
+    reason = "the broker did not answer within 5 s: " + " ".join(f"word{i}" for i in range(30))
+    topic = "Orders-" + "x" * 30
+    cols = [render.Column("TOPIC"), render.Column("BROKER"), render.Column("RESULT", styled=True), render.Column("WHY")]
+    render.print_table(cols, [(topic, "broker-a", "failed", reason), ("Short", "broker-b", "created", "")])
+    lines = strip_ansi(out.getvalue()).splitlines()
+    assert "─" in out.getvalue() and all(len(line) <= 80 for line in lines)  # one box, within the width
+    assert sum(topic in line for line in lines) == 1 and sum("broker-a" in line for line in lines) == 1
+    cells = [line.split("│")[4] for line in lines if line.count("│") == 5]  # the body rows' WHY cells
+    assert " ".join(cells).split() == reason.split()  # every word of the reason, in order, in its own cell
+
+
 def test_record_blocks_show_whole_values() -> None:
     cols = [render.Column("ID"), render.Column("STATUS")]
     assert render.record_blocks(cols, [["x" * 100, "SEND_OK"], ["y", "FLUSH_DISK_TIMEOUT"]]) == (
         f"ID      {'x' * 100}\nSTATUS  SEND_OK\n\nID      y\nSTATUS  FLUSH_DISK_TIMEOUT\n"
     )
+
+
+def test_a_title_is_never_folded_to_the_tables_width(monkeypatch) -> None:
+    out = tty80(monkeypatch)
+    monkeypatch.setattr(render, "terminal_width", lambda: 60)
+    title = "Route of " + "Orders_" + "q" * 45
+    render.print_table([render.Column("BROKER"), render.Column("QUEUES", numeric=True)], [("broker-a", 8)], title)
+    assert out.getvalue().splitlines()[0] == title and "─" in out.getvalue()
 
 
 @pytest.mark.parametrize(
@@ -108,7 +134,7 @@ def test_help_command_and_help_with_examples(monkeypatch, capsys) -> None:
     assert cli("updateTopic", "--help").out == shown
     unknown = cli("help", "nosuch")
     assert unknown.code == 2
-    assert_one_line_error(unknown, "no command named 'nosuch'")
+    assert_one_line_error(unknown, "No such command 'nosuch'.")
 
 
 @pytest.mark.parametrize(

@@ -335,8 +335,9 @@ def demo() -> None:
     """Show both ways a topic comes to exist, on a throw-away cluster (free ports, temporary data).
 
     1. Pre-created with updateTopic -c: on every master of the cluster.
-    2. Auto-created by a send to an unknown topic through TBW102: only on the broker that the
-       send reached (the trap of autoCreateTopicEnable).
+
+    2. Auto-created by a send to an unknown topic through TBW102: only on the broker that the send reached (the
+    trap of autoCreateTopicEnable).
     """
     from mqadmin.server.dev import start_cluster
 

@@ -8,7 +8,6 @@ import typer
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Argument
-from mqadmin.cli.errors import usage_error
 
 
 @command("help", "mqadmin help updateTopic", "mqadmin help")
@@ -28,8 +27,6 @@ def help_command(
         return
     entry = registry.find(name)
     if entry is None:
-        close = [e.name for e in registry.COMMANDS if name.lower() in e.name.lower()]
-        hint = f"did you mean: {', '.join(close)}?" if close else "list the commands with: mqadmin --help"
-        raise usage_error(f"no command named {name!r}", hint)
+        raise registry.no_such_command(name)
     cmd = load_command(entry)
     typer.echo(cmd.get_help(cmd.make_context(entry.name, [], parent=root_ctx, resilient_parsing=True)))

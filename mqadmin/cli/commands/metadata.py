@@ -68,7 +68,8 @@ def export_metadata(
 
     One row per cluster x broker x topic (docs/fleet-schema.md). A cluster or broker that fails is
     recorded in manifest.json and the export goes on; exit code 3 when part of the fleet failed, 1 when
-    all of it did.
+    all of it did. Ctrl-C stops sending: the requests in flight finish, what was collected is written with
+    manifest.json naming what was not, and it exits 130.
 
     With Java mqadmin's options (-c or -b, -f, -t, -g, -s) it is Java's single-cluster export instead: the
     user topics and subscription groups of a cluster's masters (merged, queue counts summed) or of one broker,
@@ -88,8 +89,13 @@ def export_metadata(
         raise usage_error("--out DIR is required", "or use Java's single-cluster form: -c CLUSTER [-f DIR]")
     sources = _sources(namesrv, fleet)
     _check_out_dir(out)
-    manifest = asyncio.run(_export(sources, out, concurrency, request_timeout()))
+    from mqadmin.cli.interrupt import stop_on_ctrl_c
+
+    with stop_on_ctrl_c("exportMetadata") as interruption:
+        manifest = asyncio.run(_export(sources, out, concurrency, request_timeout()))
     _print_export(manifest, out)
+    if interruption.requested:
+        _interrupted(manifest, out)
     status = manifest["status"]
     if status == "failed":
         raise CliError(
@@ -101,6 +107,18 @@ def export_metadata(
             "the rest was exported; the audit skips what is missing",
             ExitCode.PARTIAL,
         )
+
+
+def _interrupted(manifest: dict[str, Any], out: Path) -> None:
+    from mqadmin.cli.interrupt import interrupted
+
+    masters = [b for s in manifest["sources"] for c in s["clusters"] for b in c["brokers"] if b["role"] == "master"]
+    whole = sum(1 for b in masters if b["status"] == "ok" and not b["errors"])
+    raise interrupted(
+        f"exportMetadata interrupted (Ctrl-C): {whole} of {len(masters)} master(s) collected whole; {out} holds "
+        "what was collected and manifest.json names what was not",
+        "run it again with a new --out for a whole export (the audit skips what is missing from this one)",
+    )
 
 
 def _sources(namesrv: list[str] | None, fleet: Path | None) -> list[Source]:

@@ -21,6 +21,7 @@ from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
     from mqadmin.admin.queries import FoundMessage
+    from mqadmin.admin.reading import QueueRange
     from mqadmin.cli.render import Column
 
 DEFAULT_COUNT = 128
@@ -79,11 +80,14 @@ def consume_message(
     -c messages. --tags filters by tag. With -f it starts at the end of each queue (unless -o or -s
     is given) and prints messages as they arrive until Ctrl-C (or -c messages): one line per message,
     or one JSON document per line. Control characters are shown escaped; JSON gives binary bodies in
-    base64.
+    base64. Without -f, Ctrl-C stops reading: the messages read so far are printed, then where it stopped and
+    the command that reads on (exit 130).
     """
     from mqadmin.admin.reading import follow as follow_messages
-    from mqadmin.admin.reading import queue_ranges, read_ranges, readable_queues
+    from mqadmin.admin.reading import queue_ranges, read_range, readable_queues
+    from mqadmin.cli.interrupt import stop_on_ctrl_c
     from mqadmin.cli.render import json_output, note, print_json
+    from mqadmin.transport.errors import Interrupted
 
     check_topic(topic)
     lo, hi = parse_time(begin, "-s"), parse_time(end, "-e")
@@ -91,12 +95,23 @@ def consume_message(
     expression = (tags or "").strip() or "*"
     limit = count if count is not None or follow else DEFAULT_COUNT
     shown: list[FoundMessage] = []
+    left: list[tuple[QueueRange, int]] = []  # the ranges not read to their end, the first from the offset given
 
     async def go(admin: AdminClient) -> None:
         queues = readable_queues(await admin.topic_route(topic), broker=broker, queue_id=queue_id)
         ranges = await queue_ranges(admin, topic, queues, offset=offset, begin=lo, end=hi, follow=follow)
         if not follow:
-            shown.extend(await read_ranges(admin, topic, ranges, group=group, expression=expression, limit=limit))
+            left[:] = [(r, r.start) for r in ranges]
+            with contextlib.suppress(Interrupted):  # Ctrl-C: what was read is printed, then where to read on
+                while left:
+                    r, _ = left[0]
+                    async for found in read_range(admin, topic, r, group=group, expression=expression):
+                        shown.append(found)
+                        left[0] = (r, found.message.queue_offset + 1)
+                        if limit is not None and len(shown) >= limit:
+                            left.clear()
+                            return
+                    left.pop(0)
             return
         note(f"mqadmin: following {topic}; Ctrl-C to stop")  # from here on, every new message is printed
         stream = follow_messages(admin, topic, ranges, group=group, expression=expression)
@@ -113,16 +128,36 @@ def consume_message(
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends following; what arrived is printed
             run_messaging(namesrv, go)
         return
-    run_messaging(namesrv, go)
+    with stop_on_ctrl_c("consumeMessage") as interruption:
+        run_messaging(namesrv, go)
     if json_output():
         print_json([message_json_of(f) for f in shown])
     else:
         from mqadmin.cli.render import print_table
 
         print_table(columns(properties), [row(f, properties) for f in shown])
+    if interruption.requested:
+        _interrupted(topic, len(shown), left, None if limit is None else limit - len(shown))
     if not shown:
         where = f"from offset {offset}" if offset is not None else ("from -s" if lo is not None else "")
         note(f"mqadmin: note: no messages in {topic} {where}".rstrip())
+
+
+def _interrupted(topic: str, read: int, left: list[tuple[QueueRange, int]], count: int | None) -> None:
+    from mqadmin.cli.interrupt import interrupted
+
+    if not left:
+        raise interrupted(f"consumeMessage interrupted (Ctrl-C): {read} message(s) read; nothing was left to read", "")
+    r, at = left[0]
+    q = r.queue
+    more = f"; {len(left) - 1} more queue(s) after it, which the first command reads again whole" if left[1:] else ""
+    again = f"mqadmin consumeMessage -t {topic} -b {q.broker_name} -i {q.queue_id} -o {at}"
+    again += f" -c {count}" if count is not None else ""
+    raise interrupted(
+        f"consumeMessage interrupted (Ctrl-C): {read} message(s) read; stopped at {q.broker_name} queue "
+        f"{q.queue_id} offset {at}, {len(left)} queue(s) not read to their end",
+        f"read on with: {again}{more}",
+    )
 
 
 def message_json_of(found: FoundMessage) -> dict[str, object]:

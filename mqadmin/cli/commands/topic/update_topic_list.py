@@ -39,10 +39,12 @@ def update_topic_list(
     Prints one row per topic and broker: created, updated (old→new per field), unchanged (nothing sent)
     or failed with the reason. Brokers since 5.3 get the changed topics in a few
     UPDATE_AND_CREATE_TOPIC_LIST requests; older ones one request per topic. The whole file is checked
-    before anything is sent.
+    before anything is sent. Ctrl-C stops sending: the requests in flight finish, the topics not sent are listed
+    as such, and it exits 130 (the same command again does the rest).
     """
     from mqadmin.cli.commands.topic._shared import check_reserved
     from mqadmin.cli.commands.topic._topic_file import read_topic_file
+    from mqadmin.cli.interrupt import stop_on_ctrl_c
     from mqadmin.cli.render import json_output, note, print_json
     from mqadmin.cli.runner import broker_targets, run_admin
 
@@ -61,8 +63,11 @@ def update_topic_list(
         targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="topic creation", info=info)
         return await admin.update_topics_on(targets, spec.changes, spec.new_topic)
 
-    results = run_admin(namesrv, go)
-    _print(filename, broker_addr, cluster, results)
+    with stop_on_ctrl_c("updateTopicList") as interruption:
+        results = run_admin(namesrv, go)
+    _print(filename, broker_addr, cluster, results, interruption.requested)
+    if interruption.requested:
+        _interrupted(results)
     _exit(results)
 
 
@@ -70,7 +75,9 @@ def _target(broker_addr: str | None, cluster: str | None) -> dict[str, str | Non
     return {"cluster": cluster} if cluster else {"brokerAddr": broker_addr}
 
 
-def _print(filename: str, broker_addr: str | None, cluster: str | None, results: list[TopicResult]) -> None:
+def _print(
+    filename: str, broker_addr: str | None, cluster: str | None, results: list[TopicResult], interrupted: bool
+) -> None:
     from collections import Counter
 
     from mqadmin.admin import outcome
@@ -80,7 +87,8 @@ def _print(filename: str, broker_addr: str | None, cluster: str | None, results:
     rows = [r.result for r in results]
     if json_output():
         entries = [{"topic": r.topic, **r.result.to_json()} for r in results]
-        doc = {"file": filename, "target": _target(broker_addr, cluster), "results": entries, "outcome": outcome(rows)}
+        done = "interrupted" if interrupted else outcome(rows)
+        doc = {"file": filename, "target": _target(broker_addr, cluster), "results": entries, "outcome": done}
         print_json(doc)
     else:
         with_changes = any(r.changes for r in rows)
@@ -101,6 +109,22 @@ def _print(filename: str, broker_addr: str | None, cluster: str | None, results:
     brokers = len({(r.name, r.addr) for r in rows})
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     note(f"updateTopicList: {summary} ({len(results) // max(brokers, 1)} topics on {brokers} brokers)")
+
+
+def _interrupted(results: list[TopicResult]) -> None:
+    from mqadmin.admin.results import Status
+    from mqadmin.cli.interrupt import interrupted
+
+    not_sent = sum(1 for r in results if r.result.status == Status.NOT_SENT)
+    failed = sum(1 for r in results if r.result.status == Status.FAILED)
+    done = len(results) - not_sent - failed
+    what = f"{done} of {len(results)} topic result(s) done, {not_sent} not sent" + (
+        f", {failed} failed" if failed else ""
+    )
+    raise interrupted(
+        f"updateTopicList interrupted (Ctrl-C): {what}",
+        "run the same command again: the topics done then report unchanged and the rest is sent",
+    )
 
 
 def _exit(results: list[TopicResult]) -> None:

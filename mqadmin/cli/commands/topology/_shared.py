@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from mqadmin.cli.declare import Option
@@ -14,6 +14,7 @@ from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
+    from mqadmin.topology.apply import ItemResult
     from mqadmin.topology.model import ClusterSpec, Topology
     from mqadmin.topology.plan import Item, Plan
 
@@ -114,16 +115,65 @@ def describe(item: Item) -> str:
     return ", ".join(f"{k} {value_text(old)}→{value_text(new)}" for k, (old, new) in item.changes.items())
 
 
-def item_row(item: Item) -> list[object]:
-    return [item.cluster, str(item.kind), item.name, item.broker, str(item.action)]
+MARKS = {"create": ("+", "32"), "update": ("~", "33"), "delete": ("-", "31"), "extra": (" ", "2")}
+"""Each action's mark and its colour (SGR code) on a terminal: green +, yellow ~, red -, dim for what is left alone."""
+
+
+RESULT_COLOURS = {"failed": "1;31", "not sent": "2"}
+
+
+def diff_lines(plan: Plan, results: Mapping[int, ItemResult] | None = None) -> list[tuple[str, str | None]]:
+    """The plan as a diff, as ``terraform plan`` shows one: per cluster, per topic or group (sorted), one line per
+    action and detail with the brokers it applies to, then the detail indented; (text, colour) pairs. With
+    ``results`` (by ``id`` of the item: what apply did), only the items done or tried, each line ending with its
+    result (and the reason of a failure)."""
+    from mqadmin.cli.render import escape
+
+    lines: list[tuple[str, str | None]] = []
+    for c in plan.clusters:
+        items = [i for i in c.items if results is None or id(i) in results]
+        if not items:
+            continue
+        lines.append((f"cluster {escape(c.spec.key)} ({escape(c.spec.cluster)})", None))
+        grouped: dict[tuple[str, str], dict[tuple[str, str, str], list[str]]] = {}
+        for i in sorted(items, key=lambda i: (str(i.kind), i.name)):
+            detail = describe(i) or (i.note or "")
+            r = results[id(i)] if results is not None else None
+            done = "" if r is None else f": {_result_text(str(r.status), r.reason)}"
+            grouped.setdefault((str(i.kind), i.name), {}).setdefault((str(i.action), detail, done), []).append(i.broker)
+        for (kind, name), changes in grouped.items():
+            for (action, detail, done), brokers in changes.items():
+                mark, colour = MARKS[action]
+                colour = next((sgr for s, sgr in RESULT_COLOURS.items() if done.startswith(f": {s}")), colour)
+                left = " (not in the file: left alone)" if action == "extra" else ""
+                where = escape(", ".join(brokers))
+                lines.append((f"  {mark} {kind} {escape(name)} on {where}{left}{escape(done)}", colour))
+                if detail:
+                    lines.append((f"      {escape(detail)}", colour))
+    return lines
+
+
+def _result_text(status: str, reason: str | None) -> str:
+    """``created``, ``failed (REASON)``; a change not sent says why (``not sent: interrupted (Ctrl-C)``)."""
+    if reason and reason.startswith(status):
+        return reason
+    return f"{status} ({reason})" if reason else status
+
+
+def print_diff(plan: Plan, results: Mapping[int, ItemResult] | None = None) -> None:
+    """``diff_lines`` on stdout, coloured on a terminal."""
+    from mqadmin.cli.render import styled_output
+
+    colour = styled_output()
+    for text, sgr in diff_lines(plan, results):
+        sys.stdout.write(f"\x1b[{sgr}m{text}\x1b[0m\n" if colour and sgr else f"{text}\n")
+    sys.stdout.flush()
 
 
 def print_plan(plan: Plan) -> None:
-    from mqadmin.cli.render import Column, note, print_table
+    from mqadmin.cli.render import note
 
-    columns = [Column("CLUSTER"), Column("KIND"), Column("NAME"), Column("BROKER"), Column("ACTION", styled=True)]
-    rows = [[*item_row(i), describe(i) or (i.note or "")] for i in plan.items]
-    print_table([*columns, Column("DETAIL")], rows)
+    print_diff(plan)
     for c in plan.clusters:
         for problem in c.problems:
             note(f"mqadmin: error: {c.spec.key}: {problem}")

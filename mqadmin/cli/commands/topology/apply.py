@@ -44,10 +44,12 @@ def apply(
     created, updated, deleted, written (orderTopicConf) or failed with the reason; a broker that does not
     answer fails its items without holding up the others. Running it again reports nothing to do. Exits 0
     when everything is done, 3 when some items failed (run it again once the brokers are back), 1 when all
-    failed.
+    failed. Ctrl-C stops sending: the requests in flight finish, the items not sent are listed as such, and it
+    exits 130 (running it again does what is left).
     """
     from mqadmin.cli.commands.topology._shared import check_reachable, print_plan, read_topology, run_clusters
     from mqadmin.cli.errors import usage_error
+    from mqadmin.cli.interrupt import stop_on_ctrl_c
     from mqadmin.cli.render import json_output, note, print_json
     from mqadmin.topology.apply import apply_plan
     from mqadmin.topology.plan import make_plan
@@ -72,17 +74,22 @@ def apply(
                 fresh, client_for, concurrency=concurrency, batch_size=batch_size, progress=bar
             )
 
-    plan, results = run_clusters(topology, namesrv, go)
-    check_reachable(plan)
+    with stop_on_ctrl_c("apply") as interruption:
+        plan, results = run_clusters(topology, namesrv, go)
+    if not interruption.requested:
+        check_reachable(plan)
     done = results or []
     if json_output():
-        print_json({**plan.to_json(), "results": [r.to_json() for r in done], "outcome": _outcome(plan, done)})
+        outcome = "interrupted" if interruption.requested else _outcome(plan, done)
+        print_json({**plan.to_json(), "results": [r.to_json() for r in done], "outcome": outcome})
     elif results is None:
         print_plan(plan)
         if not dry_run and plan.complete:
             note("apply: nothing to do")
     else:
         _print_results(plan, results)
+    if interruption.requested:
+        _interrupted(plan, done)
     _exit(plan, done)
 
 
@@ -161,22 +168,32 @@ def _outcome(plan: Plan, results: list[ItemResult]) -> str:
 def _print_results(plan: Plan, results: list[ItemResult]) -> None:
     from collections import Counter
 
-    from mqadmin.cli.commands.topology._shared import describe, item_row
-    from mqadmin.cli.render import Column, note, print_table
+    from mqadmin.cli.commands.topology._shared import print_diff
+    from mqadmin.cli.render import note
 
-    with_reason = any(r.reason for r in results)
-    columns = [Column("CLUSTER"), Column("KIND"), Column("NAME"), Column("BROKER"), Column("RESULT", styled=True)]
-    columns += [Column("DETAIL")] + ([Column("REASON")] if with_reason else [])
-    rows = []
-    for r in results:
-        row: list[object] = [*item_row(r.item)[:4], str(r.status), describe(r.item)]
-        rows.append(row + ([r.reason or ""] if with_reason else []))
-    print_table(columns, rows)
+    print_diff(plan, {id(r.item): r for r in results})
     for c in plan.clusters:
         for problem in c.problems:
             note(f"mqadmin: error: {c.spec.key}: {problem}")
     counts = Counter(str(r.status) for r in results)
     note("apply: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+
+
+def _interrupted(plan: Plan, results: list[ItemResult]) -> None:
+    from mqadmin.admin.results import Status
+    from mqadmin.cli.interrupt import interrupted
+
+    not_sent = sum(1 for r in results if r.status == Status.NOT_SENT)
+    failed = sum(1 for r in results if r.status == Status.FAILED)
+    total = len(plan.changes)
+    done = total - not_sent - failed if results else 0
+    what = f"{done} of {total} change(s) done, {total - done - failed} not sent" + (
+        f", {failed} failed" if failed else ""
+    )
+    raise interrupted(
+        f"apply interrupted (Ctrl-C): {what}",
+        "run the same apply again: it plans from the clusters again and does only what is left",
+    )
 
 
 def _exit(plan: Plan, results: list[ItemResult]) -> None:
