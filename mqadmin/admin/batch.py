@@ -35,9 +35,10 @@ if TYPE_CHECKING:
     from mqadmin.admin.core import AdminCore
     from mqadmin.model.rpc.spec import Header, Rpc
 
+    Send = Callable[..., Awaitable[object]]
+    """``send(rpc, header, body)``: one request to the broker (``AdminCore.request`` bound to its address)."""
+
 T = TypeVar("T")
-Send = Callable[..., Awaitable[object]]
-"""``send(rpc, header, body)``: one request to the broker (``AdminCore.request`` bound to its address)."""
 
 UNSUPPORTED = frozenset({ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ResponseCode.VERSION_NOT_SUPPORTED})
 """What a broker answers to a request its version does not have."""

@@ -22,7 +22,6 @@ from dataclasses import MISSING, dataclass
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 from mqadmin.model.names import Refusal
-from mqadmin.model.version import at_least
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
@@ -276,6 +275,8 @@ class Rpc(Generic[H, B, RH, RB]):
 
     def exists_on(self, version: int) -> bool:
         """Whether a broker of ``version`` has this request (one whose version is unknown, 0, counts as new)."""
+        from mqadmin.model.version import at_least  # here: every command loads this module, few ask this
+
         return at_least(version, self.since)
 
     def __post_init__(self) -> None:
