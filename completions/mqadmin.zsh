@@ -1,8 +1,17 @@
-
 #compdef mqadmin
-
-_mqadmin_completion() {
-  eval $(env _TYPER_COMPLETE_ARGS="${words[1,$CURRENT]}" _MQADMIN_COMPLETE=complete_zsh mqadmin)
+# mqadmin completion for zsh (mqadmin --install-completion zsh): autoloaded from $fpath, or sourced.
+_mqadmin() {
+    local -a reply
+    reply=("${(@f)$(_MQADMIN_COMPLETE=zsh ${words[1]} "${(@Q)words[2,CURRENT-1]}" "${(Q)PREFIX}" 2>/dev/null)}")
+    case $reply[1] in
+        :files) _files ;;
+        :dirs) _files -/ ;;
+        '') return 1 ;;
+        *) compadd -a reply ;;
+    esac
 }
-
-compdef _mqadmin_completion mqadmin
+if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
+    _mqadmin "$@"
+else
+    compdef _mqadmin mqadmin
+fi

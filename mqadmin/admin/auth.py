@@ -18,11 +18,12 @@ from dataclasses import replace
 from typing import Any
 
 from mqadmin.admin.core import AdminCore
-from mqadmin.admin.errors import AdminError, ResponseError, reason_of
+from mqadmin.admin.errors import AdminError, ResponseError
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.auth import AclInfo, Policy, PolicyEntry, UserInfo
 from mqadmin.model.rpc import auth as rpc
+from mqadmin.model.rpc.spec import RB, RH, B, H, Reply, Rpc
 from mqadmin.transport.errors import TransportError
 from mqadmin.wire.codes import ResponseCode
 
@@ -54,10 +55,9 @@ def auth_refusal(code: int, remark: str | None) -> str | None:
     return None
 
 
-def refusal_of_reason(reason: str | None) -> str | None:
-    """``auth_refusal`` for a result row's reason (``NO_PERMISSION (16): check signature failed.``)."""
-    m = re.match(r"^[A-Z_]+ \((\d+)\): (.*)$", reason or "")
-    return auth_refusal(int(m.group(1)), m.group(2)) if m else None
+def refusal_of(error: Exception | None) -> str | None:
+    """``auth_refusal`` of a failure: a server's refusal by its response code (and remark), None for any other."""
+    return auth_refusal(error.code, error.remark) if isinstance(error, ResponseError) else None
 
 
 NO_AUTH_HINT = (
@@ -110,7 +110,9 @@ def custom_entries(acl: AclInfo | None) -> dict[str, PolicyEntry]:
 
 
 class AuthOps(AdminCore):
-    async def _auth_request(self, addr: str, rpc_: Any, header: Any, body: Any = None) -> Any:
+    async def _auth_request(
+        self, addr: str, rpc_: Rpc[H, B, RH, RB], header: H, body: B | None = None
+    ) -> Reply[RH, RB]:
         """A user/ACL request; a broker without ACL 2.0 raises ``AuthNotEnabled``."""
         try:
             return await self.request(addr, rpc_, header, body)
@@ -264,7 +266,7 @@ async def _each(items: list[Any], name: Any, addr: str, op: Any) -> list[TargetR
         try:
             results.append(await op(item))
         except (AdminError, TransportError) as e:
-            results.append(TargetResult(name(item), addr, Status.FAILED, reason_of(e)))
+            results.append(TargetResult.failure(name(item), addr, e))
     return results
 
 

@@ -4,7 +4,7 @@ request), keeping each item's outcome: its value or the Exception it raised."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -25,4 +25,4 @@ async def map_bounded(items: Sequence[T], fn: Callable[[T], Awaitable[R]], limit
     for out in outcomes:
         if isinstance(out, BaseException) and not isinstance(out, Exception):
             raise out
-    return outcomes  # type: ignore[return-value]
+    return cast("list[R | Exception]", outcomes)  # BaseExceptions were raised above

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 from mqadmin.admin.errors import AdminError, ResponseError, reason_of
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.groups import GroupOps
+from mqadmin.admin.offset_tables import OffsetTableOps
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.admin.topics import TopicOps
 from mqadmin.model.clients import Connection, ConsumerConnection, ConsumerRunningInfo, ProducerInfo
@@ -129,6 +130,10 @@ class GroupSummary:
     retry_depth: int | None = None
     dlq_depth: int | None = None
     error: str | None = None
+    cause: Exception | None = None
+    """The failure ``error`` describes, when reading the group failed as a whole."""
+    topics: list[str] = field(default_factory=list)
+    """The topics the group has progress on (its retry topic left out)."""
 
 
 async def bounded(items: Iterable[T], limit: int, fn: Callable[[T], Awaitable[object]]) -> None:
@@ -152,7 +157,7 @@ def _merge(results: Sequence[TargetResult]) -> ConsumeStats:
     return merged
 
 
-class ConsumerOps(TopicOps, GroupOps):
+class ConsumerOps(TopicOps, GroupOps, OffsetTableOps):
     # --- where a group lives -----------------------------------------------------------------------
 
     async def first_route(self, topics: Sequence[str]) -> TopicRouteData | None:
@@ -196,13 +201,22 @@ class ConsumerOps(TopicOps, GroupOps):
         with_clients: bool = False,
         all_brokers: bool = False,
         known_topics: Collection[str] | None = None,
+        offset_holders: Sequence[Target] | None = None,
     ) -> GroupProgress:
         """Offsets, lag and last consume time per queue, with the retry and dead-letter depth.
 
         ``all_brokers`` asks every broker of the route who is connected (a client may be connected to
         some brokers only); otherwise the first broker that answers is enough, as in Java. ``known_topics``
-        (the name server's topic list, when the caller has it) spares looking up topics that do not exist."""
-        targets = await self.group_targets(group, topic, cluster)
+        (the name server's topic list, when the caller has it) spares looking up topics that do not exist.
+
+        A group without a route (no consumer ever came online, so no retry topic) is read from the masters
+        whose offset table holds it (``offset_holders``: those, when the caller has looked already)."""
+        try:
+            targets = await self.group_targets(group, topic, cluster)
+        except GroupNotFound:
+            targets = list(offset_holders if offset_holders is not None else await self.offset_holders(group, cluster))
+            if not targets:
+                raise
         results = await self.group_stats(targets, group, topic)
         stats = _merge(results)
         connection = await self.consumer_connection_of(group, targets, all_brokers=all_brokers)
@@ -229,7 +243,8 @@ class ConsumerOps(TopicOps, GroupOps):
             return TargetResult(t.name, t.addr, Status.OK, data=sum(q.max_offset - q.min_offset for q in queues))
 
         results = await fan_out(route_targets(route), one)
-        return sum(r.data for r in results if r.ok)
+        total: int = sum(r.data for r in results if r.ok)
+        return total
 
     async def queue_owners(self, group: str, connection: ConsumerConnection) -> dict[MessageQueue, str]:
         """Queue → IP of the client holding it, from each client's running info (clients that cannot
@@ -249,30 +264,34 @@ class ConsumerOps(TopicOps, GroupOps):
 
     async def all_groups_progress(
         self, cluster: str | None = None, limit: int = GROUP_CONCURRENCY
-    ) -> list[GroupSummary]:
-        """Every group that has a retry topic on the name server, with its clients and total lag (on the
-        brokers of ``cluster`` when given)."""
+    ) -> tuple[list[GroupSummary], list[TargetResult]]:
+        """Every group that has a retry topic on the name server, or committed offsets on a user topic in a
+        master's offset table, with its clients and total lag (on the brokers of ``cluster`` when given).
+        Also returns the masters whose offset table could not be read (groups only they hold are missing)."""
         topics = set(await self.topic_list())
-        groups = sorted({g for t in topics if (g := group_of_retry_topic(t))})
+        committed = await self.committed_groups(cluster)
+        groups = sorted({g for t in topics if (g := group_of_retry_topic(t))} | set(committed.holders))
         summaries = {g: GroupSummary(g) for g in groups}
 
         async def one(group: str) -> None:
             s = summaries[group]
+            holders = committed.holders.get(group, [])
             try:
-                p = await self.group_progress(group, cluster=cluster, known_topics=topics)
+                p = await self.group_progress(group, cluster=cluster, known_topics=topics, offset_holders=holders)
             except (AdminError, TransportError) as e:
-                s.error = reason_of(e)
+                s.error, s.cause = reason_of(e), e
                 return
             failed = [f"{r.name or r.addr}: {r.reason}" for r in p.brokers if not r.ok]
             s.error = "; ".join(failed) or None
             s.consume_tps, s.lag, s.retry_depth, s.dlq_depth = p.consume_tps, p.lag_total, p.retry_depth, p.dlq_depth
+            s.topics = sorted({q.topic for q in p.queues if q.topic != retry_topic(group)})
             if p.connection is not None:
                 s.clients = len(p.connection.connections)
                 s.version = p.connection.min_version()
                 s.consume_type, s.message_model = p.connection.consume_type, p.connection.message_model
 
         await bounded(groups, limit, one)
-        return list(summaries.values())
+        return list(summaries.values()), [r for r in committed.results if not r.ok]
 
     # --- who is connected --------------------------------------------------------------------------
 

@@ -9,22 +9,20 @@ brokers, name servers) build on this class; ``AdminClient`` combines them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from mqadmin.admin.errors import MalformedResponse, ResponseError, UnknownCluster
 from mqadmin.admin.namesrv import NameServerSet
 from mqadmin.model.route import BrokerData, ClusterInfo
 from mqadmin.model.rpc import Reply, Rpc
 from mqadmin.model.rpc.namesrv import GET_BROKER_CLUSTER_INFO
+from mqadmin.model.rpc.spec import RB, RH, B, H
 from mqadmin.transport.base import Transport
 
 if TYPE_CHECKING:  # the fan-out's types load with the first operation on brokers (a name-server query needs none)
     from mqadmin.admin.fanout import Target
     from mqadmin.admin.results import Status, TargetResult
     from mqadmin.transport.credentials import Credentials
-
-RH = TypeVar("RH")
-RB = TypeVar("RB")
 
 
 class AdminCore:
@@ -60,8 +58,8 @@ class AdminCore:
     # --- requests ----------------------------------------------------------------------------------
 
     async def request(
-        self, addr: str, rpc: Rpc[Any, Any, Any, Any], header: Any = None, body: Any = None, *, timeout: float = 0
-    ) -> Reply[Any, Any]:
+        self, addr: str, rpc: Rpc[H, B, RH, RB], header: H | None = None, body: B | None = None, *, timeout: float = 0
+    ) -> Reply[RH, RB]:
         """One request; a response code outside ``rpc.ok`` raises ``ResponseError``. ``timeout`` replaces the
         client's for a request the server holds on purpose (a long-polling pull)."""
         resp = await self.transport.request(addr, rpc.request(header, body), timeout or self.timeout)
@@ -73,13 +71,13 @@ class AdminCore:
             raise MalformedResponse(addr, f"{rpc.name}: {e}") from None
 
     async def request_namesrv(
-        self, rpc: Rpc[Any, Any, Any, Any], header: Any = None, body: Any = None
-    ) -> Reply[Any, Any]:
+        self, rpc: Rpc[H, B, RH, RB], header: H | None = None, body: B | None = None
+    ) -> Reply[RH, RB]:
         """A request to one name server, failing over to the next on transport errors."""
         return await self.namesrv.call(lambda addr: self.request(addr, rpc, header, body))
 
     async def request_every_namesrv(
-        self, rpc: Rpc[Any, Any, Any, Any], header: Any, status: Status, body: Any = None
+        self, rpc: Rpc[H, B, RH, RB], header: H | None, status: Status, body: B | None = None
     ) -> list[TargetResult]:
         """Send to every name server concurrently; one result per name server."""
         from mqadmin.admin.fanout import Target, fan_out

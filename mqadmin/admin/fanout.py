@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import NamedTuple
 
-from mqadmin.admin.errors import reason_of
-from mqadmin.admin.results import TargetResult, failure_status
+from mqadmin.admin.results import TargetResult
 from mqadmin.model.route import BrokerData, ClusterInfo
 from mqadmin.transport.gather import gather
 
@@ -71,7 +70,7 @@ async def fan_out(targets: Sequence[Target], op: Operation) -> list[TargetResult
         if isinstance(out, TargetResult):
             results.append(out)
         elif isinstance(out, Exception):
-            results.append(TargetResult(t.name, t.addr, failure_status(out), reason_of(out)))
+            results.append(TargetResult.failure(t.name, t.addr, out))
         else:
             raise out
     return results

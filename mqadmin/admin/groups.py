@@ -242,7 +242,9 @@ class GroupOps(AdminCore):
             if r.ok:
                 rows.extend(r.data)
             else:
-                rows.extend(GroupResult(r.name, r.addr, Status.FAILED, r.reason, group=c.group) for c in changes)
+                rows.extend(
+                    GroupResult(r.name, r.addr, Status.FAILED, r.reason, error=r.error, group=c.group) for c in changes
+                )
         return rows
 
     # --- deleting ----------------------------------------------------------------------------------

@@ -65,6 +65,39 @@ class HaOps(AdminCore):
 
     # --- the controller ---------------------------------------------------------------------------
 
+    async def controllers_of_cluster(self, cluster: str | None = None) -> list[str]:
+        """Where the controllers are, as the cluster says: the ``controllerAddr`` of a broker in controller mode
+        (GET_BROKER_CONFIG of the brokers of ``cluster``, else of every cluster), else the peers of the controller
+        a name server runs itself (``enableControllerInNamesrv``: its ``controllerDLegerPeers``, from
+        GET_NAMESRV_CONFIG). Empty: neither."""
+        from mqadmin.admin.fanout import every_address
+        from mqadmin.model.rpc import brokers as broker_rpc
+        from mqadmin.model.rpc import namesrv as namesrv_rpc
+
+        info = await self.cluster_info()
+        names = [cluster] if cluster is not None else sorted(info.clusters)
+        targets = [t for c in names for t in every_address(info.brokers_of(c))]
+
+        async def config(t: Target) -> TargetResult:
+            reply = await self.request(t.addr, broker_rpc.GET_BROKER_CONFIG)
+            return TargetResult(t.name, t.addr, Status.OK, data=reply.body or {})
+
+        for r in await fan_out(targets, config):
+            if r.ok and r.data.get("enableControllerMode", "").strip().lower() == "true":
+                named = [a.strip() for a in r.data.get("controllerAddr", "").split(";") if a.strip()]
+                if named:
+                    return named
+
+        async def namesrv_config(t: Target) -> TargetResult:
+            reply = await self.request(t.addr, namesrv_rpc.GET_NAMESRV_CONFIG)
+            return TargetResult(t.name, t.addr, Status.OK, data=reply.body or {})
+
+        found: list[str] = []
+        for r in await fan_out([Target("namesrv", a) for a in self.namesrv.addrs], namesrv_config):
+            if r.ok and r.data.get("enableControllerInNamesrv", "").strip().lower() == "true":
+                found += [a for a in dledger_peers(r.data.get("controllerDLegerPeers", "")) if a not in found]
+        return found
+
     async def controller_metadata(self, addr: str) -> rpc.ControllerMetadataHeader:
         """CONTROLLER_GET_METADATA_INFO (1005): the controller group, its leader and peers."""
         return (await self.request(addr, rpc.CONTROLLER_GET_METADATA_INFO)).header or rpc.ControllerMetadataHeader()
@@ -139,3 +172,8 @@ class HaOps(AdminCore):
             return await change_config_key(t, key, value, self.controller_config_at, write, "controller")
 
         return await fan_out(controller_targets(addrs), one)
+
+
+def dledger_peers(value: str) -> list[str]:
+    """The addresses of ``controllerDLegerPeers`` (``n0-127.0.0.1:9878;n1-127.0.0.1:9868``), in order."""
+    return [p.split("-", 1)[1].strip() for p in value.split(";") if "-" in p and p.split("-", 1)[1].strip()]

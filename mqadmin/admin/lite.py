@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mqadmin.admin.errors import ResponseError
+from mqadmin.admin.batch import UNSUPPORTED
+from mqadmin.admin.errors import MalformedResponse, ResponseError
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
-from mqadmin.admin.topics import UNSUPPORTED, TopicOps
+from mqadmin.admin.topics import TopicOps
 from mqadmin.model.lite import BrokerLiteInfo, LiteClientInfo, LiteGroupInfo, LiteTopicInfo, ParentTopicInfo
 from mqadmin.model.rpc import lite as rpc
+from mqadmin.model.rpc.spec import RB, RH, H, Reply, Rpc
 
 LITE_HINT = "lite topics need RocketMQ 5.5 or later brokers"
 
@@ -26,13 +28,20 @@ class LiteUnsupported(ResponseError):
 
 
 class LiteOps(TopicOps):
-    async def _lite(self, addr: str, rpc_: Any, header: Any = None) -> Any:
+    async def _lite_request(self, addr: str, rpc_: Rpc[H, None, RH, RB], header: H | None = None) -> Reply[RH, RB]:
         try:
-            return (await self.request(addr, rpc_, header)).body
+            return await self.request(addr, rpc_, header)
         except ResponseError as e:
             if e.code in UNSUPPORTED:
                 raise LiteUnsupported(e.code, e.remark, e.addr) from None
             raise
+
+    async def _lite(self, addr: str, rpc_: Rpc[H, None, RH, RB], header: H | None = None) -> RB:
+        """The body of a lite request's answer; a broker that sends none answered something unreadable."""
+        body = (await self._lite_request(addr, rpc_, header)).body
+        if body is None:
+            raise MalformedResponse(addr, f"{rpc_.name}: no body")
+        return body
 
     async def broker_lite_info(self, addr: str) -> BrokerLiteInfo:
         return await self._lite(addr, rpc.GET_BROKER_LITE_INFO)
@@ -54,7 +63,7 @@ class LiteOps(TopicOps):
         return await self._lite(addr, rpc.GET_LITE_GROUP_INFO, header)
 
     async def trigger_lite_dispatch(self, addr: str, group: str, client_id: str | None) -> None:
-        await self._lite(
+        await self._lite_request(
             addr, rpc.TRIGGER_LITE_DISPATCH, rpc.TriggerLiteDispatchHeader(group=group, client_id=client_id)
         )
 

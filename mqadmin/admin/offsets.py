@@ -200,7 +200,7 @@ class OffsetOps(ConsumerOps):
                 moved = ", ".join(str(q.mq.queue_id) for q in done if q.moved) or "none"
                 change = OffsetChange("committed", done + rest, note)
                 reason = f"stopped at queue {m.mq.queue_id}: {reason_of(e)} (queues moved before: {moved})"
-                return TargetResult(t.name, t.addr, Status.FAILED, reason, data=change)
+                return TargetResult.failure(t.name, t.addr, e, reason, data=change)
             if PREVIOUSLY_RESET in (reply.remark or ""):
                 note = f"queue {m.mq.queue_id} kept its offset: a reset is waiting for the group's consumer"
                 done.append(replace(m, new=m.old if m.old is not None else m.new))

@@ -26,6 +26,8 @@ class SendRt:
     failed: int
     reason: str | None = None
     """The last failure, when a send failed."""
+    error: Exception | None = None
+    """That failure itself."""
 
 
 async def send_rt(client: AdminClient, cluster: str, broker: str, amount: int, size: int) -> SendRt:
@@ -35,21 +37,21 @@ async def send_rt(client: AdminClient, cluster: str, broker: str, amount: int, s
     try:
         route = await client.topic_route(broker)
     except Exception as e:
-        return SendRt(cluster, broker, None, 0, amount, f"no route for the topic {broker!r}: {reason_of(e)}")
+        return SendRt(cluster, broker, None, 0, amount, f"no route for the topic {broker!r}: {reason_of(e)}", e)
     pub = Publisher(broker, route, False, publish_queues(route))
     times: list[float] = []
-    failed, reason = 0, None
+    failed, reason, error = 0, None, None
     for i in range(amount):
         start = time.perf_counter()
         try:
             await send_to(client, pub, choose_queue(pub.queues, broker=broker), body, {})
         except Exception as e:
-            failed, reason = failed + 1, reason_of(e)
+            failed, reason, error = failed + 1, reason_of(e), e
             continue
         if i > 0:
             times.append(time.perf_counter() - start)
     rt = round(sum(times) / len(times) * 1000, 3) if times else None
-    return SendRt(cluster, broker, rt, amount - failed, failed, reason)
+    return SendRt(cluster, broker, rt, amount - failed, failed, reason, error)
 
 
 async def cluster_rt(

@@ -9,7 +9,7 @@ and the tags of what it returns are compared here (so a hash collision never sho
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
 from mqadmin.admin.client import AdminClient
@@ -153,7 +153,7 @@ async def read_messages(
 async def follow(
     client: AdminClient, topic: str, ranges: list[QueueRange], *, group: str = DEFAULT_CONSUMER_GROUP,
     expression: str = SUB_ALL,
-) -> AsyncIterator[FoundMessage]:  # fmt: skip
+) -> AsyncGenerator[FoundMessage]:  # fmt: skip
     """Messages of every queue as they arrive, from each range's start, until every closed range is read or
     the caller stops iterating (each queue is long-polled: the broker answers as soon as a message arrives)."""
     arrived: asyncio.Queue[FoundMessage | BaseException | None] = asyncio.Queue(maxsize=1024)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self
 
+from mqadmin.admin.errors import ResponseError, reason_of
 from mqadmin.transport.errors import Interrupted
 
 
@@ -39,7 +40,8 @@ class TargetResult:
     """What happened on one broker (``name`` = broker name) or one name server (``name`` = "namesrv").
 
     ``changes`` maps a changed field to its (old, new) values; ``data`` is what the target answered
-    (a config, statistics), for commands that read.
+    (a config, statistics), for commands that read. ``error``: what failed, when the target raised (a server's
+    refusal is a ``ResponseError`` with its response ``code``); ``reason`` is its one-line text for people.
     """
 
     name: str
@@ -48,10 +50,22 @@ class TargetResult:
     reason: str | None = None
     changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     data: Any = None
+    error: Exception | None = None
+
+    @classmethod
+    def failure(cls, name: str, addr: str, error: Exception, reason: str | None = None, **more: Any) -> Self:
+        """A FAILED (or NOT_SENT) row for ``error`` (``reason``: a text other than the error's own)."""
+        why = reason if reason is not None else reason_of(error)
+        return cls(name, addr, failure_status(error), why, error=error, **more)
 
     @property
     def ok(self) -> bool:
         return self.status not in NOT_DONE
+
+    @property
+    def code(self) -> int | None:
+        """The response code the server refused with; None when it did not answer with one."""
+        return self.error.code if isinstance(self.error, ResponseError) else None
 
     def to_json(self) -> dict[str, Any]:
         changes = {k: {"old": old, "new": new} for k, (old, new) in self.changes.items()}

@@ -19,7 +19,7 @@ from mqadmin.admin.batch import SINGLES_IN_FLIGHT, write_many
 from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.errors import reason_of
 from mqadmin.admin.fanout import Target, fan_out
-from mqadmin.admin.results import Status, TargetResult, failure_status
+from mqadmin.admin.results import Status, TargetResult
 from mqadmin.admin.topic_routes import route_clusters
 from mqadmin.admin.topics import TopicChange, TopicOps, changes_between
 from mqadmin.model.names import DLQ_PREFIX, RETRY_PREFIX
@@ -68,8 +68,7 @@ class _Pending:
         )
 
     def failed(self, target: Target, error: Exception) -> TopicResult:
-        status = failure_status(error)
-        return TopicResult(self.topic, TargetResult(target.name, target.addr, status, reason_of(error)))
+        return TopicResult(self.topic, TargetResult.failure(target.name, target.addr, error))
 
 
 class TopicBatchOps(TopicOps):
@@ -80,13 +79,16 @@ class TopicBatchOps(TopicOps):
         ordered by topic then broker. ``new_topic`` gives the base config of a topic a broker lacks."""
         per_broker = await fan_out(
             targets,
-            lambda t: self._update_topics(t, changes, new_topic),  # type: ignore[arg-type, return-value]
+            lambda t: self._update_topics(t, changes, new_topic),
         )
         out: list[TopicResult] = []
         for target, outcome in zip(targets, per_broker, strict=True):
             if not outcome.ok:  # the broker could not be read at all
                 out += [
-                    TopicResult(c.topic, TargetResult(target.name, target.addr, outcome.status, outcome.reason))
+                    TopicResult(
+                        c.topic,
+                        TargetResult(target.name, target.addr, outcome.status, outcome.reason, error=outcome.error),
+                    )
                     for c in changes
                 ]
             else:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import sys
 import time
 from collections import defaultdict
@@ -33,13 +32,12 @@ from mqadmin.audit.job import (
     check_manifests,
     coverage,
     evaluate,
+    finish_outputs,
     is_system_topic,
     new_summary,
     order_conf_sources,
+    read_baseline,
     table_rows,
-    write_outputs,
-    write_parquet,
-    write_summary,
 )
 
 
@@ -63,9 +61,12 @@ def _rows(inputs: list[Path], manifests: list[tuple[str, dict[str, Any]]], table
 
 
 def audit_findings(
-    inputs: list[Path], params: Params, manifests: list[tuple[str, dict[str, Any]]] | None = None
+    inputs: list[Path],
+    params: Params,
+    manifests: list[tuple[str, dict[str, Any]]] | None = None,
+    facts: Facts | None = None,
 ) -> list[dict[str, Any]]:
-    """Every finding, sorted as the Spark job sorts them.
+    """Every finding, sorted as the Spark job sorts them; ``facts``, when given, is filled.
 
     The cyclic garbage collector is paused meanwhile: the millions of tuples built here hold no cycles,
     and its repeated scans of them would make the run grow faster than the input.
@@ -74,20 +75,26 @@ def audit_findings(
     gc.disable()
     try:
         manifests = manifests if manifests is not None else read_manifests(inputs)
-        return rule_findings(lambda table: _rows(inputs, manifests, table), params, order_conf_sources(manifests))
+        return rule_findings(
+            lambda table: _rows(inputs, manifests, table), params, order_conf_sources(manifests), facts
+        )
     finally:
         if enabled:
             gc.enable()
 
 
 def rule_findings(
-    rows: Callable[[str], Iterable[dict[str, Any]]], params: Params, conf_sources: Iterable[str]
+    rows: Callable[[str], Iterable[dict[str, Any]]],
+    params: Params,
+    conf_sources: Iterable[str],
+    facts: Facts | None = None,
 ) -> list[dict[str, Any]]:
     """Every finding of the audit's rules over the export tables ``rows(table)`` gives (rows as the export
     writes them); the order rules apply to the sources in ``conf_sources`` only. ``mqadmin doctor`` runs
-    these on the rows it reads from a live cluster."""
+    these on the rows it reads from a live cluster. ``facts``, when given, is the one filled."""
     intern = sys.intern
-    facts = Facts(conf_sources=set(conf_sources))
+    facts = facts if facts is not None else Facts()
+    facts.conf_sources = set(conf_sources)
     facts.add_small_tables(rows)
 
     per_topic, retry_like = facts.per_topic, facts.retry_like
@@ -113,17 +120,23 @@ def rule_findings(
     return evaluate(facts, params)
 
 
-def run_python(inputs: list[Path], out: str, params: Params) -> dict[str, Any]:
+def run_python(
+    inputs: list[Path],
+    out: str,
+    params: Params,
+    baseline: str | None = None,
+    progress: Callable[[str], None] = lambda text: None,
+) -> dict[str, Any]:
+    """Run the audit in this process and write every output; returns the summary. ``progress`` hears each
+    phase."""
     started = time.monotonic()
     summary = new_summary([str(p) for p in inputs], "python", None, params)
+    previous = read_baseline(baseline) if baseline else None
     manifests = read_manifests(inputs)
     summary["coverage"] = coverage(manifests)
-    findings = audit_findings(inputs, params, manifests)
+    facts = Facts()
+    progress(f"auditing {summary['coverage']['rows'].get('topics', 0):,} topic rows")
+    findings = audit_findings(inputs, params, manifests, facts)
+    progress("writing the outputs")
     namesrv = {(r["source"], r["cluster"]): r["namesrv"] for r in _rows(inputs, manifests, "clusters")}
-    parquet_written = write_parquet(findings, os.path.join(out, "findings.parquet"))
-    summary = write_outputs(out, findings, namesrv, summary)
-    if not parquet_written:
-        summary["outputs"]["findings_parquet"] = None
-    summary["elapsed_s"] = round(time.monotonic() - started, 3)
-    write_summary(out, summary)
-    return summary
+    return finish_outputs(out, findings, facts, namesrv, summary, previous, started)

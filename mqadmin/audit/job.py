@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -81,7 +82,14 @@ MESSAGES = {
 PLAN_RULES = ("PLACEMENT_SUBSET", "QUEUE_COUNT_UNEQUAL", "ORDER_CONF_MISSING", "ORDER_CONF_MISMATCH")
 """Findings fixed by re-running ``updateTopic -c`` with the largest queue count seen."""
 
-FINDING_COLUMNS = ("source", "cluster", "topic", "broker", "group", "rule", "severity", "message", "evidence")
+FINDING_COLUMNS = (
+    "source", "cluster", "topic", "broker", "group", "rule", "severity", "message", "evidence", "id", "change",
+)  # fmt: skip
+"""``id``: the finding's stable id (``finding_id``); ``change``: new or unchanged since the ``--baseline`` audit
+(null without one)."""
+CHANGES = ("new", "unchanged", "resolved")
+DISTRIBUTION_RULES = ("PLACEMENT_SUBSET", "BROKER_TOPIC_SKEW", "BROKER_QUEUE_SKEW")
+"""Clusters with one of these findings get their per-broker topic and queue counts in the summary (``brokers``)."""
 
 SYSTEM_TOPICS = frozenset(
     {
@@ -112,6 +120,10 @@ class Params:
 
 class AuditInputError(ValueError):
     """Inputs the audit cannot use (not an export, wrong schema version, a source twice)."""
+
+
+class BaselineError(AuditInputError):
+    """A ``--baseline`` that is not a readable audit output directory."""
 
 
 def is_system_topic(topic: str, cluster: str) -> bool:
@@ -214,6 +226,10 @@ def coverage(manifests: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
                              "reason": b.get("reason")}
                         )  # fmt: skip
     return {
+        "exports": [
+            {"created_at": m.get("created_at"), "status": m.get("status"), "sources": len(m.get("sources") or [])}
+            for _, m in manifests
+        ],
         "rows": dict(sorted(rows.items())),
         "failed_sources": failed_sources,
         "failed_brokers": failed_brokers,
@@ -423,6 +439,71 @@ def _median(values: list[int]) -> float:
     return float(v[mid]) if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
 
 
+def broker_distribution(facts: Facts, findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per master: its topic and write-queue counts (regular topics), for the clusters with a placement or skew
+    finding: the picture of a cluster where one broker carries what should be spread."""
+    places = {(f["source"], f["cluster"]) for f in findings if f["rule"] in DISTRIBUTION_RULES}
+    out = []
+    for s, c in sorted(places):
+        writable = facts.writable.get((s, c), set())
+        for b in sorted(facts.masters.get((s, c), ())):
+            topics, queues = facts.counts.get((s, c, b), [0, 0])
+            out.append({"source": s, "cluster": c, "broker": b, "topics": topics, "write_queues": queues,
+                        "writable": b in writable})  # fmt: skip
+    return out
+
+
+# --- findings over time (--baseline) ---------------------------------------------------------------
+
+
+def finding_id(f: dict[str, Any]) -> str:
+    """A finding's stable id: a hash of its rule and place (source, cluster, topic, broker, group), never of its
+    order or message, so the same defect has the same id in every audit."""
+    parts = (f["rule"], f["source"], f["cluster"], f["topic"] or "", f["broker"] or "", f["group"] or "")
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def read_baseline(path: str) -> dict[str, Any]:
+    """A previous audit's output directory: its findings by id and when it ran (``generated_at``)."""
+    findings_path = os.path.join(path, "findings.jsonl")
+    try:
+        with open(findings_path, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        raise BaselineError(f"baseline {path} has no findings.jsonl (not an audit output directory)") from None
+    except (OSError, ValueError) as e:
+        raise BaselineError(f"baseline {findings_path} cannot be read ({e})") from None
+    try:
+        with open(os.path.join(path, "summary.json"), encoding="utf-8") as f:
+            generated_at = json.load(f).get("generated_at")
+    except (OSError, ValueError, AttributeError):
+        generated_at = None
+    try:
+        by_id = {finding_id(r): r for r in rows}
+    except (KeyError, TypeError):
+        raise BaselineError(f"baseline {findings_path} does not hold audit findings") from None
+    return {"path": path, "generated_at": generated_at, "findings": by_id}
+
+
+def label_findings(findings: list[dict[str, Any]], baseline: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Give every finding its ``id``, and with a baseline its ``change`` (new or unchanged); returns the
+    baseline's findings that are gone (``change`` resolved), sorted like findings."""
+    previous = baseline["findings"] if baseline else None
+    for f in findings:
+        f["id"] = finding_id(f)
+        f["change"] = None if previous is None else ("unchanged" if f["id"] in previous else "new")
+    if previous is None:
+        return []
+    current = {f["id"] for f in findings}
+    resolved = [
+        {**{c: r.get(c) for c in FINDING_COLUMNS}, "id": i, "change": "resolved"}
+        for i, r in previous.items()
+        if i not in current
+    ]
+    resolved.sort(key=finding_sort_key)
+    return resolved
+
+
 def write_parquet(findings: list[dict[str, Any]], path: str) -> bool:
     """``findings.parquet/part-00000.parquet`` with pyarrow, in Spark's layout; False without pyarrow."""
     try:
@@ -517,12 +598,7 @@ def _is_table_array(v: Any) -> bool:
 
 
 def _atomic_text(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    _atomic_lines(path, [text])
 
 
 def write_outputs(
@@ -530,26 +606,20 @@ def write_outputs(
     findings: Iterable[dict[str, Any]],
     namesrv: dict[tuple[str, str], str],
     summary: dict[str, Any],
+    baseline: dict[str, Any] | None = None,
+    resolved: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Stream sorted findings to ``findings.jsonl``, then write ``plan.toml`` and ``summary.json``.
+    """Stream sorted, labelled findings (``label_findings``) to ``findings.jsonl``, then write ``plan.toml``,
+    with a ``baseline`` the ``resolved`` findings to ``resolved.jsonl``, and ``summary.json``.
 
-    Returns the summary completed with counts per rule and the output paths.
+    Returns the summary completed with counts per rule, the changes since the baseline and the output paths.
     """
     os.makedirs(out, exist_ok=True)
     counts: Counter[str] = Counter()
-    fixable = []
+    changes: Counter[tuple[str, str]] = Counter()
+    fixable: list[Any] = []
     jsonl = os.path.join(out, "findings.jsonl")
-    tmp = jsonl + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        for row in findings:
-            f.write(json.dumps({c: row[c] for c in FINDING_COLUMNS}, separators=(",", ":"), ensure_ascii=False))
-            f.write("\n")
-            counts[row["rule"]] += 1
-            if row["rule"] in PLAN_RULES:
-                fixable.append({k: row[k] for k in ("source", "cluster", "topic", "rule", "evidence")})
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, jsonl)
+    _atomic_lines(jsonl, _tally(findings, counts, changes, fixable))
     plan = build_plan(fixable, namesrv)
     header = {
         "generated_at": summary.get("generated_at", ""),
@@ -570,7 +640,46 @@ def write_outputs(
         "plan": os.path.join(out, "plan.toml"),
         "summary": os.path.join(out, "summary.json"),
     }
+    stale = os.path.join(out, "resolved.jsonl")
+    if baseline is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(stale)  # from an earlier audit into the same directory
+        summary["baseline"] = None
+        return summary
+    resolved = resolved or []
+    _atomic_lines(stale, _tally(resolved, Counter(), changes, []))
+    summary["outputs"]["resolved_jsonl"] = stale
+    summary["baseline"] = {
+        "path": baseline["path"],
+        "generated_at": baseline["generated_at"],
+        **{c: sum(n for (_, ch), n in changes.items() if ch == c) for c in CHANGES},
+        "by_rule": {
+            r: {c: changes[(r, c)] for c in CHANGES} for r in sorted(RULES) if any(changes[(r, c)] for c in CHANGES)
+        },
+    }
     return summary
+
+
+def _tally(
+    rows: Iterable[dict[str, Any]], counts: Counter[str], changes: Counter[tuple[str, str]], fixable: list[Any]
+) -> Iterator[str]:
+    """Each finding as a JSON line, counted by rule and by (rule, change); the fixable ones kept for the plan."""
+    for row in rows:
+        counts[row["rule"]] += 1
+        if row.get("change"):
+            changes[(row["rule"], row["change"])] += 1
+        if row["rule"] in PLAN_RULES:
+            fixable.append({k: row[k] for k in ("source", "cluster", "topic", "rule", "evidence")})
+        yield json.dumps({c: row.get(c) for c in FINDING_COLUMNS}, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def _atomic_lines(path: str, lines: Iterable[str]) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def write_summary(out: str, summary: dict[str, Any]) -> None:
@@ -701,17 +810,21 @@ def build_session(
     with launcher_env(env):
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
-    if spark.sparkContext.master.startswith("local"):
+    if (spark.sparkContext.master or "").startswith("local"):
         # One machine: a few partitions per core, and no adaptive re-planning, which on small inputs
         # costs more in extra jobs than it saves.
         spark.conf.set("spark.sql.shuffle.partitions", str(2 * spark.sparkContext.defaultParallelism))
         spark.conf.set("spark.sql.adaptive.enabled", "false")
-    spark._mqadmin_scratch = scratch  # removed by stop_session
+    _scratch[id(spark)] = scratch
     return spark
 
 
+_scratch: dict[int, str] = {}
+"""A session's scratch directory (by the session's id), removed by stop_session."""
+
+
 def stop_session(spark: Any) -> None:
-    scratch = getattr(spark, "_mqadmin_scratch", None)
+    scratch = _scratch.pop(id(spark), None)
     spark.stop()
     if scratch:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -762,6 +875,12 @@ def _local(path: str) -> str | None:
         if path.startswith(scheme):
             return path[len(scheme) :]
     return None if "://" in path else path
+
+
+def _all_local(paths: list[str]) -> list[str] | None:
+    """The local paths of ``paths``, or None when any is a URI only Spark can read."""
+    local = [_local(p) for p in paths]
+    return [p for p in local if p is not None] if None not in local else None
 
 
 def _read_text(spark: Any, path: str) -> str:
@@ -825,10 +944,11 @@ class _Tables:
             import pyarrow.json as pj
         except ImportError:
             pa = None
-        local = {t: [_local(f) for f in self.files(t)] for t in ("groups", "consumer_lag")}
-        if pa is None or any(p is None for paths in local.values() for p in paths):
+        groups, lag = _all_local(self.files("groups")), _all_local(self.files("consumer_lag"))
+        if pa is None or groups is None or lag is None:
             facts.add_group_tables(self.rows)
             return
+        local = {"groups": groups, "consumer_lag": lag}
 
         def columns(table: str, names: tuple[str, ...], total: str | None = None) -> Iterator[tuple[Any, ...]]:
             """Distinct ``names`` of the table, with the sum of ``total`` per distinct row."""
@@ -853,9 +973,8 @@ class _Tables:
     def rows(self, name: str) -> Iterator[dict[str, Any]]:
         """A small table's rows on the driver: read directly when the files are local (no Spark job), else
         collected through Spark."""
-        files = self.files(name)
-        local = [_local(f) for f in files]
-        if any(p is None for p in local):
+        local = _all_local(self.files(name))
+        if local is None:
             yield from (r.asDict() for r in self[name].collect())
             return
         for path in local:
@@ -887,7 +1006,12 @@ def literal_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str) -> A
 
 
 def spark_findings(
-    spark: Any, inputs: list[str], params: Params, manifests: list[tuple[str, dict[str, Any]]]
+    spark: Any,
+    inputs: list[str],
+    params: Params,
+    manifests: list[tuple[str, dict[str, Any]]],
+    facts: Facts | None = None,
+    progress: Callable[[str], None] = lambda text: None,
 ) -> list[dict[str, Any]]:
     """All findings, sorted by severity and place: Spark reduces the tables to the facts the rules need,
     and the driver evaluates them (``evaluate``, the code the plain-Python engine runs).
@@ -898,16 +1022,21 @@ def spark_findings(
     The small tables (brokers, order configs, groups, lag) are read on the driver, and the cluster facts go
     to the executors as small broadcast tables. Only built-in expressions and non-object aggregates run on
     the executors (no Python UDFs, no Python workers, no ``collect_set``): two jobs over the topics, whatever
-    the fleet's size.
+    the fleet's size. ``facts``, when given, is filled (the per-broker counts of the report); ``progress``
+    hears each phase.
     """
     tables = _Tables(spark, inputs, manifests)
-    facts = Facts(conf_sources=set(order_conf_sources(manifests)))
+    facts = facts if facts is not None else Facts()
+    facts.conf_sources = set(order_conf_sources(manifests))
     facts.add_cluster_tables(tables.rows)
     places = sorted(facts.broker_names)  # a cluster's id (cid) is its index here
     names = [sorted(facts.broker_names[p]) for p in places]
+    rows_total = sum(int(m["tables"]["topics"].get("rows", 0)) for _, m in manifests)
+    progress(f"aggregating {rows_total:,} topic rows")
     with ThreadPoolExecutor(1) as pool:  # the group tables are read while the executors aggregate
         read_groups = lambda: pool.submit(tables.add_groups, facts).result  # noqa: E731
         suspects, others = _aggregate(spark, tables.topics(), facts, places, names, read_groups)
+    progress(f"reading the {len(suspects) + len(others):,} topics that may have a finding")
     keys = literal_table(spark, ((k,) for k in sorted(suspects | others)), "key bigint")
     rows = (
         tables.topics()
@@ -934,6 +1063,7 @@ def spark_findings(
                 tally = facts.counts.setdefault((s, c, b), [0, 0])
                 tally[0] += 1
                 tally[1] += w
+    progress("evaluating the rules")
     return evaluate(facts, params)
 
 
@@ -1117,21 +1247,58 @@ def namesrv_map(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], str]:
     return {(r["source"], r["cluster"]): r["namesrv"] for r in rows if r.get("namesrv")}
 
 
-def run_spark(spark: Any, inputs: list[str], out: str, params: Params, master: str | None) -> dict[str, Any]:
-    """Run the audit on ``spark`` and write every output; returns the summary."""
+def run_spark(
+    spark: Any,
+    inputs: list[str],
+    out: str,
+    params: Params,
+    master: str | None,
+    baseline: str | None = None,
+    progress: Callable[[str], None] = lambda text: None,
+) -> dict[str, Any]:
+    """Run the audit on ``spark`` and write every output; returns the summary. ``progress`` hears each phase."""
     started = time.monotonic()
     summary = new_summary(inputs, "spark", master or spark.sparkContext.master, params)
+    previous = read_baseline(baseline) if baseline else None
     manifests = read_manifests_spark(spark, inputs)
     summary["coverage"] = coverage(manifests)
-    findings = spark_findings(spark, inputs, params, manifests)
-    parquet = os.path.join(out, "findings.parquet")
-    if not write_parquet(findings, parquet):  # no pyarrow on this driver: Spark writes it
+    facts = Facts()
+    findings = spark_findings(spark, inputs, params, manifests, facts, progress)
+    progress("writing the outputs")
+
+    def spark_parquet(path: str) -> None:  # no pyarrow on this driver: Spark writes it
         from pyspark.sql import types as T
 
         schema = T.StructType([T.StructField(c, T.StringType(), True) for c in FINDING_COLUMNS])
         rows = [tuple(f[c] for c in FINDING_COLUMNS) for f in findings]
-        spark.createDataFrame(rows, schema).coalesce(1).write.mode("overwrite").parquet(parquet)
-    summary = write_outputs(out, findings, namesrv_map(_Tables(spark, inputs, manifests).rows("clusters")), summary)
+        spark.createDataFrame(rows, schema).coalesce(1).write.mode("overwrite").parquet(path)
+
+    namesrv = namesrv_map(_Tables(spark, inputs, manifests).rows("clusters"))
+    return finish_outputs(out, findings, facts, namesrv, summary, previous, started, spark_parquet)
+
+
+def finish_outputs(
+    out: str,
+    findings: list[dict[str, Any]],
+    facts: Facts,
+    namesrv: dict[tuple[str, str], str],
+    summary: dict[str, Any],
+    previous: dict[str, Any] | None,
+    started: float,
+    parquet_fallback: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """What both engines do with their findings: label them against the baseline (``previous``), write every
+    output, add the per-broker counts (``brokers``) and the time taken; returns the summary."""
+    resolved = label_findings(findings, previous)
+    parquet = os.path.join(out, "findings.parquet")
+    parquet_written = write_parquet(findings, parquet)
+    if not parquet_written and parquet_fallback is not None:
+        parquet_fallback(parquet)
+        parquet_written = True
+    summary = write_outputs(out, findings, namesrv, summary, previous, resolved)
+    if not parquet_written:
+        summary["outputs"]["findings_parquet"] = None
+    summary["brokers"] = broker_distribution(facts, findings)
     summary["elapsed_s"] = round(time.monotonic() - started, 3)
     write_summary(out, summary)
     return summary
@@ -1145,11 +1312,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lag-threshold", type=int, default=Params.lag_threshold)
     parser.add_argument("--skew-factor", type=float, default=Params.skew_factor)
     parser.add_argument("--skew-min", type=int, default=Params.skew_min)
+    parser.add_argument("--baseline", default=None, help="a previous audit's --out: mark findings new/unchanged")
     args = parser.parse_args(argv)
     params = Params(args.lag_threshold, args.skew_factor, args.skew_min)
     spark = build_session(args.master)
     try:
-        summary = run_spark(spark, args.input, args.out, params, args.master)
+        summary = run_spark(spark, args.input, args.out, params, args.master, args.baseline)
     except AuditInputError as e:
         print(f"audit: error: {e}", file=sys.stderr)
         return 2

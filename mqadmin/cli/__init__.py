@@ -14,7 +14,12 @@ def run() -> NoReturn:
     closed output pipe (``mqadmin topicList | head -1``) exits 141 quietly."""
     gc.disable()  # until the command starts (resume_gc): start-up only creates objects that live until exit
     try:
-        from mqadmin.cli.main import main
+        if "_MQADMIN_COMPLETE" in os.environ:  # a Tab in a shell (mqadmin.cli.complete): no Typer, no click
+            from mqadmin.cli.complete import main
+        elif sys.argv[1:2] in (["--install-completion"], ["--show-completion"]) and len(sys.argv) <= 3:
+            from mqadmin.cli.complete import install as main
+        else:
+            from mqadmin.cli.main import main
 
         code = main()
         sys.stdout.flush()

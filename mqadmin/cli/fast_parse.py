@@ -57,7 +57,7 @@ class Spec:
             decl = next((m for m in annotation.__metadata__ if isinstance(m, Param)), None)
             if not isinstance(decl, Option) or not decl.names:
                 raise Unsure(f"{name}: an argument, or an option named by Typer")
-            kind, multiple = _base_type(annotation.__origin__)
+            kind, multiple = base_type(annotation.__origin__)
             flag = kind is bool
             required = default is inspect.Parameter.empty
             param = Parsed(name, flag, multiple, _converter(kind, decl), None if required else default, required)
@@ -80,6 +80,8 @@ class Spec:
                     break
                 raise Unsure("a positional argument")
             i += 1
+            value: str | bool
+            param: Parsed | None
             name, eq, value = arg.partition("=")
             if name in self.options and not _short(name):  # a long option (click tries these first)
                 param, flag_value = self.options[name]
@@ -129,7 +131,7 @@ def _value(param: Parsed, given: dict[str, Any]) -> Any:
         raise Unsure(f"{param.name}: {e}") from None
 
 
-def _base_type(annotation: Any) -> tuple[Any, bool]:
+def base_type(annotation: Any) -> tuple[Any, bool]:
     """(the type of one value, whether the option repeats) of ``T``, ``T | None`` or ``list[T] | None``."""
     if get_origin(annotation) in (Union, types.UnionType):
         rest = [a for a in get_args(annotation) if a is not type(None)]

@@ -11,35 +11,21 @@ Run it from the repository root after adding or changing a command.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 from pathlib import Path
-
-SHELLS = ("bash", "zsh", "fish")
-
-
-def completion_script(shell: str) -> str:
-    """What Typer prints for ``_MQADMIN_COMPLETE=source_<shell> mqadmin`` (run in a child process, so the
-    program name is exactly ``mqadmin`` and nothing leaks into this one)."""
-    env = {**os.environ, "_MQADMIN_COMPLETE": f"source_{shell}"}
-    code = "from mqadmin.cli.typer_app import app; app(prog_name='mqadmin')"
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
-    if not done.stdout.strip():
-        raise RuntimeError(f"no {shell} completion script from Typer: {done.stderr.strip()}")
-    return done.stdout.rstrip("\n") + "\n"
 
 
 def generated_files() -> dict[str, str]:
     """Relative path -> content of every generated file."""
     from mqadmin.admin.lazy_client import render_operations_index
+    from mqadmin.cli.complete import SHELLS, script
     from mqadmin.cli.manpage import render_manpage
     from mqadmin.cli.parity import render_parity
     from mqadmin.cli.request_table import render_request_table
     from mqadmin.cli.typer_app import app
     from mqadmin.topology.schema import schema_text
 
-    files = {f"completions/mqadmin.{shell}": completion_script(shell) for shell in SHELLS}
+    files = {f"completions/mqadmin.{shell}": script(shell) for shell in SHELLS}
     files["man/mqadmin.1"] = render_manpage(app)
     files["docs/parity.md"] = render_parity()
     files["docs/protocol-requests.md"] = render_request_table()

@@ -60,7 +60,7 @@ GLOBAL = GlobalOptions()
 
 def reset_globals() -> None:
     """Back to the defaults (each run starts from them, also when run in-process by tests)."""
-    GLOBAL.__init__()  # type: ignore[misc]
+    GLOBAL.__init__()  # type: ignore[misc]  # reset in place: modules hold this very object
     settings = sys.modules.get("mqadmin.cli.settings")  # nothing to forget before a command has used it
     if settings is not None:
         settings.forget()
@@ -100,7 +100,7 @@ def connection_options(hidden: bool) -> tuple[tuple[str, Any], ...]:
     only ``--profile`` (``hidden``): the others are listed once, in ``mqadmin --help`` and the man page."""
     more = " (connection options: mqadmin --help)" if hidden else ""
     return (
-        ("profile", _opt("--profile", metavar="NAME", help=f"Use this profile of the config file{more}.")),
+        ("profile", _opt("--profile", metavar="PROFILE", help=f"Use this profile of the config file{more}.")),
         ("access_key", _opt("--access-key", metavar="KEY", help="ACL access key.", hidden=hidden)),
         (
             "secret_key",
@@ -203,5 +203,5 @@ def with_global_options(
 
     params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]
     extra = [p for p in _GLOBAL_PARAMS if p.name not in own]
-    command.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
+    command.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]  # read by inspect.signature (Typer)
     return command

@@ -21,10 +21,10 @@ NamesrvOpt = Annotated[
         show_default=False,
     ),
 ]
-TopicOpt = Annotated[str, Option("-t", "--topic", metavar="TOPIC", help="Topic name.", complete="topic")]
+TopicOpt = Annotated[str, Option("-t", "--topic", metavar="TOPIC", help="Topic name.")]
 GroupOpt = Annotated[
     str,
-    Option("-g", "--groupName", metavar="GROUP", help="Consumer group name.", complete="group"),
+    Option("-g", "--groupName", metavar="GROUP", help="Consumer group name."),
 ]
 ClusterOpt = Annotated[
     str | None,
@@ -34,7 +34,6 @@ ClusterOpt = Annotated[
         metavar="CLUSTER",
         help="Cluster name.",
         show_default=False,
-        complete="cluster",
     ),
 ]
 BrokerAddrOpt = Annotated[
@@ -45,7 +44,6 @@ BrokerAddrOpt = Annotated[
         metavar="HOST:PORT",
         help="Address of one broker.",
         show_default=False,
-        complete="addr",
     ),
 ]
 

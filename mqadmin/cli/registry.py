@@ -104,7 +104,8 @@ COMMANDS: tuple[Entry, ...] = (
         "A lite group's lag per broker and top lite topics (5.5).",
     ),
     Entry("triggerLiteDispatch", "topic.trigger_lite_dispatch", TOPICS, "Dispatch a lite group's events again (5.5)."),
-    Entry("clusterList", "cluster.cluster_list", CLUSTERS, "List brokers by cluster with version and in/out TPS."),
+    Entry("clusterList", "cluster.cluster_list", CLUSTERS, "List brokers by cluster: TPS, load, disk, activation."),
+    Entry("top", "cluster.top", CLUSTERS, "A live view of one cluster: brokers' health, groups by lag."),
     Entry(
         "brokerStatus",
         "cluster.broker_status",

@@ -115,6 +115,15 @@ def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) ->
     return run_admin_at(namesrv_addrs(namesrv), fn, blocking=GLOBAL.blocking_io)
 
 
+def run_lookup(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
+    """``run_admin`` on blocking sockets, for a lookup outside any command's declared I/O: names completed at a
+    Tab, the controller found through the name server before a controller command talks to it."""
+    from mqadmin.cli import settings
+
+    settings.validate()
+    return run_admin_at(namesrv_addrs(namesrv), fn, blocking=True)
+
+
 def run_admin_at(
     addrs: list[str], fn: Callable[[AdminClient], Awaitable[T]], *, namesrvs: bool = True, blocking: bool = False
 ) -> T:
@@ -182,14 +191,14 @@ def _socket_transport(blocking: bool) -> Transport:
     if blocking:
         from mqadmin.transport.blocking import BlockingTransport as SocketTransport
     else:
-        from mqadmin.transport.tcp import TcpTransport as SocketTransport  # type: ignore[assignment]
+        from mqadmin.transport.tcp import TcpTransport as SocketTransport  # type: ignore[assignment]  # either, one name
 
     credentials = settings.credentials()
     tls = settings.tls()
     if tls.value is not None and tls.value.insecure:
         warn(f"TLS without verifying server certificates (tls_insecure from {tls.origin}): use only on test clusters")
-    if credentials is not None:
-        trace(f"signing requests as AccessKey={credentials.access_key} ({settings.credential_source().origin})")
+    if credentials is not None and (source := settings.credential_source()) is not None:
+        trace(f"signing requests as AccessKey={credentials.access_key} ({source.origin})")
     if tls.value is not None:
         trace(f"TLS from {tls.origin}: {tls.value}")
     tracer = (lambda line: note(f"mqadmin: {line}")) if debug_enabled() else None
@@ -386,15 +395,15 @@ def exit_for_results(results: Sequence[TargetResult], what: str) -> None:
     failed = [r for r in results if not r.ok]
     if not failed:
         return
-    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, refusal_of_reason  # ACL models: only on failure
+    from mqadmin.admin.auth import NO_AUTH_HINT, AuthNotEnabled, refusal_of  # ACL models: only on failure
 
     names = ", ".join(f"{r.name} {r.addr}".strip() for r in failed)
     if len(failed) == len(results):
-        kinds = {refusal_of_reason(r.reason) for r in failed}
-        if len(kinds) == 1 and None not in kinds:
-            raise CliError(f"{what} was refused on every target ({names})", auth_hint(kinds.pop()), ExitCode.AUTH)
+        kinds = {refusal_of(r.error) for r in failed}
+        if len(kinds) == 1 and (kind := kinds.pop()) is not None:
+            raise CliError(f"{what} was refused on every target ({names})", auth_hint(kind), ExitCode.AUTH)
         hint = "see the reason column above"
-        if all((r.reason or "").startswith(AuthNotEnabled.PREFIX) for r in failed):
+        if all(isinstance(r.error, AuthNotEnabled) for r in failed):
             hint = NO_AUTH_HINT
         raise CliError(f"{what} failed on every target ({names})", hint, ExitCode.FAILURE)
     raise CliError(

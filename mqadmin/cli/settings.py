@@ -90,7 +90,7 @@ def _cached(fn: Callable[[], T]) -> Callable[[], T]:
     def wrapper() -> T:
         if fn.__name__ not in _cache:
             _cache[fn.__name__] = fn()
-        return _cache[fn.__name__]  # type: ignore[no-any-return]
+        return _cache[fn.__name__]
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__

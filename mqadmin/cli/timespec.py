@@ -50,9 +50,9 @@ def parse_time(value: str, now_ms: int | None = None) -> int:
     return _iso_ms(value, text)
 
 
-def _local_ms(value: str, *fields: int) -> int:
+def _local_ms(value: str, year: int, month: int, day: int, hour: int, minute: int, second: int, micro: int) -> int:
     try:
-        return int(datetime(*fields).timestamp() * 1000)
+        return int(datetime(year, month, day, hour, minute, second, micro).timestamp() * 1000)
     except ValueError as e:
         raise BadTime(f"{value!r} is not a valid date: {e}") from None
 

@@ -9,15 +9,18 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
 
 from mqadmin import __version__
 from mqadmin.cli import registry
 from mqadmin.cli.command import APPS, COMMANDS
-from mqadmin.cli.complete import completer
+from mqadmin.cli.complete import own_completion_scripts
 from mqadmin.cli.declare import Option, Param
 from mqadmin.cli.errors import ExitCode, exit_code, usage_error
 from mqadmin.cli.options import ROOT_OPTIONS, set_globals
@@ -50,7 +53,7 @@ def typer_callback(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     sig = inspect.signature(fn, eval_str=True)
     params = [_typer_parameter(p) for p in sig.parameters.values()]
-    callback.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    callback.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]  # read by inspect.signature
     return callback
 
 
@@ -69,8 +72,6 @@ def typer_param(decl: Param, default: Any) -> Any:
     keeps its own defaults); ``...``: required."""
     keywords = {k: getattr(decl, k) for k in ("help", "metavar", "min", "max", "show_default", "hidden")}
     keywords = {k: v for k, v in keywords.items() if v is not None}
-    if decl.complete is not None:
-        keywords["autocompletion"] = completer(decl.complete)
     if isinstance(decl, Option):
         return typer.Option(default, *decl.names, **keywords)
     return typer.Argument(default, **keywords)
@@ -179,8 +180,11 @@ _VERSION = inspect.Parameter(
 _root_params = [
     inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=a) for n, a in ROOT_OPTIONS
 ]
-root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]
+root.__signature__ = inspect.Signature([*_root_params[:3], _VERSION, *_root_params[3:]])  # type: ignore[attr-defined]  # read by inspect
 app.callback()(typer_callback(root))
+
+
+own_completion_scripts()
 
 
 def run(args: list[str] | None) -> int:
@@ -205,6 +209,6 @@ def run(args: list[str] | None) -> int:
     return exit_code(result)  # click returns typer.Exit's code here
 
 
-def _click_exceptions() -> type[Exception]:
+def _click_exceptions() -> type[ClickException]:
     # Typer vendors click (typer._click): find the ClickException its usage errors derive from.
     return next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")

@@ -110,7 +110,9 @@ class AclInfo:
 
     def rows(self) -> list[tuple[str, str, PolicyEntry | None]]:
         """(subject, policy type, entry) per entry; one row with no entry for an ACL without any."""
-        out = [(self.subject, p.policy_type or "", e) for p in self.policies for e in p.entries]
+        out: list[tuple[str, str, PolicyEntry | None]] = [
+            (self.subject, p.policy_type or "", e) for p in self.policies for e in p.entries
+        ]
         return out or [(self.subject, "", None)]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.names import shown
 from mqadmin.model.queue import loads_mq_keyed
 from mqadmin.wire import fastjson
 
@@ -77,3 +78,36 @@ class ConsumeStatsBody:
 
     def decode(self, data: bytes) -> ConsumeStats:
         return consume_stats_of(loads_mq_keyed(data))
+
+
+OFFSET_KEY_SEPARATOR = "@"
+"""Between topic and group in an offset table's keys (a topic or group name cannot hold it)."""
+
+
+def parse_offset_table(obj: Any) -> dict[str, dict[int, int]]:
+    """A ConsumerOffsetManager's offsetTable (consumerOffset.json, GET_ALL_CONSUMER_OFFSET's body):
+    ``topic@group`` -> queue id -> committed offset; ValueError naming the entry that cannot be used."""
+    if not isinstance(obj, dict):
+        raise ValueError("the offset table is not a JSON object")
+    table = obj.get("offsetTable") or {}
+    if not isinstance(table, dict):
+        raise ValueError("offsetTable is not an object")
+    out: dict[str, dict[int, int]] = {}
+    for key, queues in table.items():
+        if OFFSET_KEY_SEPARATOR not in key or not isinstance(queues, dict):
+            raise ValueError(f"offsetTable entry {shown(key)} is not topic@group with an object of offsets")
+        offsets: dict[int, int] = {}
+        for qid, off in queues.items():
+            if not str(qid).isdigit() or isinstance(off, bool) or not isinstance(off, int):
+                raise ValueError(f"offsetTable[{shown(key)}]: {qid!r:.20}: {off!r:.20} is not queueId: offset")
+            offsets[int(qid)] = off
+        out[key] = offsets
+    return out
+
+
+def offset_table_json(table: dict[str, dict[int, int]]) -> dict[str, Any]:
+    return {
+        "offsetTable": {
+            key: {str(q): off for q, off in sorted(queues.items())} for key, queues in sorted(table.items())
+        }
+    }

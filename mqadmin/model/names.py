@@ -105,6 +105,12 @@ def _first_illegal(name: str) -> tuple[int, str]:
     return (m.start(), m.group()) if m else (0, "")
 
 
+def clipped(text: str) -> str:
+    """Client input for a remark, unquoted (as Apache words its remarks): itself when short, else its first few
+    dozen characters and its length, so a megabyte of input never comes back."""
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}… ({len(text)} characters)"
+
+
 def shown(name: str) -> str:
     """A bad name quoted for a message: ``repr`` (so control characters and lone surrogates are
     escaped and the text is always printable and encodable), cut after a few dozen characters."""

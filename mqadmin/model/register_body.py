@@ -125,6 +125,7 @@ class _Reader:
     def int(self) -> int:
         if self.pos + 4 > len(self.data):
             raise ValueError("compressed register body ends early")
+        n: int
         (n,) = struct.unpack_from(">i", self.data, self.pos)
         self.pos += 4
         return n

@@ -358,8 +358,8 @@ class _Allocator:
     def _refresh(self) -> None:
         low = min(self.counts.values())
         self._least = sorted(b for b, n in self.counts.items() if n == low)
-        if self.before:
-            self._least.sort(key=lambda b: self.before.get(b, 0))  # type: ignore[union-attr]
+        if before := self.before:
+            self._least.sort(key=lambda b: before.get(b, 0))
         else:
             random.shuffle(self._least)
         self._index = len(self._least) - 1
@@ -461,9 +461,10 @@ def plan_remapping(topic: str, targets: set[str], current: Mapping[str, StaticTo
             read_queue_nums=cfg.config.read_queue_nums + 1, write_queue_nums=cfg.config.write_queue_nums + 1
         )
         items = [*one.items, LogicQueueMappingItem(one.items[-1].gen + 1, cfg.config.write_queue_nums - 1, broker, -1)]
-        assert cfg.mapping is not None and brokers[one.bname].mapping is not None
+        source = brokers[one.bname].mapping
+        assert cfg.mapping is not None and source is not None
         cfg.mapping.hosted_queues[gid] = items
-        brokers[one.bname].mapping.hosted_queues[gid] = items  # type: ignore[union-attr]
+        source.hosted_queues[gid] = items
     plan = _finish(topic, brokers, new_epoch, total, map_in, map_out)
     stray = {gid: b for gid, b in plan.leaders().items() if b not in targets}
     if stray:

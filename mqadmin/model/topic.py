@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -92,7 +93,7 @@ def alter_attributes(current: dict[str, str], ops: dict[str, str | None]) -> dic
     return out
 
 
-def attribute_ops(ops: dict[str, str | None]) -> str:
+def attribute_ops(ops: Mapping[str, str | None]) -> str:
     """The wire form of attribute operations: ``+k=v`` and ``-k`` joined by commas, sorted by key."""
     return ",".join(f"+{k}={v}" if v is not None else f"-{k}" for k, v in sorted(ops.items()))
 

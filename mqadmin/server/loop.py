@@ -8,17 +8,19 @@ its wheel runs the standard loop, unchanged.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 try:
     import uvloop
 except ImportError:  # Windows, or a platform without the wheel
-    uvloop = None
+    uvloop = None  # type: ignore[assignment]  # a module or None: mypy types an import as the module
 
 
-def run(main: Callable[[], Awaitable[Any]]) -> Any:
+def run(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """``asyncio.run(main())`` on uvloop's loop when it is available."""
     if uvloop is not None:
         return uvloop.run(main())
-    return asyncio.run(main())  # type: ignore[arg-type]
+    return asyncio.run(main())

@@ -2,7 +2,10 @@
 answered with the ``;``-separated name-server list.
 
 Only the request line is read (the headers up to a bounded size, then ignored); another path is answered
-404, another method 405, anything else 400. Whatever arrives costs only its connection.
+404, another method 405. Anything that is not an HTTP/1.x request line (random bytes, HTTP/0.9's
+``GET /path``, HTTP/2's preface, a line longer than ``MAX_HEAD``) is answered 400 at once, without waiting for
+headers, and the connection closed; an HTTP/1.x head the client cuts short is closed unanswered. Whatever arrives
+costs only its connection.
 """
 
 from __future__ import annotations
@@ -10,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import Callable
 
 PATH = "/rocketmq/nsaddr"
 READ_TIMEOUT = 10.0
 MAX_HEAD = 16 * 1024
+_HTTP_1 = re.compile(rb"[!-~]+ [!-~]+ HTTP/1\.[0-9]")
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +52,18 @@ class AddressServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_TIMEOUT)
-            writer.write(self._answer(head.split(b"\r\n", 1)[0]))
-            await writer.drain()
-        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, OSError):
+            head = await _read_head(reader)
+            if head:
+                line = head.partition(b"\n")[0].rstrip(b"\r")
+                whole = b"\r\n\r\n" in head or b"\n\n" in head
+                http_1 = _HTTP_1.fullmatch(line)
+                if whole and http_1:
+                    writer.write(self._answer(line))
+                elif not http_1:
+                    writer.write(_response(400, "Bad Request", "not an HTTP/1.x request\n"))
+                # an HTTP/1.x head cut short (the client closed or stalled before its end) is closed unanswered
+                await writer.drain()
+        except (ConnectionError, OSError):
             pass
         except Exception:  # a bug must cost one connection, not the server
             log.warning("address server: answering failed", exc_info=True)
@@ -58,9 +71,8 @@ class AddressServer:
             writer.close()
 
     def _answer(self, request_line: bytes) -> bytes:
+        """The answer to an HTTP/1.x request line."""
         parts = request_line.decode("latin-1").split(" ")
-        if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-            return _response(400, "Bad Request", "not an HTTP request\n")
         method, target = parts[0], parts[1].split("?", 1)[0]
         if target != PATH:
             return _response(404, "Not Found", f"only {PATH} is served here\n")
@@ -68,6 +80,25 @@ class AddressServer:
             return _response(405, "Method Not Allowed", "GET only\n")
         body = ";".join(self._list())
         return _response(200, "OK", body, head_only=method == "HEAD")
+
+
+async def _read_head(reader: asyncio.StreamReader) -> bytes:
+    """What arrived until the end of the head, the end of a first line that is not HTTP/1.x, the end of the
+    stream, ``READ_TIMEOUT`` or ``MAX_HEAD`` bytes, whichever comes first."""
+    data = b""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(READ_TIMEOUT):
+            while len(data) <= MAX_HEAD:
+                chunk = await reader.read(4096)
+                if not chunk:
+                    break
+                data += chunk
+                first, newline, _ = data.partition(b"\n")
+                if newline and not _HTTP_1.fullmatch(first.rstrip(b"\r")):
+                    break
+                if b"\r\n\r\n" in data or b"\n\n" in data:
+                    break
+    return data
 
 
 def _response(status: int, reason: str, body: str, head_only: bool = False) -> bytes:

@@ -33,7 +33,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from mqadmin.model.rpc.spec import Decoded, RequestRefused, Rpc
 from mqadmin.server.framing import FrameBudget, FrameProtocol
@@ -64,7 +64,7 @@ class Later:
         if early is _NOT_GIVEN:
             self._then = callback
         elif early is not _ANSWERED:
-            callback(early)  # type: ignore[arg-type]
+            callback(cast("RemotingCommand | BaseException", early))  # given, not a marker
 
     def give(self, outcome: RemotingCommand | BaseException) -> None:
         """The response, or the exception the handler failed with (answered SYSTEM_ERROR)."""
@@ -93,7 +93,7 @@ class RequestGuard(Protocol):
     def authenticate(self, cmd: RemotingCommand) -> RemotingCommand | None: ...
 
     def authorize(
-        self, rpc: Rpc[Any, Any, Any, Any], req: Decoded[Any, Any], source_ip: str
+        self, cmd: RemotingCommand, rpc: Rpc[Any, Any, Any, Any] | None, req: Decoded[Any, Any] | None, source_ip: str
     ) -> RemotingCommand | None: ...
 
 
@@ -192,9 +192,16 @@ class ClientChannel:
         self._transport.abort()
 
 
+REMARK_LIMIT = 512
+"""Characters of a response's remark sent at most: remarks quote client input, which handlers cut short
+(``mqadmin.model.names.clipped``); this bounds any that does not."""
+
+
 def _encode(cmd: RemotingCommand) -> bytes:
     """The frame of ``cmd``; a response that cannot be encoded (text that is not valid Unicode, a
     frame over the size limit) becomes a SYSTEM_ERROR answer saying so."""
+    if cmd.is_response and cmd.remark is not None and len(cmd.remark) > REMARK_LIMIT:
+        cmd.remark = f"{cmd.remark[:REMARK_LIMIT]}… ({len(cmd.remark)} characters)"
     try:
         return encode_frame(cmd, dump_header_json)
     except (UnicodeEncodeError, FrameError) as e:
@@ -377,14 +384,15 @@ class RemotingServer:
             return cmd.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported")
         if (refused := self._refusal(cmd)) is not None:
             return refused
+        guard = self.guard
         if rpc is None:
-            return handler(cmd, ch)
+            refused = guard.authorize(cmd, None, None, ch.remote_ip) if guard is not None else None
+            return refused if refused is not None else handler(cmd, ch)
         try:
             req = rpc.decode(cmd, self.validate)
         except RequestRefused as e:
             return cmd.response(e.code, e.remark)
-        guard = self.guard
-        refused = guard.authorize(rpc, req, ch.remote_ip) if guard is not None else None
+        refused = guard.authorize(cmd, rpc, req, ch.remote_ip) if guard is not None else None
         return refused if refused is not None else handler(req, ch)
 
     async def _finish(self, cmd: RemotingCommand, ch: ClientChannel, answer: Awaitable[RemotingCommand | None]) -> None:

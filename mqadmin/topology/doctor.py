@@ -120,7 +120,7 @@ async def diagnose(admin: AdminClient, cluster: str | None, params: Params, conc
         raise UnknownCluster(cluster, known)
     clusters = [cluster] if cluster is not None else known
     rows = _Rows()
-    collector = Collector(rows, admin.transport, concurrency=concurrency, timeout=admin.timeout)  # type: ignore[arg-type]
+    collector = Collector(rows, admin.transport, concurrency=concurrency, timeout=admin.timeout)  # type: ignore[arg-type]  # _Rows: the ExportWriter part it uses
     (report,) = await collector.collect([Source(SOURCE, tuple(admin.namesrv.addrs))])
     if report["status"] == "failed" and not report["clusters"]:
         raise CollectFailed(report["reason"] or "the cluster could not be read")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mqadmin.admin import groups as group_ops
 from mqadmin.admin import topics as topic_ops
 from mqadmin.admin.errors import reason_of
-from mqadmin.model.group import SubscriptionGroupConfig
+from mqadmin.model.group import JSON_NAMES, SubscriptionGroupConfig
 from mqadmin.model.order import format_order_conf, parse_order_conf
 from mqadmin.model.topic import TopicConfig
 from mqadmin.topology.live import FAILURES, BrokerState, ClusterState, is_managed_group, online_consumers, read_cluster
@@ -279,7 +279,7 @@ def _group_items(
             base.wanted = cfg
             default = SubscriptionGroupConfig(name)
             kept = [n for n in group_ops.kept_fields(b.version) if getattr(cfg, n) != getattr(default, n)]
-            base.changes = {group_ops.JSON_NAMES[n]: (None, group_ops.change_value(getattr(cfg, n))) for n in kept}
+            base.changes = {JSON_NAMES[n]: (None, group_ops.change_value(getattr(cfg, n))) for n in kept}
             items.append(base)
             continue
         target = cfg.with_(extra=current.extra)

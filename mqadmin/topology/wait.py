@@ -29,8 +29,11 @@ class Check:
 
 
 class Condition(Protocol):
-    kind: str
-    name: str
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
 
     async def check(self, admin: AdminClient) -> Check: ...
 

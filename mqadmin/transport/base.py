@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.stop import check_sending
@@ -43,7 +43,10 @@ class Connection(Protocol):
     async def oneway(self, cmd: RemotingCommand) -> None: ...
 
 
-class FramingTransport:
+ConnT = TypeVar("ConnT", bound=Connection)
+
+
+class FramingTransport(Generic[ConnT]):
     """Connections keyed by address, opened by the subclass's ``_connection`` on first use and reused until
     ``aclose``; every request numbered (``opaque``), signed when there are credentials, and traced."""
 
@@ -65,9 +68,9 @@ class FramingTransport:
         self._ssl, self._server_name = _tls_context(tls)
         self._credentials = credentials
         self._opaque = itertools.count(1)
-        self._conns: dict[str, Connection] = {}
+        self._conns: dict[str, ConnT] = {}
 
-    async def _connection(self, addr: str) -> Connection:
+    async def _connection(self, addr: str) -> ConnT:
         """The open connection to ``addr``, opened when there is none."""
         raise NotImplementedError
 

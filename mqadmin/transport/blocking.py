@@ -64,7 +64,7 @@ class BlockingConnection:
         try:
             # a str host goes through the idna codec (importing it, stringprep and unicodedata): not needed for
             # an IP address or an ASCII name
-            sock = socket.create_connection((host.encode() if host.isascii() else host, port), timeout)
+            sock = socket.create_connection((host.encode() if host.isascii() else host, port), timeout)  # type: ignore[arg-type]  # a bytes host is accepted; typeshed says str
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as asyncio does
             if ssl is not None:
                 sock = ssl.wrap_socket(sock, server_hostname=server_hostname or host)
@@ -113,7 +113,7 @@ class BlockingConnection:
             raise
         except OSError as e:
             self._fail(ConnectionClosed.broken(self.addr, e))
-            raise self._closed from None  # type: ignore[misc]
+            raise self._closed from None  # type: ignore[misc]  # _fail has set it
 
     def _read_frame(self, deadline: float) -> RemotingCommand:
         """The next whole frame; TimeoutError at ``deadline`` with the bytes read so far kept for the next call."""
@@ -127,7 +127,7 @@ class BlockingConnection:
             return decode_frame(frame)
         except FrameError as e:
             self._fail(ConnectionClosed.undecodable(self.addr, e))
-            raise self._closed from None  # type: ignore[misc]
+            raise self._closed from None  # type: ignore[misc]  # _fail has set it
 
     def _fill(self, size: int, deadline: float) -> None:
         while len(self._received) < size:
@@ -140,10 +140,10 @@ class BlockingConnection:
                 raise  # the bytes read so far stay for the next call
             except OSError as e:
                 self._fail(ConnectionClosed.broken(self.addr, e))
-                raise self._closed from None  # type: ignore[misc]
+                raise self._closed from None  # type: ignore[misc]  # _fail has set it
             if not chunk:
                 self._fail(ConnectionClosed.by_server(self.addr))
-                raise self._closed  # type: ignore[misc]
+                raise self._closed  # type: ignore[misc]  # _fail has set it
             self._received += chunk
 
     def _wait_until(self, deadline: float) -> None:
@@ -167,11 +167,10 @@ class BlockingConnection:
         self._sock.close()  # without TLS's close_notify exchange, as TcpTransport (the servers never answer it)
 
 
-class BlockingTransport(FramingTransport):
+class BlockingTransport(FramingTransport[BlockingConnection]):
     """Blocking connections keyed by address (the settings are ``FramingTransport``'s); ``request`` and
     ``oneway`` are coroutines that never suspend."""
 
-    _conns: dict[str, BlockingConnection]
     _keeping = allocate_lock()  # held only to look at and set ``_conns``, never while connecting
 
     async def _connection(self, addr: str) -> BlockingConnection:

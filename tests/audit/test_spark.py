@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from mqadmin.audit import job
 from mqadmin.audit.baseline import audit_findings, run_python
 from mqadmin.audit.job import Params
+from mqadmin.audit.report import write_report
 from mqadmin.fleet.synth import FleetSpec, generate, load_ground_truth
 from tests.audit.exports import ExportBuilder, edge_case_export, keys
 
@@ -165,6 +167,14 @@ def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
     p_sum = run_python(inputs, str(tmp_path / "python"), params)
     assert s_sum["by_rule"] == p_sum["by_rule"] and s_sum["findings"] == p_sum["findings"] > 0
     assert s_sum["coverage"] == p_sum["coverage"]
+    assert s_sum["brokers"] == p_sum["brokers"] and s_sum["brokers"]  # per-broker counts of the report
+
+    def report(d: str, summary: dict[str, Any]) -> str:  # the page without its run block (engine, time)
+        page = write_report(tmp_path / d, summary).read_text()
+        return re.sub(r'<dl id="run">.*?</dl>', "", page)
+
+    assert report("spark", s_sum) == report("python", p_sum)
+    assert "<svg" in report("spark", s_sum)
 
     def lines(d: str) -> list[dict[str, Any]]:
         return [json.loads(x) for x in (tmp_path / d / "findings.jsonl").read_text().splitlines()]
@@ -220,3 +230,21 @@ def test_a_corrupt_table_fails_the_job_instead_of_dropping_rows(spark, tmp_path)
 def test_a_missing_export_is_an_input_error(spark, tmp_path):
     with pytest.raises(job.AuditInputError, match="has no readable manifest.json"):
         job.read_manifests_spark(spark, [str(tmp_path / "nothing")])
+
+
+def test_progress_names_each_phase_and_the_stages_with_their_tasks_and_rows(spark, tmp_path):
+    from mqadmin.audit.progress import SparkProgress, stage_text
+
+    generate(tmp_path / "in", FleetSpec(seed=5, sources=1))
+    rows = json.loads((tmp_path / "in" / "manifest.json").read_text())["tables"]["topics"]["rows"]
+    shown: list[str] = []
+    with SparkProgress(spark, shown.append, interval=0.01) as watch:
+        job.run_spark(spark, [str(tmp_path / "in")], str(tmp_path / "out"), Params(), "local[2]", progress=watch.phase)
+        last = watch.last()
+    phases = [t for t in shown if " - " not in t]
+    assert phases[0] == f"aggregating {rows:,} topic rows"
+    assert phases[1].startswith("reading the ") and phases[1].endswith(" topics that may have a finding")
+    assert phases[2:] == ["evaluating the rules", "writing the outputs"]
+    # the last stage: the second scan of the topics, every task done and every row read
+    assert last is not None and last[1] == last[2] > 0 and last[3] == rows
+    assert stage_text(*last) == f"stage {last[0]}: tasks {last[1]}/{last[2]}, {rows:,} rows read"

@@ -87,7 +87,7 @@ def by_typer(args: list[str], recorder: Recorder) -> Any:
 
 def sample(annotation: Any, decl: Any) -> str:
     """A valid value for an option of this type."""
-    kind, _ = fast_parse._base_type(annotation.__origin__)
+    kind, _ = fast_parse.base_type(annotation.__origin__)
     if isinstance(kind, type) and issubclass(kind, Enum):
         return str(list(kind)[-1].value)
     if kind in (int, float):
@@ -112,7 +112,7 @@ def valid_command_lines(name: str) -> list[list[str]]:
     forms: list[list[str]] = []
     for p in params:
         decl = p.annotation.__metadata__[0]
-        kind, multiple = fast_parse._base_type(p.annotation.__origin__)
+        kind, multiple = fast_parse.base_type(p.annotation.__origin__)
         names = [n for spelled in decl.names for n in spelled.split("/")]
         if kind is bool:
             forms += [[n] for n in names]

@@ -41,6 +41,7 @@ CASES: dict[str, list[list[str]]] = {
     "topicStatus": [["-t", T]],
     "updateOrderConf": [["-t", T, "-m", "put", "-v", "broker-a:8;broker-b:8"], ["-t", T, "-m", "get"]],
     "clusterList": [[], ["-m"]],
+    "top": [["--count", "1"]],
     "brokerStatus": [["-c", CLUSTER]],
     "clusterRT": [["--count", "1", "-a", "2"]],
     "statsAll": [["-t", T]],

@@ -230,3 +230,20 @@ def secured_cluster(
     finally:
         for s in servers:  # throwaway servers: a graceful stop (10-15 s for 5.x) would check nothing
             s.kill()
+
+
+@contextlib.contextmanager
+def secured_dev_up(work: Path) -> Iterator[dict]:
+    """``mqadmin dev up --auth`` with the super user every secured cluster starts with; its ready line."""
+    from tests.devprocs import start_dev
+
+    user, password = SUPER_USER
+    auth = work / "auth.toml"
+    auth.write_text(f'[[users]]\nusername = "{user}"\npassword = "{password}"\ntype = "Super"\n')
+    proc, info = start_dev(
+        "up", "--namesrv-port", "0", "--broker-port", "0", "--data-dir", str(work / "data"), "--auth", str(auth)
+    )
+    try:
+        yield info
+    finally:
+        proc.stop()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conformance.secured import SUPER_USER, SecuredCluster
+from tests.conformance.secured import SecuredCluster, secured_dev_up
 from tests.conformance.test_auth import (  # noqa: F401  (collected here with this module's fixture)
     test_a_user_without_permission_is_refused_exit_5,
     test_core_commands_with_the_right_keys,
@@ -16,7 +16,6 @@ from tests.conformance.test_auth import (  # noqa: F401  (collected here with th
     test_refused_credentials_exit_5,
     test_user_and_acl_commands_seen_by_java_mqadmin,
 )
-from tests.devprocs import start_dev
 from tests.realrmq import apache
 
 pytestmark = [pytest.mark.conformance, pytest.mark.timeout(1200)]
@@ -30,14 +29,6 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredCluster
     if (reason := apache.skip_reason(JAVA_VERSION)) is not None:
         pytest.skip(reason)
     work = tmp_path_factory.mktemp("secured-embedded")
-    user, password = SUPER_USER
-    auth = work / "auth.toml"
-    auth.write_text(f'[[users]]\nusername = "{user}"\npassword = "{password}"\ntype = "Super"\n')
-    proc, info = start_dev(
-        "up", "--namesrv-port", "0", "--broker-port", "0", "--data-dir", str(work / "data"), "--auth", str(auth)
-    )
-    try:
+    with secured_dev_up(work) as info:
         brokers = {b["name"]: b["addr"] for b in info["brokers"]}
         yield SecuredCluster(JAVA_VERSION, info["namesrvAddr"], info["cluster"], brokers, True, None, work)
-    finally:
-        proc.stop()

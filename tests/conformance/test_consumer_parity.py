@@ -419,6 +419,63 @@ def test_connections_and_status_of_live_clients(backend: Backend, java_live: lis
         assert client_id in java
 
 
+def test_rebalance_check_names_queues_two_live_consumers_hold(backend: Backend, java_live: list[str]) -> None:
+    """Two Java consumers of one group: with the usual allocation each queue has one holder ("Rebalance OK", as
+    Java's tool says); when both take every queue, ours says FAILED and names each queue with both clients,
+    where Java's check (which only compares subscriptions) still says OK."""
+    topic = make_topic(backend, "Rebalance", queues=2)
+    queues = {(topic, name, qid) for name in backend.brokers for qid in range(2)}
+
+    def held(doc: dict[str, Any]) -> dict[tuple[str, str, int], set[str]]:
+        out: dict[tuple[str, str, int], set[str]] = {}
+        for c in doc["clients"]:
+            for q in (c["info"] or {}).get("queues", []):
+                if q["topic"] == topic and not q["processQueue"].get("droped"):
+                    out.setdefault((q["topic"], q["brokerName"], q["queueId"]), set()).add(c["clientId"])
+        return out
+
+    def status_once(group: str, settled: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        def look() -> dict[str, Any] | None:
+            doc = ours(backend, "consumerStatus", "-g", group)
+            return doc if len(doc["clients"]) == 2 and settled(doc) else None
+
+        return wait_until(look, CLIENT_WAIT, 1.0, f"both consumers of {group} holding their queues")
+
+    for allocate in ("average", "all"):
+        group = f"CG_REB_{allocate.upper()}_{uuid.uuid4().hex[:8]}"
+        env = {"LIVE_CLIENT_ALLOCATE": allocate}
+        with (
+            live([*java_live, backend.namesrv_addr, topic, group], env),
+            live([*java_live, backend.namesrv_addr, topic, group], env),
+        ):
+            if allocate == "average":
+                # until both have rebalanced: one that joined first holds every queue until its next rebalance,
+                # which the check reports meanwhile (the retry topic's queues too)
+                doc = status_once(group, lambda d: d["rebalanceOk"] is True)
+                shape_ok("consumerStatus", doc)
+                assert doc["duplicateQueues"] == [] and set(held(doc)) == queues
+                assert all(len(c) == 1 for c in held(doc).values())
+                assert "Rebalance OK" in mq("consumerStatus", "-g", group, "-n", backend.namesrv_addr).out
+            else:
+                doc = status_once(
+                    group, lambda d: set(held(d)) == queues and all(len(c) == 2 for c in held(d).values())
+                )
+                clients = sorted(c["clientId"] for c in doc["clients"])
+                assert doc["rebalanceOk"] is False
+                dup = {
+                    (q["topic"], q["brokerName"], q["queueId"]): q["clients"]
+                    for q in doc["duplicateQueues"]
+                    if q["topic"] == topic  # the group's retry queues are taken twice too
+                }
+                assert dup == dict.fromkeys(queues, clients)
+                table = mq("consumerStatus", "-g", group, "-n", backend.namesrv_addr).out
+                assert "Rebalance FAILED" in table
+                assert f"{topic} broker-a queue 0 is held by 2 clients: {', '.join(clients)}" in table
+            assert backend.java_mqadmin is not None
+            java = backend.java_mqadmin(["consumerStatus", "-g", group])
+            assert "Rebalance OK" in java  # Java's analyzeRebalance looks at nothing but the subscriptions
+
+
 def test_cpp_and_ali_ons_consumers_are_seen_online(
     backend: Backend, cpp_live: tuple[list[str], dict[str, str]]
 ) -> None:

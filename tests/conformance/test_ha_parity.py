@@ -294,3 +294,19 @@ def test_clean_broker_metadata_keeps_a_live_broker(controller_cluster: Controlle
     assert refused.code == 1 and "CONTROLLER_INVALID_CLEAN_BROKER_METADATA (2009)" in refused.err, refused.err
     out = c.java("getSyncStateSet", "-a", c.controller, "-b", "broker-a", expect="#MasterAddr")
     assert java_fields(out, "MasterAddr") == [c.broker]  # nothing was cleaned
+
+
+def test_controller_commands_find_the_controller_through_n(controller_cluster: ControllerCluster) -> None:
+    """Without -a, -n leads to the controller: the controllerAddr of the broker in controller mode."""
+    c = controller_cluster
+    r = mq("--format", "json", "getControllerMetaData", "-n", c.namesrv)
+    assert r.code == 0, r.err
+    assert r.json()["controller"] == c.controller and f"controller {c.controller} (found through" in r.err
+    with_both = mq("--format", "json", "getControllerConfig", "-n", c.namesrv, "-a", c.controller)
+    assert with_both.code == 0 and [x["addr"] for x in with_both.json()["results"]] == [c.controller]
+    states = mq("--format", "json", "getSyncStateSet", "-n", c.namesrv, "-b", "broker-a")
+    assert states.code == 0, states.err
+    assert [b["brokerName"] for b in states.json()["brokers"]] == ["broker-a"]
+    assert (
+        mq("electMaster", "-n", c.namesrv, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "1", "--dry-run").code == 0
+    )

@@ -1,80 +1,104 @@
-"""exportMetadata against the in-memory fake cluster: what is collected, how failures are recorded."""
+"""exportMetadata over scripted name servers and brokers (the mock transport): what is collected, how failures
+are recorded."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import importlib.util
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mqadmin.fleet.manifest import iter_rows, load_manifest
+from mqadmin.model.consume import ConsumeStats, QueueProgress
+from mqadmin.model.group import SubscriptionGroupConfig
+from mqadmin.model.rpc import brokers, groups, namesrv, namesrv_admin, topics
+from mqadmin.model.rpc.spec import Decoded
 from mqadmin.model.topic import TopicConfig
-from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
-from mqadmin.wire.frame import RemotingCommand
+from tests.mock_transport import Answer, MockTransport, cluster_info, ok, refuse, routes, unsupported
 from tests.unit.cli_helpers import Cli, assert_one_line_error
-from tests.unit.fake_remoting import FakeBroker, FakeNamesrv
 
 GROUPS = {"G1": {"groupName": "G1", "consumeEnable": True, "retryQueueNums": 1}, "G2": {"consumeMessageOrderly": True}}
+NS, A, B, SLAVE = "127.0.0.1:9876", "127.0.0.1:10911", "127.0.0.1:10921", "127.0.0.1:10912"
 
 
-class KvNamesrv(FakeNamesrv):
-    """Adds GET_KVLIST_BY_NAMESPACE (219): code 22 when the namespace is empty, as Java answers."""
+@dataclass
+class Broker:
+    """A master's answers: broker config (with its permission), topics, the subscription groups and consume stats
+    (``lag``: topic -> how far each of its 2 queues is behind; ``stats_fail``: groups whose stats fail)."""
 
-    async def handle(self, cmd: RemotingCommand) -> RemotingCommand:
-        if cmd.code == RC.GET_KVLIST_BY_NAMESPACE:
-            table = {k: v for (ns, k), v in self.kv.items() if ns == cmd.ext["namespace"]}
-            if not table:
-                return cmd.response(ResponseCode.QUERY_NOT_FOUND, "No config item")
-            return cmd.response(body=fastjson.dumps_bytes({"table": table}))
-        return await super().handle(cmd)
+    name: str
+    perm: int = 6
+    topics: dict[str, TopicConfig] = field(default_factory=dict)
+    lag: dict[str, int] = field(default_factory=dict)
+    stats_fail: set[str] = field(default_factory=set)
 
+    def answers(self) -> dict[Any, Any]:
+        table = {n: SubscriptionGroupConfig.from_json(cfg, n) for n, cfg in GROUPS.items()}
+        return {
+            brokers.GET_BROKER_CONFIG: ok({"brokerName": self.name, "brokerPermission": str(self.perm)}),
+            topics.GET_ALL_TOPIC_CONFIG: lambda _req, _addr: ok(dict(self.topics)),
+            groups.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: ok(table),
+            groups.GET_CONSUME_STATS: self._consume_stats,
+        }
 
-def admin_hook(
-    broker: FakeBroker, perm: int = 6, lag: dict[str, int] | None = None, stats_fail: set[str] = frozenset()
-):  # type: ignore[assignment]
-    """Broker config (26), subscription groups (201) and consume stats (208) for a FakeBroker."""
-
-    async def before(cmd: RemotingCommand) -> RemotingCommand | None:
-        if cmd.code == RC.GET_BROKER_CONFIG:
-            return cmd.response(body=f"brokerName={broker.name}\nbrokerPermission={perm}\n".encode())
-        if cmd.code == RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
-            body = {"dataVersion": {"counter": 1}, "subscriptionGroupTable": GROUPS}
-            return cmd.response(body=fastjson.dumps_bytes(body))
-        if cmd.code == RC.GET_CONSUME_STATS:
-            group = cmd.ext["consumerGroup"]
-            if group in stats_fail:
-                return cmd.response(ResponseCode.SYSTEM_ERROR, "consume stats exploded")
-            # Legacy fastjson form: whole MessageQueue objects as map keys.
-            entries = [
-                f'{{"brokerName":"{broker.name}","queueId":{q},"topic":"{topic}"}}:'
-                f'{{"brokerOffset":{100 + n},"consumerOffset":100,"lastTimestamp":0}}'
-                for topic, n in (lag or {}).items()
-                for q in range(2)
-            ]
-            return cmd.response(body=('{"consumeTps":0.0,"offsetTable":{' + ",".join(entries) + "}}").encode())
-        return None
-
-    broker.before = before
-    return broker
+    def _consume_stats(self, req: Decoded[groups.ConsumeStatsHeader, None], _addr: str) -> Answer:
+        if req.header.consumer_group in self.stats_fail:
+            return refuse(ResponseCode.SYSTEM_ERROR, "consume stats exploded")
+        queues = [
+            QueueProgress(topic, self.name, q, 100 + behind, 100)
+            for topic, behind in self.lag.items()
+            for q in range(2)
+        ]
+        return ok(ConsumeStats(queues))
 
 
-def fleet() -> tuple[KvNamesrv, FakeBroker, FakeBroker, FakeBroker]:
-    a = admin_hook(FakeBroker("broker-a", "127.0.0.1:10911"), lag={"T1": 7})
-    b = admin_hook(FakeBroker("broker-b", "127.0.0.1:10921"), perm=4)
-    slave = FakeBroker("broker-a", "127.0.0.1:10912", broker_id=1)
-    a.topics = {
+@dataclass
+class Fleet:
+    """A name server (KV: the order conf of T1) with broker-a (and a slave that is never asked) and broker-b."""
+
+    a: Broker = field(default_factory=lambda: Broker("broker-a", lag={"T1": 7}, topics={
         "T1": TopicConfig("T1", 8, 8, order=True, attributes={"message.type": "FIFO"}),
         "Auto": TopicConfig("Auto", 4, 4),
-    }
-    b.topics = {"T1": TopicConfig("T1", 8, 8)}
-    ns = KvNamesrv("127.0.0.1:9876", [a, b, slave])
-    ns.kv[("ORDER_TOPIC_CONFIG", "T1")] = "broker-a:8;broker-b:8"
-    return ns, a, b, slave
+    }))  # fmt: skip
+    b: Broker = field(default_factory=lambda: Broker("broker-b", perm=4, topics={"T1": TopicConfig("T1", 8, 8)}))
+    kv: dict[str, str] = field(default_factory=lambda: {"T1": "broker-a:8;broker-b:8"})
+    hang: set[str] = field(default_factory=set)
+    in_flight: int = 0
+    peak: int = 0
+
+    def transport(self) -> MockTransport:
+        info = cluster_info(("broker-a", 0, A), ("broker-a", 1, SLAVE), ("broker-b", 0, B))
+
+        def kv_list(_req: Decoded[namesrv_admin.NamespaceHeader, None], _addr: str) -> Answer:
+            return ok(dict(self.kv)) if self.kv else refuse(ResponseCode.QUERY_NOT_FOUND, "No config item")
+
+        by_addr = {
+            NS: routes({namesrv.GET_BROKER_CLUSTER_INFO: ok(info), namesrv_admin.GET_KVLIST_BY_NAMESPACE: kv_list}),
+            A: routes(self.a.answers()),
+            B: routes(self.b.answers()),
+        }
+
+        async def handler(req: Decoded[Any, Any], addr: str) -> Any:  # a routed answer: Answer or its awaitable
+            if addr in self.hang:
+                await asyncio.Event().wait()
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+            try:
+                await asyncio.sleep(0)  # let the others start if the bound allows
+                return by_addr[addr](req, addr) if addr in by_addr else unsupported(req)
+            finally:
+                self.in_flight -= 1
+
+        return MockTransport(handler)
+
+    def cli(self, monkeypatch, capsys) -> Cli:
+        return Cli(monkeypatch, capsys, namesrvs=[NS], transport=self.transport())
 
 
 def rows(root: Path, table: str) -> list[dict[str, Any]]:
@@ -82,10 +106,9 @@ def rows(root: Path, table: str) -> list[dict[str, Any]]:
 
 
 def test_export_writes_every_table_and_the_manifest(monkeypatch, capsys, tmp_path):
-    ns, a, b, slave = fleet()
-    cli = Cli(monkeypatch, capsys, ns, a, b, slave)
+    cli = Fleet().cli(monkeypatch, capsys)
     out = tmp_path / "export"
-    result = cli("exportMetadata", "-n", ns.addr, "--out", str(out))
+    result = cli("exportMetadata", "-n", NS, "--out", str(out))
     assert result.code == 0, result.err
     assert "127.0.0.1:9876" in result.out and "ok" in result.out
 
@@ -132,12 +155,13 @@ def test_export_writes_every_table_and_the_manifest(monkeypatch, capsys, tmp_pat
 
 
 def test_a_failed_broker_and_a_dead_source_are_recorded_and_the_rest_exported(monkeypatch, capsys, tmp_path):
-    ns, a, b, slave = fleet()
-    b.hang = True  # registered, but never answers (a stopped process)
     dead = "127.0.0.1:19876"  # no server there: connection refused
-    cli = Cli(monkeypatch, capsys, ns, a, b, slave)
+    fleet = Fleet(hang={B})  # broker-b is registered, but never answers (a stopped process)
+    cli = Cli(monkeypatch, capsys, namesrvs=[NS], transport=fleet.transport())
+    assert isinstance(cli.transport, MockTransport)
+    cli.transport.down.add(dead)
     out = tmp_path / "export"
-    result = cli("--timeout", "0.2", "exportMetadata", "-n", ns.addr, "-n", dead, "--out", str(out))
+    result = cli("--timeout", "0.2", "exportMetadata", "-n", NS, "-n", dead, "--out", str(out))
     assert result.code == 3, result.err
     assert "mqadmin: error: part of the fleet could not be collected" in result.err
     assert "Traceback" not in result.err
@@ -145,7 +169,7 @@ def test_a_failed_broker_and_a_dead_source_are_recorded_and_the_rest_exported(mo
     assert manifest["status"] == "partial"
     by_source = {s["source"]: s for s in manifest["sources"]}
     assert by_source[dead]["status"] == "failed" and "cluster info" in by_source[dead]["reason"]
-    live = by_source[ns.addr]
+    live = by_source[NS]
     assert live["status"] == "partial"
     broker_b = next(x for x in live["clusters"][0]["brokers"] if x["broker_name"] == "broker-b")
     assert broker_b["status"] == "failed" and "no answer" in broker_b["reason"]
@@ -157,11 +181,11 @@ def test_a_failed_broker_and_a_dead_source_are_recorded_and_the_rest_exported(mo
 
 
 def test_a_failing_group_makes_the_broker_partial_not_failed(monkeypatch, capsys, tmp_path):
-    ns, a, b, slave = fleet()
-    admin_hook(a, lag={"T1": 1}, stats_fail={"G2"})
-    cli = Cli(monkeypatch, capsys, ns, a, b, slave)
+    fleet = Fleet()
+    fleet.a.lag, fleet.a.stats_fail = {"T1": 1}, {"G2"}
+    cli = fleet.cli(monkeypatch, capsys)
     out = tmp_path / "export"
-    result = cli("--format", "json", "exportMetadata", "-n", ns.addr, "--out", str(out))
+    result = cli("--format", "json", "exportMetadata", "-n", NS, "--out", str(out))
     assert result.code == 3
     broker_a = load_manifest(out)["sources"][0]["clusters"][0]["brokers"][0]
     assert broker_a["status"] == "partial"
@@ -172,7 +196,7 @@ def test_a_failing_group_makes_the_broker_partial_not_failed(monkeypatch, capsys
 
 
 def test_every_source_failing_exits_1(monkeypatch, capsys, tmp_path):
-    cli = Cli(monkeypatch, capsys)
+    cli = Cli(monkeypatch, capsys, namesrvs=[NS], transport=MockTransport(routes({}), down={"127.0.0.1:19876"}))
     result = cli("exportMetadata", "-n", "127.0.0.1:19876", "--out", str(tmp_path / "x"))
     assert result.code == 1
     assert "mqadmin: error: no cluster could be collected" in result.err and "Traceback" not in result.err
@@ -180,46 +204,27 @@ def test_every_source_failing_exits_1(monkeypatch, capsys, tmp_path):
 
 
 def test_empty_order_namespace_is_no_order_confs_not_a_failure(monkeypatch, capsys, tmp_path):
-    ns, a, b, slave = fleet()
-    ns.kv.clear()
-    cli = Cli(monkeypatch, capsys, ns, a, b, slave)
-    assert cli("exportMetadata", "-n", ns.addr, "--out", str(tmp_path / "x")).code == 0
+    cli = Fleet(kv={}).cli(monkeypatch, capsys)
+    assert cli("exportMetadata", "-n", NS, "--out", str(tmp_path / "x")).code == 0
     manifest = load_manifest(tmp_path / "x")
     assert manifest["sources"][0]["order_conf_ok"] is True
     assert manifest["tables"]["order_conf"]["rows"] == 0
 
 
 def test_fleet_file_names_the_sources(monkeypatch, capsys, tmp_path):
-    ns, a, b, slave = fleet()
-    cli = Cli(monkeypatch, capsys, ns, a, b, slave)
+    cli = Fleet().cli(monkeypatch, capsys)
     fleet_file = tmp_path / "fleet.toml"
-    fleet_file.write_text(f'[clusters.prod-a]\nnamesrv = ["{ns.addr}"]\n')
+    fleet_file.write_text(f'[clusters.prod-a]\nnamesrv = ["{NS}"]\n')
     assert cli("exportMetadata", "--fleet", str(fleet_file), "--out", str(tmp_path / "x")).code == 0
     assert {r["source"] for r in rows(tmp_path / "x", "topics")} == {"prod-a"}
-    assert rows(tmp_path / "x", "clusters")[0]["namesrv"] == ns.addr
+    assert rows(tmp_path / "x", "clusters")[0]["namesrv"] == NS
 
 
 def test_concurrency_bounds_requests_in_flight(monkeypatch, capsys, tmp_path):
-    ns, a, b, slave = fleet()
-    in_flight = peak = 0
-    inner = a.before
-
-    async def counting(cmd: RemotingCommand) -> RemotingCommand | None:
-        import asyncio
-
-        nonlocal in_flight, peak
-        in_flight += 1
-        peak = max(peak, in_flight)
-        await asyncio.sleep(0)  # let the others start if the semaphore allows
-        try:
-            return await inner(cmd)
-        finally:
-            in_flight -= 1
-
-    a.before = counting
-    cli = Cli(monkeypatch, capsys, ns, a, b, slave)
-    assert cli("exportMetadata", "-n", ns.addr, "--out", str(tmp_path / "x"), "--concurrency", "1").code == 0
-    assert peak == 1
+    fleet = Fleet()
+    cli = fleet.cli(monkeypatch, capsys)
+    assert cli("exportMetadata", "-n", NS, "--out", str(tmp_path / "x"), "--concurrency", "1").code == 0
+    assert fleet.peak == 1
 
 
 @pytest.mark.parametrize(
@@ -231,29 +236,31 @@ def test_concurrency_bounds_requests_in_flight(monkeypatch, capsys, tmp_path):
     ],
 )
 def test_bad_input_is_a_usage_error(monkeypatch, capsys, tmp_path, args, fragment):
-    cli = Cli(monkeypatch, capsys)
+    transport = MockTransport(routes({}))
+    cli = Cli(monkeypatch, capsys, namesrvs=[NS], transport=transport)
     result = cli("exportMetadata", *args, "--out", str(tmp_path / "x"))
     assert result.code == 2
     assert_one_line_error(result, fragment)
+    assert transport.sent == []
 
 
 def test_refuses_a_non_empty_directory_that_is_not_an_export(monkeypatch, capsys, tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
-    cli = Cli(monkeypatch, capsys, *fleet())
-    result = cli("exportMetadata", "-n", "127.0.0.1:9876", "--out", str(tmp_path))
+    cli = Fleet().cli(monkeypatch, capsys)
+    result = cli("exportMetadata", "-n", NS, "--out", str(tmp_path))
     assert result.code == 2
     assert_one_line_error(result, "not empty")
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 
 
 def test_re_export_replaces_the_previous_one(monkeypatch, capsys, tmp_path):
-    ns, a, b, slave = fleet()
-    cli = Cli(monkeypatch, capsys, ns, a, b, slave)
+    fleet = Fleet()
+    cli = fleet.cli(monkeypatch, capsys)
     out = tmp_path / "x"
-    assert cli("exportMetadata", "-n", ns.addr, "--out", str(out)).code == 0
-    b.topics["Auto"] = TopicConfig("Auto", 4, 4)
-    assert cli("exportMetadata", "-n", ns.addr, "--out", str(out)).code == 0
+    assert cli("exportMetadata", "-n", NS, "--out", str(out)).code == 0
+    fleet.b.topics["Auto"] = TopicConfig("Auto", 4, 4)
+    assert cli("exportMetadata", "-n", NS, "--out", str(out)).code == 0
     assert ("broker-b", "Auto") in {(r["broker_name"], r["topic"]) for r in rows(out, "topics")}
     assert not list(out.glob("*.tmp"))
     with gzip.open(out / "topics.jsonl.gz", "rt") as f:
-        assert all(json.loads(line)["source"] == ns.addr for line in f)
+        assert all(json.loads(line)["source"] == NS for line in f)

@@ -60,8 +60,8 @@ def test_the_job_file_is_self_contained():
     top_level = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
     modules = {a.name.split(".")[0] for n in top_level if isinstance(n, ast.Import) for a in n.names}
     modules |= {(n.module or "").split(".")[0] for n in top_level if isinstance(n, ast.ImportFrom)}
-    stdlib = {"__future__", "argparse", "contextlib", "gzip", "json", "os", "shutil", "sys", "tempfile", "time",
-              "collections", "concurrent", "dataclasses", "re", "typing"}  # fmt: skip
+    stdlib = {"__future__", "argparse", "contextlib", "gzip", "hashlib", "json", "os", "shutil", "sys", "tempfile",
+              "time", "collections", "concurrent", "dataclasses", "re", "typing"}  # fmt: skip
     assert modules <= stdlib, modules
     every = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     every |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from mqadmin.admin.client import AdminClient
+from mqadmin.model.rpc.messages import PullHeader, SendHeader
 from mqadmin.model.rpc.topics import CreateTopicHeader
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.dev import DevCluster, start_cluster
@@ -67,31 +68,40 @@ def topic_ext(cfg: TopicConfig) -> dict[str, str]:
     return CreateTopicHeader.of(cfg).to_ext()
 
 
-def send_ext(topic: str, *, queue_id: int = 0, keys: str = "", tags: str = "", default_queues: int = 4, **extra: str):
-    """SEND_MESSAGE (10) header fields, as the C++ client sends them."""
+def send_header(
+    topic: str, *, queue_id: int = 0, keys: str = "", tags: str = "", default_queues: int = 4
+) -> SendHeader:
+    """A SEND_MESSAGE (10) header with the values the C++ client sends."""
     props = {"UNIQ_KEY": new_uniq_key(), "WAIT": "true"}
     if keys:
         props["KEYS"] = keys
     if tags:
         props["TAGS"] = tags
-    ext = {
-        "producerGroup": "PG_TEST", "topic": topic, "defaultTopic": "TBW102",
-        "defaultTopicQueueNums": str(default_queues), "queueId": str(queue_id), "sysFlag": "0",
-        "bornTimestamp": str(int(time.time() * 1000)), "flag": "0", "properties": encode_properties(props),
-        "reconsumeTimes": "0", "unitMode": "false", "batch": "false",
-    }  # fmt: skip
-    ext.update(extra)
-    return ext
+    return SendHeader(
+        producer_group="PG_TEST", topic=topic, default_topic="TBW102", default_topic_queue_nums=default_queues,
+        queue_id=queue_id, sys_flag=0, born_timestamp=int(time.time() * 1000), flag=0,
+        properties=encode_properties(props), reconsume_times=0, unit_mode=False, batch=False,
+    )  # fmt: skip
+
+
+def send_ext(topic: str, *, queue_id: int = 0, keys: str = "", tags: str = "", default_queues: int = 4, **extra: str):
+    """``send_header``'s fields as the declaration encodes them; ``extra`` replaces or adds raw fields (for what
+    no declaration would write)."""
+    header = send_header(topic, queue_id=queue_id, keys=keys, tags=tags, default_queues=default_queues)
+    return header.to_ext() | extra
+
+
+def pull_header(topic: str, queue_id: int = 0, offset: int = 0, *, group: str = "CG_TEST", max_msgs: int = 32):
+    """A PULL_MESSAGE (11) header reading ``max_msgs`` from ``offset``."""
+    return PullHeader(
+        consumer_group=group, topic=topic, queue_id=queue_id, queue_offset=offset, max_msg_nums=max_msgs,
+        sys_flag=4, commit_offset=0, suspend_timeout_millis=0, subscription="*", sub_version=0,
+    )  # fmt: skip
 
 
 def pull_ext(topic: str, queue_id: int = 0, offset: int = 0, *, group: str = "CG_TEST", **extra: str):
-    ext = {
-        "consumerGroup": group, "topic": topic, "queueId": str(queue_id), "queueOffset": str(offset),
-        "maxMsgNums": "32", "sysFlag": "4", "commitOffset": "0", "suspendTimeoutMillis": "0",
-        "subscription": "*", "subVersion": "0",
-    }  # fmt: skip
-    ext.update(extra)
-    return ext
+    """``pull_header``'s fields as the declaration encodes them; ``extra`` replaces or adds raw fields."""
+    return pull_header(topic, queue_id, offset, group=group).to_ext() | extra
 
 
 async def until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:

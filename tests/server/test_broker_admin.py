@@ -138,12 +138,16 @@ async def test_runtime_info_has_the_keys_java_tools_read(cluster, transport):
 
 async def test_runtime_info_counts_sent_messages(cluster, transport, admin):
     from mqadmin.admin.messaging import send_message
+    from mqadmin.wire.message import parse_offset_msg_id
 
     await create(transport, addr_of(cluster), TopicConfig("Counted"))
-    for _ in range(3):
-        await send_message(admin, "Counted", b"x")
+    empty = json.loads((await request(transport, addr_of(cluster), RC.GET_BROKER_RUNTIME_INFO)).body)["table"]
+    assert empty["earliestMessageTimeStamp"] == "-1"  # as Apache's store with nothing in it
+    sent = [await send_message(admin, "Counted", b"x") for _ in range(3)]
     table = json.loads((await request(transport, addr_of(cluster), RC.GET_BROKER_RUNTIME_INFO)).body)["table"]
     assert table["msgPutTotalTodayNow"] == "3"
+    first = await admin.view_message(addr_of(cluster), parse_offset_msg_id(sent[0].msg_id)[1])
+    assert table["earliestMessageTimeStamp"] == str(first.store_timestamp)  # clusterList's HOUR counts from it
     assert float(table["putTps"].split()[0]) > 0
 
 

@@ -248,3 +248,29 @@ def test_real_java_mqadmin_signs_with_aclclientrpchook(cluster):
     consumed = java(consume, ("carol", CAROL_SECRET))
     assert "from java" in consumed, consumed
     assert "CODE: 16  DESC: check signature failed." in java(consume, ("carol", "wrong")), "an unsigned pull"
+
+
+def test_remarks_echo_only_a_short_prefix_of_client_input(cluster):
+    """A megabyte AccessKey, or a megabyte where a number belongs, is refused with a remark of a few dozen
+    characters of it, not the megabyte."""
+    import asyncio
+
+    from mqadmin.model.rpc import messages
+    from mqadmin.transport.credentials import Credentials
+    from mqadmin.transport.tcp import TcpTransport
+    from mqadmin.wire.codes import ResponseCode
+    from mqadmin.wire.frame import RemotingCommand
+
+    broker = cluster["brokers"][0]["addr"]
+    huge = "k" * (1 << 20)
+
+    async def ask(credentials: Credentials, ext: dict[str, str]) -> RemotingCommand:
+        async with TcpTransport(timeout=60.0, credentials=credentials) as transport:
+            return await transport.request(broker, RemotingCommand(code=messages.GET_MAX_OFFSET.code, ext=ext))
+
+    unknown = asyncio.run(ask(Credentials(huge, "x"), {"topic": "Orders", "queueId": "0"}))
+    assert unknown.code == ResponseCode.NO_PERMISSION
+    assert unknown.remark == f"User:{'k' * 48}… ({1 << 20} characters) is not found."
+    not_a_number = asyncio.run(ask(Credentials("admin", SUPER_SECRET), {"topic": "Orders", "queueId": huge}))
+    assert not_a_number.code == ResponseCode.SYSTEM_ERROR
+    assert not_a_number.remark == f"the custom field <queueId> is not a number: {'k' * 48!r}… ({1 << 20} characters)"

@@ -29,8 +29,8 @@ async def write_list(transport, addr: str, *writes: GroupWrite):
 
 
 async def table(transport, addr: str) -> dict[str, dict]:
-    resp = await request(transport, addr, RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)
-    return json.loads(resp.body)["subscriptionGroupTable"]
+    resp = await transport.request(addr, rpc.GET_ALL_SUBSCRIPTIONGROUP_CONFIG.request())
+    return {name: cfg.to_json() for name, cfg in rpc.GET_ALL_SUBSCRIPTIONGROUP_CONFIG.reply(resp).body.items()}
 
 
 async def test_attribute_operations_apply_to_what_the_group_holds(cluster, transport):
@@ -74,6 +74,7 @@ async def test_refused_attribute_operations_change_nothing(cluster, transport, e
 
 
 async def test_a_body_with_a_plain_attribute_key_is_refused(cluster, transport):
+    """A body our declaration cannot write (a key without + or -), as another client might send it: raw bytes."""
     body = json.dumps({"groupName": "G", "attributes": {"priority.factor": "1"}}).encode()
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=body)
     assert resp.code == R.SYSTEM_ERROR and "wrong format key: priority.factor" in resp.remark
@@ -140,6 +141,7 @@ async def test_the_single_read_creates_a_missing_group_only_with_auto_create(mak
 
 
 async def test_delete_needs_the_group_name(cluster, transport):
+    """A header without its required field, which the declaration cannot build: a raw frame."""
     resp = await request(transport, addr_of(cluster), RC.DELETE_SUBSCRIPTIONGROUP, {})
     assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "the custom field <groupName> is null")
 
@@ -151,6 +153,6 @@ async def test_a_slave_refuses_group_changes(make_cluster, transport):
     for resp in (
         await write(transport, addr, SubscriptionGroupConfig("G")),
         await write_list(transport, addr, GroupWrite(SubscriptionGroupConfig("G"))),
-        await request(transport, addr, RC.DELETE_SUBSCRIPTIONGROUP, {"groupName": "G"}),
+        await transport.request(addr, rpc.DELETE_SUBSCRIPTIONGROUP.request(rpc.DeleteGroupHeader(group_name="G"))),
     ):
         assert resp.code == R.SYSTEM_ERROR and "from slave broker" in resp.remark

@@ -424,3 +424,24 @@ async def test_consumer_running_info_is_forwarded_to_the_consumer(cluster, trans
         assert missing.code == R.SYSTEM_ERROR and "not online" in missing.remark
     finally:
         await consumer.aclose()
+
+
+async def test_query_consume_queue_shows_a_groups_subscription_or_that_it_is_offline(cluster, transport):
+    """queryCq -g: the subscription of an online consumer of the group, else "not online" (as Java's broker)."""
+    from mqadmin.model.rpc.messages import QUERY_CONSUME_QUEUE, QueryConsumeQueueHeader
+
+    addr = broker_of(cluster).config.addr
+    assert (await request(transport, addr, RC.SEND_MESSAGE, send_ext("CqTopic"), b"x")).code == R.SUCCESS
+    await request(transport, addr, RC.HEART_BEAT, body=heartbeat("client-cq", "CqGroup", "CqTopic"))
+
+    async def view(group: str):
+        header = QueryConsumeQueueHeader(topic="CqTopic", queue_id=0, index=0, count=1, consumer_group=group)
+        resp = await transport.request(addr, QUERY_CONSUME_QUEUE.request(header))
+        assert resp.code == R.SUCCESS, resp.remark
+        return QUERY_CONSUME_QUEUE.reply(resp).body
+
+    online = await view("CqGroup")
+    assert online.filter_data == "null" and online.subscription_data["subString"] == "TagA || TagB"
+    offline = await view("Nobody")
+    assert offline.subscription_data is None and offline.filter_data == "Nobody@CqTopic is not online!"
+    assert len(online.queue_data) == 1

@@ -119,3 +119,18 @@ async def test_a_later_is_answered_once_whenever_its_outcome_is_given() -> None:
         answer.give(cmd.response(R.SUCCESS, "again"))
         assert (await waiting).remark == "later"
         assert (await ask(GIVEN_EARLY)).remark == "before it was returned"
+
+
+async def test_a_remark_quoting_a_megabyte_is_cut_short() -> None:
+    """Whatever a handler puts in a remark (a failure quoting hostile input), at most REMARK_LIMIT characters of
+    it go back, then the remark's length."""
+    from mqadmin.server.remoting import REMARK_LIMIT
+
+    def echoes(cmd: RemotingCommand, ch: ClientChannel) -> RemotingCommand:
+        raise ValueError("x" * (1 << 20))
+
+    async with serving({NOW: echoes}) as ask:
+        resp = await ask(NOW)
+    assert resp.code == R.SYSTEM_ERROR
+    assert resp.remark is not None and resp.remark.startswith("ValueError: xxx")
+    assert len(resp.remark) < REMARK_LIMIT + 40 and resp.remark.endswith(" characters)")

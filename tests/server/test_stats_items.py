@@ -3,14 +3,18 @@ minute/hour/day counts behind them, and statsAll end to end on an in-process clu
 
 from __future__ import annotations
 
-from mqadmin.model.broker_stats import BrokerStatsData
-from mqadmin.model.rpc.stats import GET_SYSTEM_TOPIC_LIST_FROM_BROKER_CODE, VIEW_BROKER_STATS_DATA_CODE
+from mqadmin.model.rpc.clients import UPDATE_CONSUMER_OFFSET, UpdateOffsetHeader
+from mqadmin.model.rpc.messages import PULL_MESSAGE, SEND_MESSAGE
+from mqadmin.model.rpc.stats import (
+    GET_SYSTEM_TOPIC_LIST_FROM_BROKER,
+    VIEW_BROKER_STATS_DATA,
+    VIEW_BROKER_STATS_DATA_CODE,
+    StatsItemHeader,
+)
 from mqadmin.server.broker.rates import Rates
-from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 
-from .conftest import pull_ext, request, send_ext
+from .conftest import pull_header, request, send_header
 
 
 class Clock:
@@ -44,33 +48,44 @@ def test_counts_cover_the_last_minute_hour_and_day() -> None:
 
 
 async def stats(transport, addr: str, name: str, key: str):
-    return await request(transport, addr, VIEW_BROKER_STATS_DATA_CODE, {"statsName": name, "statsKey": key})
+    return await transport.request(
+        addr, VIEW_BROKER_STATS_DATA.request(StatsItemHeader(stats_name=name, stats_key=key))
+    )
+
+
+async def send(transport, addr: str, topic: str, body: bytes):
+    return await transport.request(addr, SEND_MESSAGE.request(send_header(topic), body))
+
+
+async def pull(transport, addr: str, topic: str, group: str, max_msg_nums: int = 32):
+    return await transport.request(addr, PULL_MESSAGE.request(pull_header(topic, group=group, max_msgs=max_msg_nums)))
 
 
 async def test_view_broker_stats_data_for_puts_and_gets(cluster, transport):
     addr = cluster.brokers[0].config.addr
     for i in range(3):
-        assert (await request(transport, addr, RC.SEND_MESSAGE, send_ext("Counted"), b"m%d" % i)).code == R.SUCCESS
-    pulled = await request(transport, addr, RC.PULL_MESSAGE, pull_ext("Counted", group="CG_STATS"))
+        assert (await send(transport, addr, "Counted", b"m%d" % i)).code == R.SUCCESS
+    pulled = await pull(transport, addr, "Counted", "CG_STATS")
     assert pulled.code == R.SUCCESS
 
     put = await stats(transport, addr, "TOPIC_PUT_NUMS", "Counted")
     assert put.code == R.SUCCESS
-    data = BrokerStatsData.from_json(fastjson.loads(put.body))
+    data = VIEW_BROKER_STATS_DATA.reply(put).body
     assert (data.minute.sum, data.hour.sum, data.day.sum, data.minute.tps) == (3, 3, 3, 0.05)
     got = await stats(transport, addr, "GROUP_GET_NUMS", "Counted@CG_STATS")
-    assert BrokerStatsData.from_json(fastjson.loads(got.body)).sum_24h == 3
+    assert VIEW_BROKER_STATS_DATA.reply(got).body.sum_24h == 3
 
     for name, key in (("TOPIC_PUT_NUMS", "NeverSent"), ("GROUP_GET_NUMS", "Counted"), ("SNDBCK_PUT_NUMS", "Counted")):
         none = await stats(transport, addr, name, key)
         assert (none.code, none.remark) == (R.SYSTEM_ERROR, f"The stats <{name}> <{key}> not exist")
+    # a header without its required key, which the declaration cannot build: a raw frame
     missing = await request(transport, addr, VIEW_BROKER_STATS_DATA_CODE, {"statsName": "TOPIC_PUT_NUMS"})
     assert (missing.code, missing.remark) == (R.SYSTEM_ERROR, "the custom field <statsKey> is null")
 
 
 async def test_system_topic_list_names_the_fixed_and_start_up_topics(cluster, transport):
-    resp = await request(transport, cluster.brokers[0].config.addr, GET_SYSTEM_TOPIC_LIST_FROM_BROKER_CODE)
-    topics = fastjson.loads(resp.body)["topicList"]
+    resp = await transport.request(cluster.brokers[0].config.addr, GET_SYSTEM_TOPIC_LIST_FROM_BROKER.request())
+    topics = GET_SYSTEM_TOPIC_LIST_FROM_BROKER.reply(resp).body
     assert resp.code == R.SUCCESS
     assert {"TBW102", "SCHEDULE_TOPIC_XXXX", "DefaultCluster", "broker-a", "DefaultCluster_REPLY_TOPIC"} <= set(topics)
     assert "Counted" not in topics
@@ -79,10 +94,10 @@ async def test_system_topic_list_names_the_fixed_and_start_up_topics(cluster, tr
 async def test_stats_all_reports_rates_counts_and_accumulation(cluster, transport, admin):
     addr = cluster.brokers[0].config.addr
     for _ in range(4):
-        await request(transport, addr, RC.SEND_MESSAGE, send_ext("StatsAll"), b"x")
-    await request(transport, addr, RC.PULL_MESSAGE, pull_ext("StatsAll", group="CG_ALL", maxMsgNums="3"))
-    commit = {"consumerGroup": "CG_ALL", "topic": "StatsAll", "queueId": "0", "commitOffset": "3"}
-    assert (await request(transport, addr, RC.UPDATE_CONSUMER_OFFSET, commit)).code == R.SUCCESS
+        await send(transport, addr, "StatsAll", b"x")
+    await pull(transport, addr, "StatsAll", "CG_ALL", max_msg_nums=3)
+    commit = UpdateOffsetHeader(consumer_group="CG_ALL", topic="StatsAll", queue_id=0, commit_offset=3)
+    assert (await transport.request(addr, UPDATE_CONSUMER_OFFSET.request(commit))).code == R.SUCCESS
 
     rows, results = await admin.stats_all("StatsAll")
     assert [(r.topic, r.group, r.accumulation, r.in_24h, r.out_24h) for r in rows] == [("StatsAll", "CG_ALL", 1, 4, 3)]

@@ -8,17 +8,14 @@ where Java fails with an internal message ('+a=': "Index 1 out of bounds for len
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 
 import pytest
 
+from mqadmin.model.rpc import topics
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
-from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
-
-from .conftest import request, topic_ext
 
 
 def test_operations_keep_their_signs():
@@ -88,22 +85,21 @@ def test_alter_refuses_what_apache_refuses(create, current, ops, error):
 
 
 async def update(transport, cluster, topic: str, attributes: str | None, **fields):
-    ext = topic_ext(TopicConfig(topic, 4, 4)) | {k: str(v) for k, v in fields.items()}
-    if attributes is None:
-        del ext["attributes"]
-    else:
-        ext["attributes"] = attributes
-    return await request(transport, cluster.brokers[0].config.addr, RC.UPDATE_AND_CREATE_TOPIC, ext)
+    """UPDATE_AND_CREATE_TOPIC of ``topic`` (4 queues unless ``fields`` say otherwise) with these attribute
+    operations (None: the field absent, as a 4.x client sends it)."""
+    header = replace(topics.CreateTopicHeader.of(TopicConfig(topic, 4, 4)), attributes=attributes, **fields)
+    return await transport.request(cluster.brokers[0].config.addr, topics.UPDATE_AND_CREATE_TOPIC.request(header))
 
 
 async def test_an_update_without_attributes_keeps_them(cluster, transport, admin):
     assert (await update(transport, cluster, "Fifo", "+message.type=FIFO")).code == R.SUCCESS
-    assert (await update(transport, cluster, "Fifo", None, readQueueNums=8, writeQueueNums=8)).code == R.SUCCESS
+    assert (await update(transport, cluster, "Fifo", None, read_queue_nums=8, write_queue_nums=8)).code == R.SUCCESS
     assert (await update(transport, cluster, "Fifo", "")).code == R.SUCCESS
     tc = cluster.brokers[0].topics.get("Fifo")
     assert (tc.read_queue_nums, tc.attributes) == (4, {"message.type": "FIFO"})
-    got = await request(transport, cluster.brokers[0].config.addr, RC.GET_TOPIC_CONFIG, {"topic": "Fifo"})
-    assert json.loads(got.body)["attributes"] == {"message.type": "FIFO"}
+    read = topics.GET_TOPIC_CONFIG.request(topics.GetTopicConfigHeader(topic="Fifo"))
+    got = await transport.request(cluster.brokers[0].config.addr, read)
+    assert topics.GET_TOPIC_CONFIG.reply(got).body.attributes == {"message.type": "FIFO"}
 
 
 async def test_add_change_and_remove_attributes_on_update(cluster, transport):
@@ -129,7 +125,7 @@ async def test_a_refused_update_changes_nothing(cluster, transport, attributes, 
     await update(transport, cluster, "Kept", "+message.type=FIFO,+queue.type=SimpleCQ")
     broker = cluster.brokers[0]
     before, version = broker.topics.get("Kept"), broker.topics.data_version["counter"]
-    resp = await update(transport, cluster, "Kept", attributes, readQueueNums=2)
+    resp = await update(transport, cluster, "Kept", attributes, read_queue_nums=2)
     assert (resp.code, resp.remark) == (code, remark)
     assert broker.topics.get("Kept") == before and broker.topics.data_version["counter"] == version
 
@@ -147,9 +143,10 @@ async def test_topic_list_bodies_merge_the_same_way(cluster, transport):
     addr = cluster.brokers[0].config.addr
     await update(transport, cluster, "Listed", "+message.type=FIFO")
     fresh = TopicConfig("Fresh", attributes={"+message.type": "DELAY"})
-    body = fastjson.dumps_bytes({"topicConfigList": [TopicConfig("Listed", 2, 2).to_json(), fresh.to_json()]})
-    resp = await request(transport, addr, RC.UPDATE_AND_CREATE_TOPIC_LIST, body=body)
+    resp = await transport.request(
+        addr, topics.UPDATE_AND_CREATE_TOPIC_LIST.request(body=[TopicConfig("Listed", 2, 2), fresh])
+    )
     assert resp.code == R.SUCCESS
-    topics = cluster.brokers[0].topics
-    assert topics.get("Listed").attributes == {"message.type": "FIFO"} and topics.get("Listed").read_queue_nums == 2
-    assert topics.get("Fresh").attributes == {"message.type": "DELAY"}
+    held = cluster.brokers[0].topics
+    assert held.get("Listed").attributes == {"message.type": "FIFO"} and held.get("Listed").read_queue_nums == 2
+    assert held.get("Fresh").attributes == {"message.type": "DELAY"}

@@ -1,16 +1,21 @@
-"""Running the real CLI entry point in-process against the fake transport."""
+"""Running the real CLI entry point in-process against a mock transport or the embedded servers."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from mqadmin.cli import run, runner
+from mqadmin.model.rpc import namesrv
+from mqadmin.transport.base import Transport
+from tests.mock_transport import MockTransport, cluster_info, ok, routes
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, FakeTransport
 
 
@@ -25,18 +30,33 @@ class Outcome:
 
 
 class Cli:
-    """``cli("updateTopic", "-c", "DefaultCluster", ...)`` runs ``mqadmin`` as a user would, minus the process."""
+    """``cli("updateTopic", "-c", "DefaultCluster", ...)`` runs ``mqadmin`` as a user would, minus the process.
+
+    With ``namesrvs`` it talks to those name servers over ``transport`` (a ``MockTransport``), or over real
+    sockets when there is none (the embedded servers); the positional fake servers are the older form."""
 
     def __init__(
-        self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *servers: FakeNamesrv | FakeBroker
+        self,
+        monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str],
+        *servers: FakeNamesrv | FakeBroker,
+        namesrvs: Sequence[str] = (),
+        transport: Transport | None = None,
     ) -> None:
-        self.transport = FakeTransport(*servers)
+        if servers:
+            transport = FakeTransport(*servers)
+            namesrvs = [s.addr for s in servers if isinstance(s, FakeNamesrv)]
+        self.transport = transport
         self._capsys = capsys
         self._monkeypatch = monkeypatch
-        monkeypatch.setattr(runner, "transport_factory", lambda: self.transport)
-        namesrvs = [s.addr for s in servers if isinstance(s, FakeNamesrv)]
-        monkeypatch.setenv("NAMESRV_ADDR", ";".join(namesrvs))
+        if transport is not None:
+            monkeypatch.setattr(runner, "transport_factory", lambda: transport)
+        if namesrvs and not servers:  # none of the user's settings (the fakes' tests set theirs before this)
+            for name in [k for k in os.environ if k.startswith(("ROCKETMQ_", "MQADMIN_"))]:
+                monkeypatch.delenv(name)
+            monkeypatch.setenv("MQADMIN_CONFIG", os.devnull)
         monkeypatch.delenv("NO_COLOR", raising=False)
+        monkeypatch.setenv("NAMESRV_ADDR", ";".join(namesrvs))
 
     def __call__(self, *args: str) -> Outcome:
         self._capsys.readouterr()
@@ -45,6 +65,30 @@ class Cli:
             run()
         captured = self._capsys.readouterr()
         return Outcome(int(e.value.code or 0), captured.out, captured.err)
+
+
+A, B = "127.0.0.1:10911", "127.0.0.1:10921"
+"""The scripted brokers' addresses (broker-a, broker-b)."""
+
+
+def scripted(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    answers: dict[Any, Any],
+    *,
+    namesrvs: Sequence[str] = ("127.0.0.1:9876",),
+    **kw: Any,
+) -> Cli:
+    """The CLI over the mock transport: DefaultCluster of broker-a at A and broker-b at B, answering ``answers``
+    (a table for ``mock_transport.routes``, over the cluster info); ``kw`` for ``MockTransport``."""
+    table = {namesrv.GET_BROKER_CLUSTER_INFO: ok(cluster_info(("broker-a", 0, A), ("broker-b", 0, B)))} | answers
+    return Cli(monkeypatch, capsys, namesrvs=namesrvs, transport=MockTransport(routes(table), **kw))
+
+
+def codes(cli: Cli, addr: str | None = None) -> list[int]:
+    """The codes of the requests a ``scripted`` CLI sent (to ``addr``)."""
+    assert isinstance(cli.transport, MockTransport)
+    return [c.code for a, c in cli.transport.sent if addr in (None, a)]
 
 
 def assert_one_line_error(result: Outcome, *fragments: str) -> None:

@@ -1,9 +1,13 @@
-"""Fixtures of the CLI unit tests: a fake two-broker cluster and the CLI pointed at it."""
+"""Fixtures of the CLI unit tests: the embedded servers and the CLI pointed at them (``live``); a fake two-broker
+cluster and the CLI pointed at it (``cli``, for the tests not yet on the mock transport)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
+from tests.embedded import ThreadedCluster
 from tests.unit.cli_helpers import Cli
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, two_broker_cluster
 
@@ -17,3 +21,16 @@ def cluster() -> tuple[FakeNamesrv, FakeBroker, FakeBroker]:
 def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cluster) -> Cli:
     ns, a, b = cluster
     return Cli(monkeypatch, capsys, ns, a, b)
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadedCluster]:
+    """The embedded name server and two brokers, for the module (tests use names of their own)."""
+    with ThreadedCluster(tmp_path_factory.mktemp("embedded")) as c:
+        yield c
+
+
+@pytest.fixture
+def live(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], embedded: ThreadedCluster) -> Cli:
+    """The CLI talking to ``embedded`` over loopback."""
+    return Cli(monkeypatch, capsys, namesrvs=[embedded.namesrv_addr])

@@ -12,6 +12,7 @@ from mqadmin.model.consume import ConsumeStats, ConsumeStatsBody, QueueProgress
 from mqadmin.model.queue import MessageQueue
 from mqadmin.model.rpc import clients as client_rpc
 from mqadmin.model.rpc import consumers as rpc
+from mqadmin.model.rpc import groups as group_rpc
 from mqadmin.model.rpc.consumers import ConsumerStatus
 from mqadmin.model.stats import QueueOffsets, TopicStats, TopicStatsBody
 from mqadmin.model.topic import TopicConfig
@@ -93,6 +94,10 @@ class ConsumerSide:
                 last = T0 + (off - 1) * MINUTE if off else 0
                 rows.append(QueueProgress(topic, self.broker.name, qid, depth, off, off, last))
         return cmd.response(body=ConsumeStatsBody().encode(ConsumeStats(rows, 1.5)))
+
+    def _on_43(self, cmd: RemotingCommand) -> RemotingCommand:  # GET_ALL_CONSUMER_OFFSET
+        table = {f"{topic}@{group}": dict(queues) for (group, topic), queues in self.offsets.items()}
+        return cmd.response(body=group_rpc.OFFSET_TABLE.encode(table))
 
     def _on_202(self, cmd: RemotingCommand) -> RemotingCommand:  # GET_TOPIC_STATS_INFO
         topic = cmd.ext["topic"]

@@ -20,6 +20,7 @@ from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
+from tests.mock_transport import runtime
 
 Hook = Callable[[RemotingCommand], Awaitable[RemotingCommand | None]]
 Answer = Callable[[Decoded[Any, Any]], RemotingCommand]
@@ -273,24 +274,6 @@ class FakeTransport:
 
 
 def two_broker_cluster(version: int = 479) -> tuple[FakeNamesrv, FakeBroker, FakeBroker]:
-    a = FakeBroker("broker-a", "127.0.0.1:10911", version=version, runtime=_runtime(version, "12.5 11.0 10.0"))
-    b = FakeBroker("broker-b", "127.0.0.1:10921", version=version, runtime=_runtime(version, "0.0 0.0 0.0"))
+    a = FakeBroker("broker-a", "127.0.0.1:10911", version=version, runtime=runtime(version, "12.5 11.0 10.0"))
+    b = FakeBroker("broker-b", "127.0.0.1:10921", version=version, runtime=runtime(version, "0.0 0.0 0.0"))
     return FakeNamesrv("127.0.0.1:9876", [a, b]), a, b
-
-
-def _runtime(version: int, put_tps: str) -> dict[str, str]:
-    desc = "V5_3_3" if version >= 413 else "V4_9_8"
-    out_key = "getTransferredTps" if version >= 413 else "getTransferedTps"
-    return {
-        "brokerVersionDesc": desc,
-        "brokerVersion": str(version),
-        "putTps": put_tps,
-        out_key: "3.25 2.0 1.0 ",
-        "msgPutTotalTodayNow": "150",
-        "msgPutTotalTodayMorning": "100",
-        "msgPutTotalYesterdayMorning": "40",
-        "msgGetTotalTodayNow": "90",
-        "msgGetTotalTodayMorning": "60",
-        "msgGetTotalYesterdayMorning": "10",
-        "commitLogDiskRatio": "0.24",
-    }

@@ -15,8 +15,9 @@ import pytest
 from mqadmin.admin.addrserver import AddressServerError, fetch_namesrv_list
 from mqadmin.admin.namesrv import address_server_url, parse_namesrv_addrs
 from mqadmin.cli import runner
+from mqadmin.model.rpc import namesrv
+from tests.mock_transport import MockTransport, ok, routes
 from tests.unit.cli_helpers import assert_one_line_error
-from tests.unit.fake_remoting import FakeNamesrv, FakeTransport
 from tests.unit.test_settings import run, write_config
 
 
@@ -151,7 +152,7 @@ def test_https_is_verified(tmp_path, monkeypatch, capsys) -> None:
     with address_server((200, "127.0.0.1:9876"), tls=ctx) as srv:
         with pytest.raises(AddressServerError, match="certificate was not accepted"):
             fetch(srv.url, attempts=1)
-        transport = FakeTransport(FakeNamesrv("127.0.0.1:9876"))
+        transport = MockTransport(routes({namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: ok([])}))
         monkeypatch.setattr(runner, "transport_factory", lambda: transport)
         refused = run(monkeypatch, capsys, "topicList", "-n", srv.url, "--tls-ca", str(certs.other_ca))
         assert refused.code == 4 and "certificate was not accepted" in refused.err
@@ -160,8 +161,7 @@ def test_https_is_verified(tmp_path, monkeypatch, capsys) -> None:
 
 
 def test_cli_uses_the_listed_name_servers(monkeypatch, capsys) -> None:
-    listed = [FakeNamesrv("127.0.0.7:9876"), FakeNamesrv("127.0.0.8:9876")]
-    transport = FakeTransport(*listed)
+    transport = MockTransport(routes({namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: ok([])}))
     monkeypatch.setattr(runner, "transport_factory", lambda: transport)
     with address_server((200, "127.0.0.7:9876;127.0.0.8:9876")) as srv:
         r = run(monkeypatch, capsys, "topicList", "-n", srv.url, "--debug")

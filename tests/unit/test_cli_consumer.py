@@ -62,6 +62,39 @@ def test_progress_of_one_group_per_queue_with_totals(cli: Cli, world) -> None:
     assert "Dead letters (%DLQ%OrdersConsumer): 0" in r.out
 
 
+def test_progress_of_a_group_that_only_has_offsets_and_in_the_group_list(cli: Cli, world) -> None:
+    """Offsets set before any consumer ran: no %RETRY% route; the masters' offset tables know the group."""
+    _, sa, sb = world
+    sa.offsets[("Fresh", T)] = {0: 2, 1: 4}
+    sa.offsets[("Fresh", "%RETRY%Fresh")] = {0: 0}
+    sb.offsets[("SystemOnly", "RMQ_SYS_TRANS_HALF_TOPIC")] = {0: 0}  # not a consumer group of a user topic
+    r = cli("--format", "json", "consumerProgress", "-g", "Fresh")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert [(q["brokerName"], q["queueId"], q["lag"]) for q in doc["queues"]] == [
+        ("broker-a", 0, 8),
+        ("broker-a", 1, 0),
+    ]
+    assert doc["online"] is False and doc["lagTotal"] == 8
+    assert sb.codes().count(208) == 0  # only the master holding the group is asked for its progress
+
+    listed = cli("--format", "json", "consumerProgress").json()
+    assert [(g["group"], g["lag"]) for g in listed["groups"]] == [("Fresh", 8), ("OrdersConsumer", 8)]
+    table = cli("consumerProgress")
+    assert ["Fresh", "0", "OFFLINE", "1", "8", "-", "0"] in rows(table.out)
+
+    assert cli("consumerProgress", "-g", "NoSuchGroup").code != 0  # no route and no offsets: still not found
+
+
+def test_group_list_names_a_master_whose_offset_table_cannot_be_read(cli: Cli, world) -> None:
+    _, sa, sb = world
+    sb.fail[43] = (R.SYSTEM_ERROR, "No consumer offset in this broker")
+    r = cli("consumerProgress")
+    assert r.code == 3
+    assert "offset table of broker-b" in r.err and "No consumer offset in this broker" in r.err
+    assert rows(r.out)[1][0] == G
+
+
 def test_progress_json_sorted_by_lag_with_retry_and_dead_letters(cli: Cli, world) -> None:
     _, sa, sb = world
     sa.add_topic("%RETRY%" + G, [2])
@@ -170,6 +203,32 @@ def test_consumer_status_lists_clients_and_flags_blocked_queues(cli: Cli, world)
     doc = cli("--format", "json", "consumerStatus", "-g", G).json()
     assert doc["sameSubscription"] is True and doc["outcome"] == "partial"
     assert doc["clients"][0]["info"]["queues"][0]["processQueue"]["cachedMsgCount"] == 5
+
+
+def test_consumer_status_names_a_queue_two_clients_hold(cli: Cli, world) -> None:
+    _, sa, _ = world
+    sa.online[G] = [Client("10.0.0.1@1", info=running_info(T, "broker-a")),
+                    Client("10.0.0.2@2", info=running_info(T, "broker-a"))]  # fmt: skip
+    r = cli("consumerStatus", "-g", G)
+    assert r.code == 0, r.err  # an analysis, as Java's: not a failed request
+    assert "Rebalance FAILED" in r.out
+    assert f"{T} broker-a queue 0 is held by 2 clients: 10.0.0.1@1, 10.0.0.2@2" in r.out
+    doc = cli("--format", "json", "consumerStatus", "-g", G).json()
+    assert doc["rebalanceOk"] is False
+    assert doc["duplicateQueues"] == [
+        {"topic": T, "brokerName": "broker-a", "queueId": 0, "clients": ["10.0.0.1@1", "10.0.0.2@2"]}
+    ]
+
+    dropping = running_info(T, "broker-a")
+    next(iter(dropping["mqTable"].values()))["droped"] = True  # being released by its old holder
+    broadcast = [running_info(T, "broker-a"), running_info(T, "broker-a")]
+    for info in broadcast:
+        info["properties"]["messageModel"] = "BROADCASTING"  # every client reads every queue, by design
+    for infos in ([running_info(T, "broker-a"), dropping], broadcast):
+        sa.online[G] = [Client(f"10.0.0.{i}@{i}", info=info) for i, info in enumerate(infos, 1)]
+        doc = cli("--format", "json", "consumerStatus", "-g", G).json()
+        assert (doc["rebalanceOk"], doc["duplicateQueues"]) == (True, [])
+        assert "Rebalance OK" in cli("consumerStatus", "-g", G).out
 
 
 def test_consumer_status_of_one_client_with_thread_dump(cli: Cli, world) -> None:

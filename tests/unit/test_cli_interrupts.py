@@ -4,21 +4,42 @@ stops sending, lets what is in flight finish, says what was done and what was no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.rpc import topics as topic_rpc
+from mqadmin.server.remoting import RemotingServer
 from mqadmin.wire.codes import RequestCode
 from mqadmin.wire.frame import RemotingCommand
 from tests.unit.cli_helpers import default_sigint
 from tests.unit.fake_remoting import FakeBroker, FakeNamesrv
 from tests.unit.test_cli_message import Store
-from tests.unit.test_cli_process import _free_addr, mqadmin, served
+from tests.unit.test_cli_process import _free_addr, mqadmin
+
+
+@contextlib.asynccontextmanager
+async def served(*fakes: FakeNamesrv | FakeBroker) -> AsyncIterator[None]:
+    """Serve each fake on the port its address names (bound to 127.0.0.1)."""
+    servers = []
+    for fake in fakes:
+        server = RemotingServer(fake.addr)
+        for code in (code for name, code in vars(RequestCode).items() if name.isupper()):
+            server.register(code, lambda cmd, ch, f=fake: f.handle(cmd))
+        await server.start("127.0.0.1", int(fake.addr.rsplit(":", 1)[1]))
+        servers.append(server)
+    try:
+        yield
+    finally:
+        for s in servers:
+            await s.close()
+
 
 WRITES = frozenset({topic_rpc.UPDATE_AND_CREATE_TOPIC.code, topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST.code})
 

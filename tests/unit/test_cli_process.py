@@ -1,20 +1,16 @@
-"""The CLI as a real process (``python -m mqadmin``) against fake servers on 127.0.0.1."""
+"""The CLI as a real process (``python -m mqadmin``) against the embedded servers on 127.0.0.1."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
 
-from mqadmin.server.remoting import RemotingServer
-from mqadmin.wire.codes import RequestCode
 from tests.conftest import free_port
+from tests.embedded import ThreadedCluster
 from tests.unit.cli_helpers import default_sigint
-from tests.unit.fake_remoting import FakeBroker, FakeNamesrv
 
 
 async def mqadmin(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
@@ -33,31 +29,8 @@ async def mqadmin(*args: str, env: dict[str, str] | None = None) -> tuple[int, s
     return proc.returncode or 0, out.decode(), err.decode()
 
 
-@contextlib.asynccontextmanager
-async def served(*fakes: FakeNamesrv | FakeBroker) -> AsyncIterator[None]:
-    """Serve each fake on the port its address names (bound to 127.0.0.1)."""
-    servers = []
-    for fake in fakes:
-        server = RemotingServer(fake.addr)
-        for code in (code for name, code in vars(RequestCode).items() if name.isupper()):
-            server.register(code, lambda cmd, ch, f=fake: f.handle(cmd))
-        await server.start("127.0.0.1", int(fake.addr.rsplit(":", 1)[1]))
-        servers.append(server)
-    try:
-        yield
-    finally:
-        for s in servers:
-            await s.close()
-
-
 def _free_addr() -> str:
     return f"127.0.0.1:{free_port()}"
-
-
-def _cluster() -> tuple[FakeNamesrv, FakeBroker, FakeBroker]:
-    a = FakeBroker("broker-a", _free_addr(), runtime={"brokerVersionDesc": "V5_3_3", "putTps": "1.0 1.0 1.0"})
-    b = FakeBroker("broker-b", _free_addr(), runtime={"brokerVersionDesc": "V5_3_3", "putTps": "2.0 2.0 2.0"})
-    return FakeNamesrv(_free_addr(), [a, b]), a, b
 
 
 async def test_help_lists_the_commands() -> None:
@@ -67,29 +40,28 @@ async def test_help_lists_the_commands() -> None:
         assert command in out
 
 
-async def test_update_topic_json_and_plain_output_from_a_process() -> None:
-    ns, a, b = _cluster()
-    async with served(ns, a, b):
-        code, out, err = await mqadmin(
-            "--format", "json", "updateTopic", "-n", ns.addr, "-c", "DefaultCluster", "-t", "T1"
-        )
-        assert code == 0, err
-        doc = json.loads(out)
-        assert [(r["name"], r["status"]) for r in doc["results"]] == [("broker-a", "created"), ("broker-b", "created")]
-        # Not a terminal: plain aligned text, no colour codes, and NAMESRV_ADDR works as -n.
-        code, out, err = await mqadmin("updateTopic", "-c", "DefaultCluster", "-t", "T1", env={"NAMESRV_ADDR": ns.addr})
-        assert code == 0, err
-        assert out.splitlines()[0].split() == ["BROKER", "ADDRESS", "RESULT"]
-        assert "\x1b[" not in out
-        assert [line.split()[2] for line in out.splitlines()[1:]] == ["unchanged", "unchanged"]
-
-
-async def test_cluster_list_json_from_a_process() -> None:
-    ns, a, b = _cluster()
-    async with served(ns, a, b):
-        code, out, err = await mqadmin("--format", "json", "clusterList", "-n", ns.addr)
+async def test_update_topic_json_and_plain_output_from_a_process(embedded: ThreadedCluster) -> None:
+    ns = embedded.namesrv_addr
+    code, out, err = await mqadmin("--format", "json", "updateTopic", "-n", ns, "-c", "DefaultCluster", "-t", "T1")
     assert code == 0, err
-    assert [(x["broker"], x["inTps"]) for x in json.loads(out)["brokers"]] == [("broker-a", 1.0), ("broker-b", 2.0)]
+    doc = json.loads(out)
+    assert [(r["name"], r["status"]) for r in doc["results"]] == [("broker-a", "created"), ("broker-b", "created")]
+    # Not a terminal: plain aligned text, no colour codes, and NAMESRV_ADDR works as -n.
+    code, out, err = await mqadmin("updateTopic", "-c", "DefaultCluster", "-t", "T1", env={"NAMESRV_ADDR": ns})
+    assert code == 0, err
+    assert out.splitlines()[0].split() == ["BROKER", "ADDRESS", "RESULT"]
+    assert "\x1b[" not in out
+    assert [line.split()[2] for line in out.splitlines()[1:]] == ["unchanged", "unchanged"]
+
+
+async def test_cluster_list_json_from_a_process(embedded: ThreadedCluster) -> None:
+    code, out, err = await mqadmin("--format", "json", "clusterList", "-n", embedded.namesrv_addr)
+    assert code == 0, err
+    brokers = json.loads(out)["brokers"]
+    assert [(x["broker"], x["addr"], x["inTps"], x["error"]) for x in brokers] == [
+        (name, embedded.addr[name], 0.0, None) for name in ("broker-a", "broker-b")
+    ]
+    assert all(x["version"].startswith("V5_") for x in brokers)
 
 
 async def test_dead_name_server_exits_4_with_a_one_line_hint() -> None:
@@ -111,20 +83,18 @@ async def test_no_name_server_is_a_usage_error() -> None:
     )
 
 
-async def test_cluster_list_interval_ends_cleanly_on_ctrl_c() -> None:
-    ns, a, b = _cluster()
+async def test_cluster_list_interval_ends_cleanly_on_ctrl_c(embedded: ThreadedCluster) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("NAMESRV_ADDR", "NO_COLOR")}
-    async with served(ns, a, b):
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "mqadmin", "--format", "json", "clusterList", "-n", ns.addr, "-i", "0.2",
-            env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            preexec_fn=default_sigint,
-        )  # fmt: skip
-        assert proc.stdout is not None
-        first = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))
-        second = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))  # it repeats
-        proc.send_signal(signal.SIGINT)
-        await asyncio.wait_for(proc.wait(), 30)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "mqadmin", "--format", "json", "clusterList", "-n", embedded.namesrv_addr, "-i", "0.2",
+        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        preexec_fn=default_sigint,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    first = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))
+    second = json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))  # it repeats
+    proc.send_signal(signal.SIGINT)
+    await asyncio.wait_for(proc.wait(), 30)
     assert len(first["brokers"]) == len(second["brokers"]) == 2
     assert proc.returncode == 0
     assert "Traceback" not in (await proc.stderr.read()).decode()

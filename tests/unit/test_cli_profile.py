@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 
 from mqadmin.cli import runner
+from mqadmin.model.rpc import namesrv, topics
+from mqadmin.wire.codes import RequestCode as RC
+from mqadmin.wire.codes import ResponseCode
 from tests.cli.test_json_contract import documented_shapes, mismatch
+from tests.mock_transport import MockTransport, cluster_info, ok, refuse, routes
 from tests.unit.cli_helpers import assert_one_line_error
-from tests.unit.fake_remoting import two_broker_cluster
 from tests.unit.test_settings import run, write_config
 
 SECRET = "prof1le-secret"
@@ -44,15 +47,22 @@ def test_create_then_use_it(monkeypatch, capsys, tmp_path) -> None:
                      "tls_ca": str(ca), "timeout": 7.0},
         },
     }  # fmt: skip
-    ns, a, b = two_broker_cluster()
-    from tests.unit.fake_remoting import FakeNamesrv, FakeTransport
-
-    ns.addr = "127.0.0.2:9876"
-    transport = FakeTransport(ns, a, b, FakeNamesrv("127.0.0.1:9876", ns.brokers))
+    a, b = "127.0.0.1:10911", "127.0.0.1:10921"
+    answers = {
+        namesrv.GET_BROKER_CLUSTER_INFO: ok(cluster_info(("broker-a", 0, a), ("broker-b", 0, b))),
+        topics.GET_TOPIC_CONFIG: refuse(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker."),
+        topics.UPDATE_AND_CREATE_TOPIC: ok(),
+    }
+    transport = MockTransport(routes(answers))
     monkeypatch.setattr(runner, "transport_factory", lambda: transport)
     r = run(monkeypatch, capsys, "--profile", "prod", "updateTopic", "-c", "DefaultCluster", "-t", "Orders")
     assert r.code == 0, r.err
-    assert "Orders" in a.topics and "Orders" in b.topics
+    created = [(addr, c.ext["topic"]) for addr, c in transport.sent if c.code == RC.UPDATE_AND_CREATE_TOPIC]
+    assert sorted(created) == [(a, "Orders"), (b, "Orders")]
+    assert {addr for addr, c in transport.sent if c.code == RC.GET_BROKER_CLUSTER_INFO} <= {
+        "127.0.0.1:9876",
+        "127.0.0.2:9876",
+    }
 
 
 @pytest.mark.parametrize(

@@ -1,22 +1,31 @@
 """updateTopicPerm, updateTopicList, topicClusterList, allocateMQ and topicList -c through the CLI entry
-point, against fake brokers of several versions."""
+point: what they do to a broker against the embedded servers (``live``), what they send and how they read the
+answers of other brokers (4.9.8, 5.2.0, a slave, one that hangs) through scripted answers (the mock transport)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from mqadmin.model.route import BrokerData, QueueData, TopicRouteData
+from mqadmin.model.rpc import namesrv, topics
+from mqadmin.model.rpc.spec import Decoded
 from mqadmin.model.topic import TopicConfig
-from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from tests.cli.test_json_contract import documented_shapes, mismatch
-from tests.unit.cli_helpers import Cli, assert_one_line_error, rows
-from tests.unit.fake_remoting import FakeBroker, two_broker_cluster
+from tests.embedded import ThreadedCluster
+from tests.mock_transport import Answer, cluster_info, ok, refuse
+from tests.unit.cli_helpers import A, B, Cli, Outcome, assert_one_line_error, codes, rows, scripted
 
-V4_9_8, V5_2_0, V5_3_3 = 409, 453, 479
+V4_9_8, V5_2_0 = 409, 453
+C = "127.0.0.1:10931"
+NO_TOPIC = refuse(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
 
 
 def _matches_docs(command: str, doc: object) -> None:
@@ -24,36 +33,42 @@ def _matches_docs(command: str, doc: object) -> None:
     assert not all(reasons), reasons
 
 
+def sent(r: Outcome, addr: str, request: str) -> int:
+    """How many ``request`` (a name: UPDATE_AND_CREATE_TOPIC) the ``--debug`` trace shows sent to ``addr``."""
+    return len(re.findall(rf"^(?:mqadmin: )?> {re.escape(addr)} #\d+ {request}\(", r.err, re.MULTILINE))
+
+
 # --- updateTopicPerm ---------------------------------------------------------------------------------
 
 
-def test_update_topic_perm_changes_only_the_permission(cli: Cli, cluster) -> None:
-    _, a, b = cluster
-    a.topics["Orders"] = TopicConfig("Orders", 16, 16, 6, attributes={"message.type": "FIFO"})
-    b.topics["Orders"] = TopicConfig("Orders", 4, 4, 6)
-    r = cli("updateTopicPerm", "-c", "DefaultCluster", "-t", "Orders", "-p", "4")
+def test_update_topic_perm_changes_only_the_permission(live: Cli, embedded: ThreadedCluster) -> None:
+    a, b = embedded.addr["broker-a"], embedded.addr["broker-b"]
+    embedded.create_topic("broker-a", TopicConfig("PermOnly", 16, 16, 6, attributes={"message.type": "FIFO"}))
+    embedded.create_topic("broker-b", TopicConfig("PermOnly", 4, 4, 6))
+    r = live("updateTopicPerm", "-c", "DefaultCluster", "-t", "PermOnly", "-p", "4")
     assert r.code == 0, r.err
     assert rows(r.out)[1:] == [
-        ["broker-a", a.addr, "updated", "perm", "6→4"],
-        ["broker-b", b.addr, "updated", "perm", "6→4"],
+        ["broker-a", a, "updated", "perm", "6→4"],
+        ["broker-b", b, "updated", "perm", "6→4"],
     ]
-    assert a.topics["Orders"] == TopicConfig("Orders", 16, 16, 4, attributes={"message.type": "FIFO"})
-    assert b.topics["Orders"] == TopicConfig("Orders", 4, 4, 4)
-    again = cli("updateTopicPerm", "-c", "DefaultCluster", "-t", "Orders", "-p", "4")
+    assert embedded.topic("broker-a", "PermOnly") == TopicConfig(
+        "PermOnly", 16, 16, 4, attributes={"message.type": "FIFO"}
+    )
+    assert embedded.topic("broker-b", "PermOnly") == TopicConfig("PermOnly", 4, 4, 4)
+    again = live("--debug", "updateTopicPerm", "-c", "DefaultCluster", "-t", "PermOnly", "-p", "4")
     assert [row[2] for row in rows(again.out)[1:]] == ["unchanged", "unchanged"]
-    assert cli.transport.codes_sent_to(a.addr).count(RC.UPDATE_AND_CREATE_TOPIC) == 1
+    assert sent(again, a, "UPDATE_AND_CREATE_TOPIC") == 0
 
 
-def test_update_topic_perm_never_creates_the_topic(cli: Cli, cluster) -> None:
-    _, a, b = cluster
-    a.topics["Orders"] = TopicConfig("Orders", 8, 8, 6)
-    r = cli("--format", "json", "updateTopicPerm", "-c", "DefaultCluster", "-t", "Orders", "-p", "2")
+def test_update_topic_perm_never_creates_the_topic(live: Cli, embedded: ThreadedCluster) -> None:
+    embedded.create_topic("broker-a", TopicConfig("PermHalf", 8, 8, 6))
+    r = live("--format", "json", "updateTopicPerm", "-c", "DefaultCluster", "-t", "PermHalf", "-p", "2")
     assert r.code == 0, r.err
     assert [x["status"] for x in r.json()["results"]] == ["updated", "not found"]
-    assert "Orders" not in b.topics
+    assert embedded.topic("broker-b", "PermHalf") is None
     _matches_docs("updateTopicPerm", r.json())
 
-    missing = cli("updateTopicPerm", "-c", "DefaultCluster", "-t", "Nothing", "-p", "2")
+    missing = live("updateTopicPerm", "-c", "DefaultCluster", "-t", "Nothing", "-p", "2")
     assert missing.code == 1
     assert_one_line_error(missing, "'Nothing' does not exist")
 
@@ -66,21 +81,21 @@ def test_update_topic_perm_never_creates_the_topic(cli: Cli, cluster) -> None:
         (["-c", "DefaultCluster", "-t", "TBW102", "-p", "4"], "system topic"),
     ],
 )
-def test_update_topic_perm_usage_errors(cli: Cli, args: list[str], fragment: str) -> None:
+def test_update_topic_perm_usage_errors(monkeypatch, capsys, args: list[str], fragment: str) -> None:
+    cli = scripted(monkeypatch, capsys, {topics.GET_TOPIC_CONFIG: ok(TopicConfig("Orders"))})
     r = cli("updateTopicPerm", *args)
     assert r.code == 2
     assert_one_line_error(r, fragment)
-    assert RC.UPDATE_AND_CREATE_TOPIC not in [c.code for _, c in cli.transport.sent]
+    assert RC.UPDATE_AND_CREATE_TOPIC not in codes(cli)
 
 
 def test_update_topic_perm_refuses_a_slave(monkeypatch, capsys) -> None:
-    ns, a, b = two_broker_cluster()
-    slave = FakeBroker("broker-a", "127.0.0.1:10915", broker_id=1)
-    ns.brokers.append(slave)
-    cli = Cli(monkeypatch, capsys, ns, a, b, slave)
-    r = cli("updateTopicPerm", "-b", slave.addr, "-t", "Orders", "-p", "4")
+    slave = "127.0.0.1:10915"
+    info = cluster_info(("broker-a", 0, A), ("broker-a", 1, slave), ("broker-b", 0, B))
+    cli = scripted(monkeypatch, capsys, {namesrv.GET_BROKER_CLUSTER_INFO: ok(info)})
+    r = cli("updateTopicPerm", "-b", slave, "-t", "Orders", "-p", "4")
     assert r.code == 2
-    assert_one_line_error(r, "is a slave", f"-b {a.addr}")
+    assert_one_line_error(r, "is a slave", f"-b {A}")
 
 
 # --- updateTopicList ---------------------------------------------------------------------------------
@@ -92,20 +107,11 @@ def _file(tmp_path: Path, entries: object, name: str = "topics.json") -> str:
     return str(path)
 
 
-def _list_bodies(cli: Cli, addr: str) -> list[list[str]]:
-    """The topic names of each UPDATE_AND_CREATE_TOPIC_LIST request sent to ``addr``."""
-    return [
-        [t["topicName"] for t in fastjson.loads(c.body)["topicConfigList"]]
-        for a, c in cli.transport.sent
-        if a == addr and c.code == RC.UPDATE_AND_CREATE_TOPIC_LIST
-    ]
-
-
-def test_update_topic_list_sends_only_what_changed_in_one_list_request(cli: Cli, cluster, tmp_path: Path) -> None:
-    _, a, b = cluster
-    for broker in (a, b):
-        broker.topics["Same"] = TopicConfig("Same", 16, 16, 6)
-        broker.topics["Narrow"] = TopicConfig("Narrow", 2, 2, 6)
+def test_update_topic_list_sends_only_what_changed_in_one_list_request(live: Cli, embedded, tmp_path: Path) -> None:
+    a, b = embedded.addr["broker-a"], embedded.addr["broker-b"]
+    for broker in ("broker-a", "broker-b"):
+        embedded.create_topic(broker, TopicConfig("Same", 16, 16, 6))
+        embedded.create_topic(broker, TopicConfig("Narrow", 2, 2, 6))
     path = _file(
         tmp_path,
         [
@@ -114,42 +120,61 @@ def test_update_topic_list_sends_only_what_changed_in_one_list_request(cli: Cli,
             {"topicName": "Fresh", "perm": 4, "attributes": {"+message.type": "FIFO"}},
         ],
     )
-    r = cli("updateTopicList", "-c", "DefaultCluster", "-f", path)
+    r = live("--debug", "updateTopicList", "-c", "DefaultCluster", "-f", path)
     assert r.code == 0, r.err
     assert [row[:4] for row in rows(r.out)[1:]] == [
-        ["Same", "broker-a", a.addr, "unchanged"],
-        ["Same", "broker-b", b.addr, "unchanged"],
-        ["Narrow", "broker-a", a.addr, "updated"],
-        ["Narrow", "broker-b", b.addr, "updated"],
-        ["Fresh", "broker-a", a.addr, "created"],
-        ["Fresh", "broker-b", b.addr, "created"],
+        ["Same", "broker-a", a, "unchanged"],
+        ["Same", "broker-b", b, "unchanged"],
+        ["Narrow", "broker-a", a, "updated"],
+        ["Narrow", "broker-b", b, "updated"],
+        ["Fresh", "broker-a", a, "created"],
+        ["Fresh", "broker-b", b, "created"],
     ]
     assert "2 created, 2 unchanged, 2 updated" in r.err
-    assert _list_bodies(cli, a.addr) == [["Narrow", "Fresh"]]
-    assert RC.UPDATE_AND_CREATE_TOPIC not in cli.transport.codes_sent_to(a.addr)
-    assert a.topics["Fresh"] == TopicConfig("Fresh", 16, 16, 4, attributes={"message.type": "FIFO"})
-    assert a.topics["Narrow"] == TopicConfig("Narrow", 4, 4, 6)
+    assert sent(r, a, "UPDATE_AND_CREATE_TOPIC_LIST") == 1 and sent(r, a, "UPDATE_AND_CREATE_TOPIC") == 0
+    assert embedded.topic("broker-a", "Fresh") == TopicConfig("Fresh", 16, 16, 4, attributes={"message.type": "FIFO"})
+    assert embedded.topic("broker-a", "Narrow") == TopicConfig("Narrow", 4, 4, 6)
 
 
-def test_update_topic_list_keeps_what_an_entry_does_not_give(cli: Cli, cluster, tmp_path: Path) -> None:
-    _, a, _ = cluster
-    a.topics["Orders"] = TopicConfig("Orders", 8, 8, 6, attributes={"message.type": "FIFO"})
-    path = _file(tmp_path, [{"topicName": "Orders", "perm": 4}])
-    r = cli("--format", "json", "updateTopicList", "-b", a.addr, "-f", path)
+def test_the_list_request_carries_only_the_changed_topics(monkeypatch, capsys, tmp_path: Path) -> None:
+    held = {"Same": TopicConfig("Same", 16, 16, 6), "Narrow": TopicConfig("Narrow", 2, 2, 6)}
+    lists: list[list[str]] = []
+
+    def read(req: Decoded[topics.GetTopicConfigHeader, None], _addr: str) -> Answer:
+        return ok(held[req.header.topic]) if req.header.topic in held else NO_TOPIC
+
+    def write(req: Decoded[None, list[TopicConfig]], _addr: str) -> Answer:
+        lists.append([c.topic_name for c in req.body])
+        return ok()
+
+    cli = scripted(monkeypatch, capsys, {topics.GET_TOPIC_CONFIG: read, topics.UPDATE_AND_CREATE_TOPIC_LIST: write})
+    path = _file(
+        tmp_path, [{"topicName": "Same"}, {"topicName": "Narrow", "writeQueueNums": 4}, {"topicName": "Fresh"}]
+    )
+    assert cli("updateTopicList", "-b", A, "-f", path).code == 0
+    assert lists == [["Narrow", "Fresh"]]
+
+
+def test_update_topic_list_keeps_what_an_entry_does_not_give(live: Cli, embedded, tmp_path: Path) -> None:
+    a = embedded.addr["broker-a"]
+    embedded.create_topic("broker-a", TopicConfig("KeptList", 8, 8, 6, attributes={"message.type": "FIFO"}))
+    path = _file(tmp_path, [{"topicName": "KeptList", "perm": 4}])
+    r = live("--format", "json", "updateTopicList", "-b", a, "-f", path)
     assert r.code == 0, r.err
     assert r.json()["results"][0]["changes"] == {"perm": {"old": 6, "new": 4}}
-    assert a.topics["Orders"] == TopicConfig("Orders", 8, 8, 4, attributes={"message.type": "FIFO"})
+    assert embedded.topic("broker-a", "KeptList") == TopicConfig(
+        "KeptList", 8, 8, 4, attributes={"message.type": "FIFO"}
+    )
     _matches_docs(
-        "updateTopicList", cli("--format", "json", "updateTopicList", "-c", "DefaultCluster", "-f", path).json()
+        "updateTopicList", live("--format", "json", "updateTopicList", "-c", "DefaultCluster", "-f", path).json()
     )
 
 
-def test_update_topic_list_reads_toml(cli: Cli, cluster, tmp_path: Path) -> None:
-    _, a, _ = cluster
-    toml = '[[topic]]\ntopicName = "T1"\nwriteQueueNums = 2\n\n[[topic]]\ntopicName = "T2"\norder = true\n'
-    r = cli("updateTopicList", "-b", a.addr, "-f", _file(tmp_path, toml, "topics.toml"))
+def test_update_topic_list_reads_toml(live: Cli, embedded, tmp_path: Path) -> None:
+    toml = '[[topic]]\ntopicName = "Toml1"\nwriteQueueNums = 2\n\n[[topic]]\ntopicName = "Toml2"\norder = true\n'
+    r = live("updateTopicList", "-b", embedded.addr["broker-a"], "-f", _file(tmp_path, toml, "topics.toml"))
     assert r.code == 0, r.err
-    assert a.topics["T1"].write_queue_nums == 2 and a.topics["T2"].order
+    assert embedded.topic("broker-a", "Toml1").write_queue_nums == 2 and embedded.topic("broker-a", "Toml2").order
 
 
 @pytest.mark.parametrize("version", [V4_9_8, V5_2_0])
@@ -157,36 +182,40 @@ def test_brokers_without_the_list_request_get_one_request_per_topic(monkeypatch,
     from mqadmin.admin import topic_batch
 
     monkeypatch.setattr(topic_batch, "CHUNK", 1)
-    ns, a, b = two_broker_cluster(version)
-    cli = Cli(monkeypatch, capsys, ns, a, b)
+    held: dict[str, TopicConfig] = {}
+
+    def create(req: Decoded[topics.CreateTopicHeader, None], _addr: str) -> Answer:
+        held[req.header.topic] = req.header.config()
+        return ok()
+
+    answers: dict[Any, Any] = {
+        topics.GET_ALL_TOPIC_CONFIG: lambda _req, _addr: ok(dict(held)),
+        topics.UPDATE_AND_CREATE_TOPIC: create,
+    }
+    if version >= 413:  # GET_TOPIC_CONFIG since 5.0; the list request since 5.3.0
+        answers[topics.GET_TOPIC_CONFIG] = lambda req, _a: (
+            ok(held[req.header.topic]) if req.header.topic in held else NO_TOPIC
+        )
+    cli = scripted(monkeypatch, capsys, answers, version=version)
     names = [f"T{i}" for i in range(6)]
-    r = cli("updateTopicList", "-b", a.addr, "-f", _file(tmp_path, [{"topicName": n} for n in names]))
+    r = cli("updateTopicList", "-b", A, "-f", _file(tmp_path, [{"topicName": n} for n in names]))
     assert r.code == 0, r.err
-    assert sorted(a.topics) == names
-    codes = cli.transport.codes_sent_to(a.addr)
-    assert codes.count(RC.UPDATE_AND_CREATE_TOPIC) == 6
-    assert codes.count(RC.UPDATE_AND_CREATE_TOPIC_LIST) <= topic_batch.CHUNKS_IN_FLIGHT  # learnt, then never again
+    assert sorted(held) == names
+    sent_codes = codes(cli, A)
+    assert sent_codes.count(RC.UPDATE_AND_CREATE_TOPIC) == 6
+    assert sent_codes.count(RC.UPDATE_AND_CREATE_TOPIC_LIST) <= topic_batch.CHUNKS_IN_FLIGHT  # learnt, then never again
 
 
-def test_a_refused_list_is_retried_topic_by_topic_so_each_reports_its_error(cli: Cli, cluster, tmp_path) -> None:
-    _, a, _ = cluster
-
-    async def refuse(cmd):
-        if cmd.code == RC.UPDATE_AND_CREATE_TOPIC_LIST:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, "unsupported key: bogus")
-        if cmd.code == RC.UPDATE_AND_CREATE_TOPIC and "bogus" in cmd.ext.get("attributes", ""):
-            return cmd.response(ResponseCode.SYSTEM_ERROR, "unsupported key: bogus")
-        return None
-
-    a.before = refuse
-    path = _file(tmp_path, [{"topicName": "Good"}, {"topicName": "Bad", "attributes": {"bogus": "1"}}])
-    r = cli("--format", "json", "updateTopicList", "-b", a.addr, "-f", path)
+def test_a_refused_list_is_retried_topic_by_topic_so_each_reports_its_error(live: Cli, embedded, tmp_path) -> None:
+    """The broker refuses an attribute key it does not know (the old fake broker accepted it)."""
+    path = _file(tmp_path, [{"topicName": "GoodList"}, {"topicName": "BadList", "attributes": {"bogus.key": "1"}}])
+    r = live("--format", "json", "updateTopicList", "-b", embedded.addr["broker-a"], "-f", path)
     assert r.code == 3
     doc = r.json()
-    assert [(x["topic"], x["status"]) for x in doc["results"]] == [("Good", "created"), ("Bad", "failed")]
-    assert "unsupported key: bogus" in doc["results"][1]["reason"]
-    assert "Good" in a.topics and "Bad" not in a.topics
-    assert_one_line_error(r, "failed for 1 of 2", "Bad on broker-a")
+    assert [(x["topic"], x["status"]) for x in doc["results"]] == [("GoodList", "created"), ("BadList", "failed")]
+    assert "unsupported key: bogus.key" in doc["results"][1]["reason"]
+    assert embedded.topic("broker-a", "GoodList") is not None and embedded.topic("broker-a", "BadList") is None
+    assert_one_line_error(r, "failed for 1 of 2", "BadList on broker-a")
 
 
 @pytest.mark.parametrize(
@@ -206,15 +235,18 @@ def test_a_refused_list_is_retried_topic_by_topic_so_each_reports_its_error(cli:
         ([{"topicName": "DefaultCluster"}], "name of a cluster"),
     ],
 )
-def test_a_bad_file_is_a_usage_error_and_nothing_is_sent(cli: Cli, tmp_path: Path, entries, fragment: str) -> None:
+def test_a_bad_file_is_a_usage_error_and_nothing_is_sent(
+    monkeypatch, capsys, tmp_path: Path, entries, fragment
+) -> None:
+    cli = scripted(monkeypatch, capsys, {topics.GET_TOPIC_CONFIG: NO_TOPIC})
     r = cli("updateTopicList", "-c", "DefaultCluster", "-f", _file(tmp_path, entries))
     assert r.code == 2
     assert_one_line_error(r, fragment)
-    sent = {c.code for _, c in cli.transport.sent}
-    assert not sent & {RC.UPDATE_AND_CREATE_TOPIC, RC.UPDATE_AND_CREATE_TOPIC_LIST}
+    assert not set(codes(cli)) & {RC.UPDATE_AND_CREATE_TOPIC, RC.UPDATE_AND_CREATE_TOPIC_LIST}
 
 
-def test_missing_file_and_bad_toml(cli: Cli, tmp_path: Path) -> None:
+def test_missing_file_and_bad_toml(monkeypatch, capsys, tmp_path: Path) -> None:
+    cli = scripted(monkeypatch, capsys, {})
     r = cli("updateTopicList", "-c", "DefaultCluster", "-f", str(tmp_path / "nope.json"))
     assert r.code == 2 and "no such file" in r.err
     r = cli("updateTopicList", "-c", "DefaultCluster", "-f", _file(tmp_path, "[[topic]\n", "t.toml"))
@@ -224,13 +256,27 @@ def test_missing_file_and_bad_toml(cli: Cli, tmp_path: Path) -> None:
 # --- topicClusterList, allocateMQ, topicList -c ------------------------------------------------------
 
 
+def route_of(*queues: tuple[str, str, int, int]) -> TopicRouteData:
+    """(broker name, address, queues, perm) holding the topic."""
+    return TopicRouteData(
+        [BrokerData("DefaultCluster", name, {0: addr}) for name, addr, _, _ in queues],
+        [QueueData(name, n, n, perm) for name, _, n, perm in queues],
+    )
+
+
 def test_topic_cluster_list_names_every_cluster_of_the_route(monkeypatch, capsys) -> None:
-    ns, a, b = two_broker_cluster()
-    c = FakeBroker("broker-c", "127.0.0.1:10931", cluster="OtherCluster")
-    ns.brokers.append(c)
-    for broker in (a, c):
-        broker.topics["Orders"] = TopicConfig("Orders")
-    cli = Cli(monkeypatch, capsys, ns, a, b, c)
+    info = cluster_info(("broker-a", 0, A), ("broker-b", 0, B))
+    info.brokers["broker-c"] = BrokerData("OtherCluster", "broker-c", {0: C})
+    info.clusters["OtherCluster"] = ["broker-c"]
+
+    def route(req: Decoded[namesrv.RouteHeader, None], _addr: str) -> Answer:
+        if req.header.topic != "Orders":
+            return refuse(ResponseCode.TOPIC_NOT_EXIST, "No topic route info in name server for the topic: Nothing")
+        return ok(route_of(("broker-a", A, 8, 6), ("broker-c", C, 8, 6)))
+
+    cli = scripted(
+        monkeypatch, capsys, {namesrv.GET_BROKER_CLUSTER_INFO: ok(info), namesrv.GET_ROUTEINFO_BY_TOPIC: route}
+    )
     r = cli("topicClusterList", "-t", "Orders")
     assert (r.code, r.out) == (0, "DefaultCluster\nOtherCluster\n")
     doc = cli("--format", "json", "topicClusterList", "-t", "Orders").json()
@@ -239,10 +285,9 @@ def test_topic_cluster_list_names_every_cluster_of_the_route(monkeypatch, capsys
     assert missing.code == 1 and "TOPIC_NOT_EXIST" in missing.err
 
 
-def test_allocate_mq_shares_sorted_queues_among_sorted_clients(cli: Cli, cluster) -> None:
-    _, a, b = cluster
-    a.topics["Orders"] = TopicConfig("Orders", 4, 4, 6)
-    b.topics["Orders"] = TopicConfig("Orders", 3, 3, 6)
+def test_allocate_mq_shares_sorted_queues_among_sorted_clients(monkeypatch, capsys) -> None:
+    route = route_of(("broker-a", A, 4, 6), ("broker-b", B, 3, 6))
+    cli = scripted(monkeypatch, capsys, {namesrv.GET_ROUTEINFO_BY_TOPIC: ok(route)})
     r = cli("allocateMQ", "-t", "Orders", "-i", "c3,c1,c2")
     assert r.code == 0, r.err
     assert rows(r.out) == [
@@ -257,10 +302,9 @@ def test_allocate_mq_shares_sorted_queues_among_sorted_clients(cli: Cli, cluster
     assert doc["result"]["c2"][0] == {"brokerName": "broker-b", "queueId": 0, "topic": "Orders"}
 
 
-def test_allocate_mq_skips_unreadable_brokers_and_checks_client_ids(cli: Cli, cluster) -> None:
-    _, a, b = cluster
-    a.topics["Orders"] = TopicConfig("Orders", 2, 2, 6)
-    b.topics["Orders"] = TopicConfig("Orders", 2, 2, 2)  # write-only: consumers read nothing there
+def test_allocate_mq_skips_unreadable_brokers_and_checks_client_ids(monkeypatch, capsys) -> None:
+    route = route_of(("broker-a", A, 2, 6), ("broker-b", B, 2, 2))  # broker-b write-only: consumers read nothing
+    cli = scripted(monkeypatch, capsys, {namesrv.GET_ROUTEINFO_BY_TOPIC: ok(route)})
     doc = cli("--format", "json", "allocateMQ", "-t", "Orders", "-i", "x").json()
     assert {q["brokerName"] for q in doc["result"]["x"]} == {"broker-a"}
     for ids, fragment in (("a,,b", "empty client id"), ("a,b,a", "names 'a' twice")):
@@ -269,14 +313,29 @@ def test_allocate_mq_skips_unreadable_brokers_and_checks_client_ids(cli: Cli, cl
         assert_one_line_error(r, fragment)
 
 
-def test_topic_list_cluster_model_unions_each_brokers_groups(cli: Cli, cluster) -> None:
-    _, a, b = cluster
-    for broker in (a, b):
-        broker.topics["Orders"] = TopicConfig("Orders")
-        broker.topics["%RETRY%G1"] = TopicConfig("%RETRY%G1")
-    a.topics["Idle"] = TopicConfig("Idle")
-    a.consumers["Orders"] = ["G1"]
-    b.consumers["Orders"] = ["G2", "G1"]
+def topic_list_cluster(held: dict[str, dict[str, list[str]]], hang: str | None = None) -> dict[Any, Any]:
+    """Name server and brokers for topicList -c: ``held`` is address -> topic -> the groups consuming it there."""
+    names = sorted({t for topics_ in held.values() for t in topics_})
+    by_addr = {A: "broker-a", B: "broker-b"}
+
+    def route(req: Decoded[namesrv.RouteHeader, None], _addr: str) -> Answer:
+        return ok(route_of(*((by_addr[a], a, 8, 6) for a, t in held.items() if req.header.topic in t)))
+
+    async def consumed_by(req: Decoded[topics.TopicHeader, None], addr: str) -> Answer:
+        if addr == hang:
+            await asyncio.Event().wait()
+        return ok(held[addr].get(req.header.topic, []))
+
+    return {
+        namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: ok(names),
+        namesrv.GET_ROUTEINFO_BY_TOPIC: route,
+        topics.QUERY_TOPIC_CONSUME_BY_WHO: consumed_by,
+    }
+
+
+def test_topic_list_cluster_model_unions_each_brokers_groups(monkeypatch, capsys) -> None:
+    held = {A: {"Orders": ["G1"], "%RETRY%G1": [], "Idle": []}, B: {"Orders": ["G2", "G1"], "%RETRY%G1": []}}
+    cli = scripted(monkeypatch, capsys, topic_list_cluster(held))
     r = cli("topicList", "-c")
     assert r.code == 0, r.err
     assert rows(r.out) == [
@@ -297,11 +356,8 @@ def test_topic_list_cluster_model_unions_each_brokers_groups(cli: Cli, cluster) 
     assert plain.out.splitlines() == ["%RETRY%G1", "Idle", "Orders"]
 
 
-def test_topic_list_cluster_model_reports_a_broker_that_fails(cli: Cli, cluster) -> None:
-    _, a, b = cluster
-    a.topics["Orders"] = TopicConfig("Orders")
-    b.topics["Other"] = TopicConfig("Other")
-    b.hang = True
+def test_topic_list_cluster_model_reports_a_broker_that_fails(monkeypatch, capsys) -> None:
+    cli = scripted(monkeypatch, capsys, topic_list_cluster({A: {"Orders": []}, B: {"Other": []}}, hang=B))
     r = cli("--timeout", "0.2", "--format", "json", "topicList", "-c")
     assert r.code == 3
     by_topic = {t["topic"]: t for t in r.json()["topics"]}

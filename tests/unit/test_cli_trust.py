@@ -12,9 +12,13 @@ import sys
 import pytest
 
 from mqadmin.cli import render
-from mqadmin.model.topic import TopicConfig
-from tests.unit.cli_helpers import Cli, assert_one_line_error, default_sigint
-from tests.unit.fake_remoting import two_broker_cluster
+from mqadmin.model.rpc import brokers, namesrv, topics
+from mqadmin.model.rpc.spec import Decoded
+from mqadmin.wire.codes import ResponseCode
+from tests.mock_transport import Answer, MockTransport, cluster_info, ok, refuse, unsupported
+from tests.unit.cli_helpers import A, B, Cli, assert_one_line_error, default_sigint, scripted
+
+NS = "127.0.0.1:9876"
 
 
 class Tty(io.StringIO):
@@ -32,22 +36,21 @@ def tty80(monkeypatch: pytest.MonkeyPatch) -> Tty:
     return out
 
 
-def wide_cluster():
-    ns, a, b = two_broker_cluster()
-    a.name, a.addr = "broker-with-a-rather-long-name-0001", "127.0.0.1:10911"
-    b.name, b.addr = "broker-with-a-rather-long-name-0002", "127.0.0.1:10921"
-    a.runtime["brokerVersionDesc"] = b.runtime["brokerVersionDesc"] = "V5_3_3_WITH_A_LONG_SUFFIX"
-    return ns, a, b
-
-
 def test_cluster_list_at_80_columns_keeps_every_value_whole(monkeypatch, capsys) -> None:
-    ns, a, b = wide_cluster()
-    cli = Cli(monkeypatch, capsys, ns, a, b)
+    names = "broker-with-a-rather-long-name-0001", "broker-with-a-rather-long-name-0002"
+    info = cluster_info((names[0], 0, A), (names[1], 0, B))
+    runtime = {
+        "brokerVersionDesc": "V5_3_3_WITH_A_LONG_SUFFIX",
+        "putTps": "12.5 11.0 10.0",
+        "getTransferredTps": "3.25",
+    }
+    answers = {namesrv.GET_BROKER_CLUSTER_INFO: ok(info), brokers.GET_BROKER_RUNTIME_INFO: ok(runtime)}
+    cli = scripted(monkeypatch, capsys, answers)
     out = tty80(monkeypatch)
     cli("clusterList")
     text = out.getvalue()
     assert all(len(line) <= 80 for line in text.splitlines()), text
-    for value in (a.name, b.name, a.addr, b.addr, "V5_3_3_WITH_A_LONG_SUFFIX", "master", "DefaultCluster"):
+    for value in (*names, A, B, "V5_3_3_WITH_A_LONG_SUFFIX", "master", "DefaultCluster"):
         assert value in text, (value, text)
     assert "BID" in text and "ROLE" in text
 
@@ -105,21 +108,15 @@ def test_escape_shows_control_characters(raw: str, shown: str) -> None:
 
 
 def test_cells_notes_and_errors_are_escaped(monkeypatch, capsys) -> None:
-    ns, a, b = two_broker_cluster()
-
-    async def evil(cmd):
-        return cmd.response(1, "disk \x1b]0;pwned\x07 full")
-
-    a.before = evil
-    r = Cli(monkeypatch, capsys, ns, a, b)("updateTopic", "-c", "DefaultCluster", "-t", "T")
+    evil = refuse(ResponseCode.SYSTEM_ERROR, "disk \x1b]0;pwned\x07 full")
+    cli = scripted(monkeypatch, capsys, {topics.GET_TOPIC_CONFIG: evil})
+    r = cli("updateTopic", "-c", "DefaultCluster", "-t", "T")
     assert "\x1b" not in r.out and "\x1b" not in r.err
     assert "\\x1b]0;pwned\\x07" in r.out
 
 
 def test_global_options_after_the_command_and_any_case(monkeypatch, capsys) -> None:
-    ns, a, b = two_broker_cluster()
-    a.topics["Zeta"] = TopicConfig("Zeta")
-    cli = Cli(monkeypatch, capsys, ns, a, b)
+    cli = scripted(monkeypatch, capsys, {namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: ok(["Zeta"])})
     assert cli("topiclist", "--format", "json").json() == {"topics": ["Zeta"]}
     assert cli("TOPICLIST").out == "Zeta\n"
     assert cli("--format", "json", "topicList").json() == {"topics": ["Zeta"]}
@@ -127,7 +124,7 @@ def test_global_options_after_the_command_and_any_case(monkeypatch, capsys) -> N
 
 
 def test_help_command_and_help_with_examples(monkeypatch, capsys) -> None:
-    cli = Cli(monkeypatch, capsys, *two_broker_cluster())
+    cli = scripted(monkeypatch, capsys, {})
     shown = cli("help", "updatetopic").out
     assert "Examples:" in shown and "mqadmin updateTopic -c DefaultCluster -t Orders" in shown
     assert "<int range>" not in shown and "--if-not-exists" in shown
@@ -147,25 +144,29 @@ def test_help_command_and_help_with_examples(monkeypatch, capsys) -> None:
     ],
 )
 def test_bad_name_server_addresses_are_usage_errors(monkeypatch, capsys, addr: str, fragment: str) -> None:
-    r = Cli(monkeypatch, capsys, *two_broker_cluster())("topicList", "-n", addr)
+    r = scripted(monkeypatch, capsys, {})("topicList", "-n", addr)
     assert r.code == 2
     assert_one_line_error(r, fragment, "-n takes")
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "0", "-1", "abc", "4000"])
 def test_bad_timeouts_are_usage_errors(monkeypatch, capsys, value: str) -> None:
-    r = Cli(monkeypatch, capsys, *two_broker_cluster())("topicList", "--timeout", value)
+    r = scripted(monkeypatch, capsys, {})("topicList", "--timeout", value)
     assert r.code == 2
     assert_one_line_error(r, value)
 
 
 def test_a_broker_given_to_n_and_a_name_server_given_to_b_are_named(monkeypatch, capsys) -> None:
-    ns, a, b = two_broker_cluster()
-    cli = Cli(monkeypatch, capsys, ns, a, b)
-    r = cli("topicList", "-n", a.addr)
+    info = ok(cluster_info(("broker-a", 0, A), ("broker-b", 0, B)))
+
+    def handler(req: Decoded[None, None], addr: str) -> Answer:  # a broker serves no name-server request
+        return info if addr == NS and req.cmd.code == namesrv.GET_BROKER_CLUSTER_INFO.code else unsupported(req)
+
+    cli = Cli(monkeypatch, capsys, namesrvs=[NS], transport=MockTransport(handler))
+    r = cli("topicList", "-n", A)
     assert r.code == 1
     assert_one_line_error(r, "is it a broker? -n takes a name server")
-    r = cli("updateTopic", "-b", ns.addr, "-t", "T")
+    r = cli("updateTopic", "-b", NS, "-t", "T")
     assert r.code == 2
     assert_one_line_error(r, "is a name server", "-b takes a broker address")
     r = cli("updateTopic", "-b", "127.0.0.1", "-t", "T")
@@ -174,14 +175,13 @@ def test_a_broker_given_to_n_and_a_name_server_given_to_b_are_named(monkeypatch,
 
 
 def test_a_topic_name_ending_in_a_newline_is_refused(monkeypatch, capsys) -> None:
-    r = Cli(monkeypatch, capsys, *two_broker_cluster())("updateTopic", "-c", "DefaultCluster", "-t", "abc\n")
+    r = scripted(monkeypatch, capsys, {})("updateTopic", "-c", "DefaultCluster", "-t", "abc\n")
     assert r.code == 2
     assert_one_line_error(r, "illegal characters")
 
 
 def test_send_message_body_from_stdin_file_and_empty(monkeypatch, capsys, tmp_path) -> None:
-    ns, a, b = two_broker_cluster()
-    cli = Cli(monkeypatch, capsys, ns, a, b)
+    cli = scripted(monkeypatch, capsys, {})
     empty = cli("sendMessage", "-t", "T", "-p", "")
     assert empty.code == 2
     assert_one_line_error(empty, "is empty")

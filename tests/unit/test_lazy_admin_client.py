@@ -9,8 +9,9 @@ import pytest
 
 from mqadmin.admin import AdminClient, LazyAdminClient
 from mqadmin.admin import operations as index
-from mqadmin.model.topic import TopicConfig
-from tests.unit.fake_remoting import FakeTransport, two_broker_cluster
+from mqadmin.model.route import QueueData, TopicRouteData
+from mqadmin.model.rpc import namesrv
+from tests.mock_transport import MockTransport, cluster_info, ok, routes
 
 
 def resolved(cls: type, name: str) -> object:
@@ -19,9 +20,14 @@ def resolved(cls: type, name: str) -> object:
 
 
 def lazy_client() -> LazyAdminClient:
-    ns, a, b = two_broker_cluster()
-    a.topics["Orders"] = TopicConfig("Orders")
-    return LazyAdminClient([ns.addr], transport=FakeTransport(ns, a, b), timeout=0.5)
+    info = cluster_info(("broker-a", 0, "127.0.0.1:10911"), ("broker-b", 0, "127.0.0.1:10921"))
+    route = TopicRouteData([info.brokers["broker-a"]], [QueueData("broker-a", 8, 8, 6)])
+    answers = {
+        namesrv.GET_BROKER_CLUSTER_INFO: ok(info),
+        namesrv.GET_ROUTEINFO_BY_TOPIC: ok(route),
+        namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: ok(["Orders"]),
+    }
+    return LazyAdminClient(["127.0.0.1:9876"], transport=MockTransport(routes(answers)), timeout=0.5)
 
 
 @pytest.mark.parametrize("name", sorted(index.OWNER))

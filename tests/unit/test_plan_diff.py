@@ -3,12 +3,15 @@ brokers it applies to and a mark (+ create, ~ update, - delete), coloured on a t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from mqadmin.cli import render
 from mqadmin.model.topic import TopicConfig
+from tests.embedded import ThreadedCluster
 from tests.unit.cli_helpers import Cli
-from tests.unit.fake_remoting import two_broker_cluster
 
 FILE = """
 [clusters.local]
@@ -32,35 +35,44 @@ PLAN = [
 ]
 
 
-def planned(monkeypatch, capsys, tmp_path: Path, *args: str, command: str = "plan") -> tuple[int, str, str]:
-    ns, a, b = two_broker_cluster()
-    for broker in (a, b):
-        broker.topics["Payments"] = TopicConfig("Payments", 8, 8, 6)
-    b.topics["Legacy"] = TopicConfig("Legacy", 4, 4, 6)
+@pytest.fixture
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadedCluster]:
+    """The embedded servers, fresh for each test (apply changes them)."""
+    with ThreadedCluster(tmp_path_factory.mktemp("plan")) as c:
+        yield c
+
+
+def planned(
+    embedded: ThreadedCluster, monkeypatch, capsys, tmp_path: Path, *args: str, command: str = "plan"
+) -> tuple[int, str, str]:
+    for broker in ("broker-a", "broker-b"):
+        embedded.create_topic(broker, TopicConfig("Payments", 8, 8, 6))
+    embedded.create_topic("broker-b", TopicConfig("Legacy", 4, 4, 6))
     (tmp_path / "topology.toml").write_text(FILE)
-    r = Cli(monkeypatch, capsys, ns, a, b)(*args, command, "-f", str(tmp_path / "topology.toml"))
+    cli = Cli(monkeypatch, capsys, namesrvs=[embedded.namesrv_addr])
+    r = cli(*args, command, "-f", str(tmp_path / "topology.toml"))
     return r.code, r.out, r.err
 
 
-def test_plan_is_a_diff_grouped_by_topic_with_the_brokers_on_one_line(monkeypatch, capsys, tmp_path) -> None:
-    code, out, err = planned(monkeypatch, capsys, tmp_path)
+def test_plan_is_a_diff_grouped_by_topic_with_the_brokers_on_one_line(embedded, monkeypatch, capsys, tmp_path) -> None:
+    code, out, err = planned(embedded, monkeypatch, capsys, tmp_path)
     assert code == 6, err
     assert out.splitlines() == PLAN
     assert "\x1b[" not in out
     assert "plan: 2 to create, 2 to update, 0 to delete; 1 not in the file" in err
 
 
-def test_on_a_terminal_the_marks_are_coloured(monkeypatch, capsys, tmp_path) -> None:
+def test_on_a_terminal_the_marks_are_coloured(embedded, monkeypatch, capsys, tmp_path) -> None:
     monkeypatch.setattr(render, "styled_output", lambda: True)
-    code, out, _ = planned(monkeypatch, capsys, tmp_path)
+    code, out, _ = planned(embedded, monkeypatch, capsys, tmp_path)
     assert code == 6
     assert "\x1b[32m  + topic Orders on broker-a, broker-b\x1b[0m" in out
     assert "\x1b[33m  ~ topic Payments on broker-a, broker-b\x1b[0m" in out
     assert "\x1b[2m    topic Legacy on broker-b (not in the file: left alone)\x1b[0m" in out
 
 
-def test_apply_shows_the_same_diff_with_each_result(monkeypatch, capsys, tmp_path) -> None:
-    code, out, err = planned(monkeypatch, capsys, tmp_path, command="apply")
+def test_apply_shows_the_same_diff_with_each_result(embedded, monkeypatch, capsys, tmp_path) -> None:
+    code, out, err = planned(embedded, monkeypatch, capsys, tmp_path, command="apply")
     assert code == 0, err
     cluster, _, created, settings, updated, change = PLAN  # what is not in the file is left out
     assert out.splitlines() == [cluster, f"{created}: created", settings, f"{updated}: updated", change]

@@ -13,8 +13,9 @@ import pytest
 
 from mqadmin.cli import run as run_cli
 from mqadmin.cli import runner
+from mqadmin.model.rpc import namesrv
+from tests.mock_transport import MockTransport, ok, routes
 from tests.unit.cli_helpers import Outcome, assert_one_line_error
-from tests.unit.fake_remoting import FakeNamesrv, FakeTransport
 
 PROFILES = """
 current = "main"
@@ -140,8 +141,7 @@ def test_tools_yml_only_when_nothing_else_gives_credentials(monkeypatch, capsys,
 
 
 def test_name_servers_flag_env_profile(monkeypatch, capsys) -> None:
-    servers = [FakeNamesrv(f"127.0.0.{i}:9876") for i in (1, 2, 3)]
-    transport = FakeTransport(*servers)
+    transport = MockTransport(routes({namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: ok([])}))
     monkeypatch.setattr(runner, "transport_factory", lambda: transport)
     write_config('[profiles.p]\nnamesrv = "127.0.0.3:9876"\n')
 

@@ -8,8 +8,7 @@ import sys
 import pytest
 
 from mqadmin.cli.suggest import edit_distance, nearest
-from tests.unit.cli_helpers import Cli, assert_one_line_error
-from tests.unit.fake_remoting import two_broker_cluster
+from tests.unit.cli_helpers import assert_one_line_error, scripted
 
 
 @pytest.mark.parametrize(
@@ -22,7 +21,7 @@ from tests.unit.fake_remoting import two_broker_cluster
     ],
 )
 def test_a_mistyped_command_names_the_nearest_one(monkeypatch, capsys, typed: str, meant: str) -> None:
-    cli = Cli(monkeypatch, capsys, *two_broker_cluster())
+    cli = scripted(monkeypatch, capsys, {})
     for args in ([typed, "-t", "Orders"], ["help", typed]):
         r = cli(*args)
         assert r.code == 2 and r.out == ""
@@ -30,7 +29,7 @@ def test_a_mistyped_command_names_the_nearest_one(monkeypatch, capsys, typed: st
 
 
 def test_nothing_close_suggests_nothing(monkeypatch, capsys) -> None:
-    r = Cli(monkeypatch, capsys, *two_broker_cluster())("xyzzy")
+    r = scripted(monkeypatch, capsys, {})("xyzzy")
     assert r.code == 2
     assert_one_line_error(r, "No such command 'xyzzy'.")
     assert "Did you mean" not in r.err

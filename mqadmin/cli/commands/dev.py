@@ -10,16 +10,19 @@ from __future__ import annotations
 import errno
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mqadmin.cli.command import APPS
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 from mqadmin.cli.options import GLOBAL, OutputFormat, with_global_options
 from mqadmin.cli.typer_app import new_app, typer_callback
+
+if TYPE_CHECKING:
+    from mqadmin.server.tls import TlsMode
 
 dev_app = new_app(
     name="dev",
@@ -169,7 +172,11 @@ def up(
     if broker_port and broker_port + BROKER_PORT_STEP * (brokers - 1) + 1 > 65535:
         raise usage_error(f"--broker-port {broker_port} leaves no room for {brokers} brokers", "use a lower port")
     _check_data_dir(data_dir)
-    tls = tls_mode.value if tls_mode else "enforcing" if tls_ or GLOBAL.tls is True else None  # also `--tls dev up`
+    tls: TlsMode | None = None
+    if tls_mode is TlsModeChoice.permissive:
+        tls = "permissive"
+    elif tls_mode or tls_ or GLOBAL.tls is True:  # also `--tls dev up`
+        tls = "enforcing"
     auth_settings = _auth_settings(auth)
 
     async def main() -> None:
@@ -204,7 +211,7 @@ def up(
                 _print_json_line(info)
                 return
             lines = [f"NAMESRV_ADDR={cluster_.namesrv_addr}"]
-            lines += [f"{b['name']}  {b['addr']}  {cluster}" for b in info["brokers"]]  # type: ignore[union-attr]
+            lines += [f"{b['name']}  {b['addr']}  {cluster}" for b in info["brokers"]]
             lines.append(f"address server  {cluster_.address_server.url}")
             kept = "deleted at exit" if cluster_.temporary else "kept"
             lines.append(
@@ -532,7 +539,7 @@ async def _starting(coro: Awaitable[Any], port_option: str) -> Any:
         raise
 
 
-def _run(main: Callable[[], Awaitable[None]]) -> None:
+def _run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
     import logging
 
     from mqadmin.server.loop import run

@@ -297,14 +297,23 @@ def audit(
         str | None,
         Option("--driver-memory", metavar="SIZE", help="Spark driver heap, e.g. 4g (in local mode: the whole job's)."),
     ] = None,
+    baseline: Annotated[
+        str | None,
+        Option(
+            "--baseline",
+            metavar="DIR",
+            help="A previous audit's --out: mark each finding new, unchanged or resolved since then.",
+        ),
+    ] = None,
 ) -> None:
     """Audit fleet exports for misplaced topics (the auto-create trap) and other defects, on Spark or in-process.
 
-    Writes findings.parquet/, findings.jsonl, plan.toml (an updateTopic command per placement finding)
-    and summary.json to --out; prints the summary. For a Spark cluster, run the same job with
+    Writes findings.parquet/, findings.jsonl, plan.toml (an updateTopic command per placement finding),
+    summary.json and report.html (the whole audit as one self-contained page, with charts) to --out; prints
+    the summary. For a Spark cluster, run the same job with
     spark-submit (docs/audit.md).
     """
-    from mqadmin.audit.job import AuditInputError, Params
+    from mqadmin.audit.job import AuditInputError, BaselineError, Params
     from mqadmin.audit.runner import EngineUnavailable, choose_engine, run_audit
     from mqadmin.cli.render import note
 
@@ -314,8 +323,13 @@ def audit(
         note(f"engine: {choice.engine} ({choice.reason})")
     try:
         summary = _with_status(
-            lambda: run_audit(inputs, str(out), params, choice.engine, master, driver_memory, choice), choice.engine
+            lambda show: run_audit(
+                inputs, str(out), params, choice.engine, master, driver_memory, choice, baseline, show
+            ),
+            choice.engine,
         )
+    except BaselineError as e:
+        raise usage_error(str(e), "--baseline takes the --out directory of an earlier mqadmin audit") from None
     except AuditInputError as e:
         raise usage_error(str(e), "pass directories written by mqadmin exportMetadata or generateFleet") from None
     except EngineUnavailable as e:
@@ -333,13 +347,20 @@ def audit(
 
 
 def _with_status(fn: Any, engine: str) -> Any:
-    """Run ``fn`` under a spinner on stderr (terminal only): a Spark start alone takes seconds."""
+    """Run ``fn(show)`` under a spinner on stderr that ``show(text)`` updates with what the audit is doing
+    (terminal only: piped, ``show`` is None and nothing is drawn); a Spark start alone takes seconds."""
     if not sys.stderr.isatty():
-        return fn()
+        return fn(None)
     from rich.console import Console
+    from rich.live import Live
+    from rich.spinner import Spinner
 
-    with Console(stderr=True).status(f"auditing ({engine})..."):
-        return fn()
+    def spinner(text: str) -> Spinner:
+        return Spinner("dots", f"auditing ({engine}){text}", style="status.spinner")
+
+    # Each phase is drawn when it starts (refresh=True), not only at the next tick: a fast phase is seen too.
+    with Live(spinner("..."), console=Console(stderr=True), refresh_per_second=12.5, transient=True) as live:
+        return fn(lambda text: live.update(spinner(f": {text}"), refresh=True))
 
 
 def _print_audit(summary: dict[str, Any], top: int) -> None:
@@ -357,11 +378,21 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
     if json_output():
         print_json({**summary, "top": shown})
         return
-    cov = summary["coverage"]
+    cov, base = summary["coverage"], summary.get("baseline")
+    columns = [Column("RULE"), Column("SEVERITY"), Column("COUNT", numeric=True)]
+    rows = [[r["rule"], r["severity"], r["count"]] for r in summary["by_rule"]]
+    if base:  # since the baseline audit
+        columns += [Column("NEW", numeric=True), Column("RESOLVED", numeric=True)]
+        for row in rows:
+            change = base["by_rule"].get(row[0], {})
+            row += [change.get("new", 0), change.get("resolved", 0)]
+    title = f"{summary['findings']} findings in {cov['rows'].get('topics', 0)} topic rows"
+    if base:
+        title += f"; since {base['generated_at'] or base['path']}: {base['new']} new, {base['resolved']} resolved"
     print_table(
-        [Column("RULE"), Column("SEVERITY"), Column("COUNT", numeric=True), Column("WHAT")],
-        [[r["rule"], r["severity"], r["count"], r["description"]] for r in summary["by_rule"]],
-        title=f"{summary['findings']} findings in {cov['rows'].get('topics', 0)} topic rows",
+        [*columns, Column("WHAT")],
+        [[*row, r["description"]] for row, r in zip(rows, summary["by_rule"], strict=True)],
+        title=title,
     )
     if shown:
         sys.stdout.write("\n")
@@ -381,6 +412,9 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
     outputs = summary["outputs"]
     note(f"findings: {outputs['findings_jsonl']} and {outputs['findings_parquet']}")
     note(f"plan: {outputs['plan']} ({summary['fixes']} updateTopic commands)")
+    if outputs.get("resolved_jsonl"):
+        note(f"resolved since the baseline: {outputs['resolved_jsonl']}")
+    note(f"report: {outputs['report']}")
 
 
 # --- generateFleet ---------------------------------------------------------------------------------
@@ -420,7 +454,7 @@ def generate_fleet(
     started = time.monotonic()
     manifest = generate(out, spec, workers or default_workers())
     elapsed = time.monotonic() - started
-    doc = {
+    doc: dict[str, Any] = {
         "out": str(out),
         "seed": spec.seed,
         "clusters": spec.clusters,

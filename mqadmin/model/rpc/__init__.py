@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 
-def load_all() -> dict[int, Rpc]:  # type: ignore[type-arg]
+def load_all() -> dict[int, Rpc[Any, Any, Any, Any]]:
     """Every declaration module loaded; ``REGISTRY``, now complete."""
     for name in DECLARATION_MODULES:
         importlib.import_module(f"{__name__}.{name}").__dict__  # noqa: B018  (runs a lazily loaded module)
@@ -91,7 +91,7 @@ class _Deferred(ModuleType):
                 _running.add(name)
                 try:
                     ModuleType.__getattribute__(self, "__loader__").exec_module(self)
-                    self.__class__ = ModuleType
+                    self.__class__ = ModuleType  # type: ignore[assignment]  # a run module is a plain one again
                 finally:
                     _running.discard(name)
         return ModuleType.__getattribute__(self, attr)

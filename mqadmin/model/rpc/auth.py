@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.access import cluster
 from mqadmin.model.auth import AclInfo, UserInfo
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -60,56 +59,41 @@ USERS = JsonBody("UserInfo list", _list_of(UserInfo), lambda users: [u.to_json()
 ACL = JsonBody("AclInfo", AclInfo.from_json, AclInfo.to_json)
 ACLS = JsonBody("AclInfo list", _list_of(AclInfo), lambda acls: [a.to_json() for a in acls])
 
-AUTH_CREATE_USER = Rpc(
-    C.AUTH_CREATE_USER, "AUTH_CREATE_USER", UsernameHeader, USER, access=cluster("Update"), summary="create a user"
-)
+AUTH_CREATE_USER = Rpc(C.AUTH_CREATE_USER, "AUTH_CREATE_USER", UsernameHeader, USER, summary="create a user")
 AUTH_UPDATE_USER = Rpc(
     C.AUTH_UPDATE_USER,
     "AUTH_UPDATE_USER",
     UsernameHeader,
     USER,
-    access=cluster("Update"),
     summary="change a user's password, type or status",
 )
 AUTH_DELETE_USER = Rpc(
     C.AUTH_DELETE_USER,
     "AUTH_DELETE_USER",
     UsernameHeader,
-    access=cluster("Update"),
     summary="delete a user and its ACL",
 )
-AUTH_GET_USER = Rpc(
-    C.AUTH_GET_USER, "AUTH_GET_USER", UsernameHeader, response_body=USER, access=cluster("Get"), summary="one user"
-)
+AUTH_GET_USER = Rpc(C.AUTH_GET_USER, "AUTH_GET_USER", UsernameHeader, response_body=USER, summary="one user")
 AUTH_LIST_USER = Rpc(
     C.AUTH_LIST_USER,
     "AUTH_LIST_USER",
     ListUsersHeader,
     response_body=USERS,
-    access=cluster("Get"),
     summary="users matching a filter",
 )
-AUTH_CREATE_ACL = Rpc(
-    C.AUTH_CREATE_ACL, "AUTH_CREATE_ACL", SubjectHeader, ACL, access=cluster("Update"), summary="add policies to an ACL"
-)
-AUTH_UPDATE_ACL = Rpc(
-    C.AUTH_UPDATE_ACL, "AUTH_UPDATE_ACL", SubjectHeader, ACL, access=cluster("Update"), summary="replace policy entries"
-)
+AUTH_CREATE_ACL = Rpc(C.AUTH_CREATE_ACL, "AUTH_CREATE_ACL", SubjectHeader, ACL, summary="add policies to an ACL")
+AUTH_UPDATE_ACL = Rpc(C.AUTH_UPDATE_ACL, "AUTH_UPDATE_ACL", SubjectHeader, ACL, summary="replace policy entries")
 AUTH_DELETE_ACL = Rpc(
     C.AUTH_DELETE_ACL,
     "AUTH_DELETE_ACL",
     DeleteAclHeader,
-    access=cluster("Update"),
     summary="delete a subject's ACL, or one resource of it",
 )
-AUTH_GET_ACL = Rpc(
-    C.AUTH_GET_ACL, "AUTH_GET_ACL", SubjectHeader, response_body=ACL, access=cluster("Get"), summary="a subject's ACL"
-)
+AUTH_GET_ACL = Rpc(C.AUTH_GET_ACL, "AUTH_GET_ACL", SubjectHeader, response_body=ACL, summary="a subject's ACL")
 AUTH_LIST_ACL = Rpc(
     C.AUTH_LIST_ACL,
     "AUTH_LIST_ACL",
     ListAclsHeader,
     response_body=ACLS,
-    access=cluster("Get"),
     summary="ACLs matching subject/resource",
 )

@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.access import On, group
-from mqadmin.model.consume import ConsumeStatsBody
+from mqadmin.model.consume import ConsumeStatsBody, offset_table_json, parse_offset_table
 from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
@@ -75,15 +74,18 @@ GET_ALL_SUBSCRIPTIONGROUP_CONFIG = Rpc(
 GET_SUBSCRIPTIONGROUP_CONFIG = Rpc(
     C.GET_SUBSCRIPTIONGROUP_CONFIG, "GET_SUBSCRIPTIONGROUP_CONFIG", GetGroupConfigHeader, response_body=GROUP_CONFIG,
     ok=frozenset({ResponseCode.SUCCESS, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST}),
-    access=group("group", "Get"),
     summary="one group's config (5.0+); CREATES the group when autoCreateSubscriptionGroup is on",
 )  # fmt: skip
 DELETE_SUBSCRIPTIONGROUP = Rpc(
     C.DELETE_SUBSCRIPTIONGROUP, "DELETE_SUBSCRIPTIONGROUP", DeleteGroupHeader,
-    access=group("group_name", "Delete"), summary="delete a subscription group (and its offsets with cleanOffset)",
+    summary="delete a subscription group (and its offsets with cleanOffset)",
 )  # fmt: skip
 GET_CONSUME_STATS = Rpc(
     C.GET_CONSUME_STATS, "GET_CONSUME_STATS", ConsumeStatsHeader, response_body=ConsumeStatsBody(),
-    access=On(("Get",), topic="topic", group="consumer_group"),
     summary="a group's broker and consumer offset per queue",
+)  # fmt: skip
+OFFSET_TABLE = JsonBody("ConsumerOffsetSerializeWrapper", parse_offset_table, offset_table_json)
+GET_ALL_CONSUMER_OFFSET = Rpc(
+    C.GET_ALL_CONSUMER_OFFSET, "GET_ALL_CONSUMER_OFFSET", response_body=OFFSET_TABLE,
+    summary="every committed offset the broker holds, topic@group -> queue -> offset (what a slave copies)",
 )  # fmt: skip

@@ -181,19 +181,19 @@ PULL_MESSAGE = Rpc(
 )  # fmt: skip
 GET_MAX_OFFSET = Rpc(
     C.GET_MAX_OFFSET, "GET_MAX_OFFSET", QueueHeader, response_header=OffsetHeader,
-    access=topic("Get"), summary="the queue's next offset",
+    summary="the queue's next offset",
 )  # fmt: skip
 GET_MIN_OFFSET = Rpc(
     C.GET_MIN_OFFSET, "GET_MIN_OFFSET", QueueHeader, response_header=OffsetHeader,
-    access=topic("Get"), summary="the queue's first offset still stored",
+    summary="the queue's first offset still stored",
 )  # fmt: skip
 SEARCH_OFFSET_BY_TIMESTAMP = Rpc(
     C.SEARCH_OFFSET_BY_TIMESTAMP, "SEARCH_OFFSET_BY_TIMESTAMP", SearchOffsetHeader, response_header=OffsetHeader,
-    access=topic("Get"), summary="the first offset stored at or after a time",
+    summary="the first offset stored at or after a time",
 )  # fmt: skip
 GET_EARLIEST_MSG_STORETIME = Rpc(
     C.GET_EARLIEST_MSG_STORETIME, "GET_EARLIEST_MSG_STORETIME", QueueHeader, response_header=TimestampHeader,
-    access=topic("Get"), summary="the store time of the queue's first message",
+    summary="the store time of the queue's first message",
 )  # fmt: skip
 QUERY_MESSAGE = Rpc(
     C.QUERY_MESSAGE, "QUERY_MESSAGE", QueryMessageHeader, response_header=QueryMessageResultHeader,
@@ -202,7 +202,7 @@ QUERY_MESSAGE = Rpc(
 )  # fmt: skip
 VIEW_MESSAGE_BY_ID = Rpc(
     C.VIEW_MESSAGE_BY_ID, "VIEW_MESSAGE_BY_ID", ViewMessageHeader, response_body=RAW,
-    access=topic("Get"), summary="one stored message by its commit-log offset (the offset message id)",
+    summary="one stored message by its commit-log offset (the offset message id)",
 )  # fmt: skip
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.access import On
 from mqadmin.model.names import group_refusal, topic_refusal
 from mqadmin.model.queue import MessageQueue
 from mqadmin.model.rpc.bodies import RAW, JsonBody
@@ -129,19 +128,16 @@ QUERY_ASSIGNMENT = Rpc(
 POP_MESSAGE = Rpc(
     C.POP_MESSAGE, "POP_MESSAGE", PopHeader, response_header=PopResultHeader, response_body=RAW,
     ok=frozenset({R.SUCCESS, R.PULL_NOT_FOUND}),
-    access=On(("Sub",), topic="topic", group="consumer_group"),
     summary="take messages, invisible to others until acknowledged (5.x)",
 )  # fmt: skip
 ACK_MESSAGE = Rpc(
     C.ACK_MESSAGE,
     "ACK_MESSAGE",
     AckHeader,
-    access=On(("Sub",), topic="topic", group="consumer_group"),
     summary="acknowledge a popped message (5.x)",
 )
 CHANGE_MESSAGE_INVISIBLETIME = Rpc(
     C.CHANGE_MESSAGE_INVISIBLETIME, "CHANGE_MESSAGE_INVISIBLETIME", ChangeInvisibleTimeHeader,
     response_header=ChangeInvisibleTimeResultHeader,
-    access=On(("Sub",), topic="topic", group="consumer_group"),
     summary="make a popped message visible again later (5.x)",
 )  # fmt: skip

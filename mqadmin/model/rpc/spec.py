@@ -19,15 +19,19 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar, cast
 
-from mqadmin.model.names import Refusal
+from mqadmin.model.names import Refusal, shown
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
 if TYPE_CHECKING:
     from mqadmin.model.access import Access  # only the requests that declare a rule import it
 
+Decoder = Callable[[dict[str, str], bool], "Header"]
+"""A header class's generated decoder: ext fields and whether to validate, to an instance."""
+Encoder = Callable[["Header"], dict[str, str]]
+"""A header class's generated encoder."""
 Check = Callable[[str], Refusal | None]
 """A field check: None when the value is acceptable, else the refusal a server answers with."""
 
@@ -64,6 +68,9 @@ class WireField(NamedTuple):  # not a frozen dataclass: 10x cheaper to define (s
     blank_ok: bool
 
 
+HeaderT = TypeVar("HeaderT", bound="Header")
+
+
 class Header:
     """Base of typed request/response headers; subclasses are ``@dataclass(frozen=True, slots=True, kw_only=True)``.
 
@@ -72,27 +79,31 @@ class Header:
     what a hand-written parser does.
     """
 
+    _wire_fields: ClassVar[tuple[WireField, ...]]  # each class's own, built at first use
+    _decode: ClassVar[Decoder]  # generated at first use by _compile
+    _encode: ClassVar[Encoder]
+
     @classmethod
     def wire_fields(cls) -> tuple[WireField, ...]:
-        found = cls.__dict__.get("_wire_fields")
+        found: tuple[WireField, ...] | None = cls.__dict__.get("_wire_fields")
         if found is None:
             found = _build_fields(cls)
-            cls._wire_fields = found  # type: ignore[attr-defined]
+            cls._wire_fields = found
         return found
 
     def to_ext(self) -> dict[str, str]:
-        encode = type(self).__dict__.get("_encode") or _compile(type(self))[1]
-        return encode(self)  # type: ignore[no-any-return]
+        encode: Encoder = type(self).__dict__.get("_encode") or _compile(type(self))[1]
+        return encode(self)
 
     @classmethod
-    def from_ext(cls, ext: dict[str, str], *, validate: bool = True) -> Any:
+    def from_ext(cls: type[HeaderT], ext: dict[str, str], *, validate: bool = True) -> HeaderT:
         """Decode ext fields like Java's ``decodeCommandCustomHeader``; ``RequestRefused`` names a bad field.
 
         With ``validate`` (servers) each field's check runs first, on the fields present, then the
         required fields and the types are checked; clients reading responses skip the checks.
         """
-        decode = cls.__dict__.get("_decode") or _compile(cls)[0]
-        return decode(ext, validate)
+        decode: Decoder = cls.__dict__.get("_decode") or _compile(cls)[0]
+        return cast("HeaderT", decode(ext, validate))  # _compile(cls) builds instances of cls
 
 
 def _null(name: str) -> RequestRefused:
@@ -100,10 +111,10 @@ def _null(name: str) -> RequestRefused:
 
 
 def _not_a_number(name: str, raw: str) -> RequestRefused:
-    return RequestRefused(f"the custom field <{name}> is not a number: {raw!r}")
+    return RequestRefused(f"the custom field <{name}> is not a number: {shown(raw)}")
 
 
-def _compile(cls: type[Header]) -> tuple[Callable[[dict[str, str], bool], Any], Callable[[Any], dict[str, str]]]:
+def _compile(cls: type[Header]) -> tuple[Decoder, Encoder]:
     """Generate ``cls``'s decoder and encoder (see ``Header``) and keep them on the class."""
     fields = cls.wire_fields()
     if hasattr(cls, "__post_init__"):
@@ -152,7 +163,7 @@ def _compile(cls: type[Header]) -> tuple[Callable[[dict[str, str], bool], Any], 
         enc.append(f"    if v is not None: out[{f.wire!r}] = {value}")
     enc.append("    return out")
     exec("\n".join(dec) + "\n\n" + "\n".join(enc), env)  # our own identifiers; wire names are repr()-quoted
-    cls._decode, cls._encode = env["decode"], env["encode"]  # type: ignore[attr-defined]
+    cls._decode, cls._encode = env["decode"], env["encode"]
     return env["decode"], env["encode"]
 
 
@@ -178,7 +189,7 @@ class _Setter:
 def _build_fields(cls: type) -> tuple[WireField, ...]:
     hints = typing.get_type_hints(cls)
     out = []
-    for dc_field in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for dc_field in dataclasses.fields(cls):
         meta = dc_field.metadata
         name = meta.get("wire")
         if name is None:
@@ -197,31 +208,40 @@ def _base_type(hint: Any, cls: type, attr: str) -> type:
         hint = next(a for a in args if a is not type(None))
     if hint not in (str, int, bool, float):
         raise TypeError(f"{cls.__name__}.{attr}: header fields are str, int, bool or float, not {hint!r}")
-    return hint
+    return cast(type, hint)
 
 
 # --- bodies --------------------------------------------------------------------------------------
 
-B = TypeVar("B")
+C = TypeVar("C")  # a codec's value
 
 
-class BodyCodec(Protocol[B]):
+class BodyCodec(Protocol[C]):
     """How a body travels: ``encode`` for the sender, ``decode`` (raising ValueError) for the reader.
     ``json``: the body is JSON text (servers check such bodies for invalid Unicode before decoding)."""
 
     name: str
     json: bool
 
-    def encode(self, value: B) -> bytes: ...
+    def encode(self, value: C) -> bytes: ...
 
-    def decode(self, data: bytes) -> B: ...
+    def decode(self, data: bytes) -> C: ...
 
 
 # --- requests ------------------------------------------------------------------------------------
 
-H = TypeVar("H", bound=Header)
-RH = TypeVar("RH", bound=Header)
-RB = TypeVar("RB")
+if TYPE_CHECKING:  # a declaration without a header or a body is typed None there (PEP 696 defaults, Python 3.13)
+    from typing_extensions import TypeVar as DefaultTypeVar
+
+    H = DefaultTypeVar("H", bound=Header | None, default=None)
+    B = DefaultTypeVar("B", default=None)
+    RH = DefaultTypeVar("RH", bound=Header | None, default=None)
+    RB = DefaultTypeVar("RB", default=None)
+else:  # typing_extensions costs start-up; the defaults matter only to the type checker
+    H = TypeVar("H")
+    B = TypeVar("B")
+    RH = TypeVar("RH")
+    RB = TypeVar("RB")
 
 REGISTRY: dict[int, Rpc[Any, Any, Any, Any]] = {}
 """Every declared request by code."""
@@ -232,8 +252,8 @@ class Reply(NamedTuple, Generic[RH, RB]):  # not a frozen dataclass: 10x cheaper
 
     code: int
     remark: str | None
-    header: RH | None
-    body: RB | None
+    header: RH  # None exactly when the request declares no response header
+    body: RB | None  # None when the response came without a body
     version: int
     raw: RemotingCommand
 
@@ -300,7 +320,8 @@ class Rpc(Generic[H, B, RH, RB]):
 
     def reply(self, resp: RemotingCommand) -> Reply[RH, RB]:
         """Decode a response whose code is in ``ok`` (its header fields, and its body when it has one)."""
-        header = self.response_header.from_ext(resp.ext, validate=False) if self.response_header else None
+        rh = cast("type[Header] | None", self.response_header)  # RH is None exactly when there is none
+        header = cast("RH", rh.from_ext(resp.ext, validate=False) if rh is not None else None)
         body = self.response_body.decode(resp.body) if self.response_body is not None and resp.body else None
         return Reply(resp.code, resp.remark, header, body, resp.version, resp)
 
@@ -311,11 +332,12 @@ class Rpc(Generic[H, B, RH, RB]):
         and remark to answer. With ``validate`` the declared rules run too (each field's check before
         the header is decoded, ``body_check`` after the body is); without, only the types, the
         required fields and ``raw_check`` (tests of the layers below switch it off)."""
-        h = self.header
-        header = (h.__dict__.get("_decode") or _compile(h)[0])(cmd.ext, validate) if h is not None else None
-        if self.raw_check is not None and (refusal := self.raw_check(header, cmd.body)) is not None:  # type: ignore[arg-type]
+        h = cast("type[Header] | None", self.header)  # H is None exactly when there is none
+        decoded = (h.__dict__.get("_decode") or _compile(h)[0])(cmd.ext, validate) if h is not None else None
+        header = cast("H", decoded)
+        if self.raw_check is not None and (refusal := self.raw_check(header, cmd.body)) is not None:
             raise RequestRefused.of(refusal)
-        body = None
+        body: B | None = None
         if self.body is not None and cmd.body:
             try:
                 body = self.body.decode(cmd.body)
@@ -323,7 +345,7 @@ class Rpc(Generic[H, B, RH, RB]):
                 raise RequestRefused(f"bad {self.body.name} body: {e}") from None
             if validate and self.body_check is not None and (refusal := self.body_check(body)) is not None:
                 raise RequestRefused.of(refusal)
-        return Decoded(cmd, header, body)  # type: ignore[arg-type]
+        return Decoded(cmd, header, cast("B", body))  # None when a request that takes a body came without one
 
     def answer(
         self,

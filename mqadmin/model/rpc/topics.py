@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.access import TopicsInBody, topic
+from mqadmin.model.access import TopicsInBody
 from mqadmin.model.names import NameKind, first_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -118,7 +118,6 @@ UPDATE_AND_CREATE_TOPIC = Rpc(
     C.UPDATE_AND_CREATE_TOPIC,
     "UPDATE_AND_CREATE_TOPIC",
     CreateTopicHeader,
-    access=topic("Create"),
     summary="create or update one topic",
 )
 UPDATE_AND_CREATE_TOPIC_LIST = Rpc(
@@ -134,20 +133,19 @@ GET_ALL_TOPIC_CONFIG = Rpc(
 GET_TOPIC_CONFIG = Rpc(
     C.GET_TOPIC_CONFIG, "GET_TOPIC_CONFIG", GetTopicConfigHeader, response_body=TOPIC_CONFIG,
     ok=frozenset({ResponseCode.SUCCESS, ResponseCode.TOPIC_NOT_EXIST}),
-    access=topic("Get"), summary="one topic's config (5.0+; TOPIC_NOT_EXIST when absent)",
+    summary="one topic's config (5.0+; TOPIC_NOT_EXIST when absent)",
 )  # fmt: skip
 DELETE_TOPIC_IN_BROKER = Rpc(
     C.DELETE_TOPIC_IN_BROKER,
     "DELETE_TOPIC_IN_BROKER",
     TopicHeader,
-    access=topic("Delete"),
     summary="delete a topic and its queues",
 )
 GET_TOPIC_STATS_INFO = Rpc(
     C.GET_TOPIC_STATS_INFO, "GET_TOPIC_STATS_INFO", TopicHeader, response_body=TOPIC_STATS,
-    access=topic("Get"), summary="min/max offset and last update time of each queue",
+    summary="min/max offset and last update time of each queue",
 )  # fmt: skip
 QUERY_TOPIC_CONSUME_BY_WHO = Rpc(
     C.QUERY_TOPIC_CONSUME_BY_WHO, "QUERY_TOPIC_CONSUME_BY_WHO", TopicHeader, response_body=GROUP_LIST,
-    access=topic("Get"), summary="the groups consuming a topic on this broker (subscribed or with committed offsets)",
+    summary="the groups consuming a topic on this broker (subscribed or with committed offsets)",
 )  # fmt: skip

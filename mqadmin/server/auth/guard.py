@@ -9,9 +9,10 @@ with Apache's remark (``username cannot be null.``, ``User:bob is not found.``, 
 ``check signature failed.``) and never reaches its handler.
 
 Authorization: a Super user may do everything; a Normal user needs, for each resource the request
-touches (its declaration's ``access`` rule, ``mqadmin.model.access``), a policy that allows one of the
-actions (``mqadmin.server.auth.policy``). Refused: NO_PERMISSION, ``User:bob has no permission to access
-Topic:Other from 127.0.0.1, no matched policies.``
+touches (Apache 5.5.0's rule for its code and its declaration's ``access`` rule: ``mqadmin.model.access``), a
+policy that allows one of the actions (``mqadmin.server.auth.policy``). A request served without a declaration
+is authorized by Apache's rule alone, from its ext fields. Refused: NO_PERMISSION, ``User:bob has no
+permission to access Topic:Other from 127.0.0.1, no matched policies.``
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import hmac
 from collections.abc import Callable
 from typing import Any
 
-from mqadmin.model.access import CLUSTER
+from mqadmin.model.access import CLUSTER, needs
 from mqadmin.model.auth import AclInfo, UserInfo
+from mqadmin.model.names import clipped
 from mqadmin.model.rpc.spec import Decoded, Rpc
 from mqadmin.server.auth.policy import decide
 from mqadmin.wire.codes import ResponseCode
@@ -49,7 +51,7 @@ class Guard:
             return _refuse(cmd, "username cannot be null.")
         user = self._users(name)
         if user is None:
-            return _refuse(cmd, f"User:{name} is not found.")
+            return _refuse(cmd, f"User:{clipped(name)} is not found.")
         if user.user_status == "disable":
             return _refuse(cmd, f"User:{name} is disabled.")
         expected = sign(cmd.ext, cmd.body, user.password or "")
@@ -57,22 +59,28 @@ class Guard:
             return _refuse(cmd, "check signature failed.")
         return None
 
-    def authorize(self, rpc: Rpc[Any, Any, Any, Any], req: Decoded[Any, Any], source_ip: str) -> RemotingCommand | None:
-        """The refusal of a request its (authenticated) user may not make, or None."""
-        if rpc.access is None:
+    def authorize(
+        self, cmd: RemotingCommand, rpc: Rpc[Any, Any, Any, Any] | None, req: Decoded[Any, Any] | None, source_ip: str
+    ) -> RemotingCommand | None:
+        """The refusal of a request its (authenticated) user may not make, or None. ``rpc`` and ``req`` are its
+        declaration and decoded form, None for a request served raw."""
+        header, body = (req.header, req.body) if req is not None else (None, None)
+        wanted = needs(cmd.code, rpc.access if rpc is not None else None, cmd.ext, header, body)
+        if not wanted:
             return None
-        name = req.cmd.ext[ACCESS_KEY]
+        name = cmd.ext[ACCESS_KEY]
         user = self._users(name)
         if user is None:  # deleted since it was authenticated (Apache's UserAuthorizationHandler remark)
-            return _refuse(req.cmd, f"User:{name} not found.")
+            return _refuse(cmd, f"User:{clipped(name)} not found.")
         if user.user_type == "Super":
             return None
         acl = self._acls(f"User:{name}")
-        for need in rpc.access.needs(req.header, req.body):
+        for need in wanted:
             resource = f"{CLUSTER}:{self._cluster}" if need.resource == CLUSTER else need.resource
             why = decide(acl, resource, need.actions, source_ip)
             if why is not None:
-                return _refuse(req.cmd, f"User:{name} has no permission to access {resource} from {source_ip}, {why}")
+                denied = f"User:{name} has no permission to access {clipped(resource)} from {source_ip}, {why}"
+                return _refuse(cmd, denied)
         return None
 
 

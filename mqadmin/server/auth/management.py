@@ -46,7 +46,7 @@ class AuthManagement:
 
     def _user_body(self, req: Decoded[rpc.UsernameHeader, UserInfo | None]) -> UserInfo:
         if req.body is None:
-            raise AuthRefused("The body of user is null")
+            raise AuthRefused("The body of user is null", ResponseCode.SYSTEM_ERROR)
         user = replace(req.body, username=req.header.username)
         if self._touches_super(user.username, user) and not self._by_super(req.cmd):
             raise AuthRefused(SUPER_ONLY)
@@ -76,7 +76,7 @@ class AuthManagement:
 
     async def put_acl(self, req: Decoded[Any, Any]) -> RemotingCommand:
         if req.body is None:
-            raise AuthRefused("The body of acl is null")
+            raise AuthRefused("The body of acl is null", ResponseCode.SYSTEM_ERROR)
         self.store.put_acl(AclInfo(req.header.subject, req.body.policies))
         return req.cmd.response()
 
@@ -97,12 +97,12 @@ class AuthManagement:
 
 
 def _answering(handler: Any) -> Any:
-    """``handler`` as a server handler: a refused change answers NO_PERMISSION with its remark."""
+    """``handler`` as a server handler: a refused change answers its code (NO_PERMISSION) with its remark."""
 
     async def serve(req: Decoded[Any, Any], ch: ClientChannel) -> RemotingCommand:
         try:
-            return await handler(req)  # type: ignore[no-any-return]
+            return await handler(req)
         except AuthRefused as e:
-            return req.cmd.response(ResponseCode.NO_PERMISSION, str(e))
+            return req.cmd.response(e.code, str(e))
 
     return serve

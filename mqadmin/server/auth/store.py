@@ -18,10 +18,16 @@ from typing import Any
 from mqadmin.model.auth import AclInfo, Policy, UserInfo
 from mqadmin.server.auth.config import AuthSettings
 from mqadmin.server.persist import read_metadata, write_json
+from mqadmin.wire.codes import ResponseCode
 
 
 class AuthRefused(Exception):
-    """A user/ACL change Apache refuses (NO_PERMISSION with this remark)."""
+    """A user/ACL change Apache refuses: NO_PERMISSION with this remark, or ``code`` (SYSTEM_ERROR for a request
+    without its body, which Apache fails on with an exception)."""
+
+    def __init__(self, remark: str, code: int = ResponseCode.NO_PERMISSION) -> None:
+        super().__init__(remark)
+        self.code = code
 
 
 class AuthStore:

@@ -179,7 +179,7 @@ def runtime_info(parts: BrokerParts) -> dict[str, str]:
     table: dict[str, Any] = {
         "brokerVersionDesc": VERSION_DESC,
         "brokerVersion": DEFAULT_VERSION,
-        "brokerActive": "true",
+        "brokerActive": str(parts.config.broker_id == 0).lower(),  # Apache: a master's services run, not a slave's
         "bootTimestamp": stats.boot_timestamp,
         "runtime": _runtime(now - stats.boot_timestamp),
         "putTps": put_tps,
@@ -211,7 +211,6 @@ def runtime_info(parts: BrokerParts) -> dict[str, str]:
         "msgGetTotalTodayMorning": stats.get_today_morning,
         "msgPutTotalYesterdayMorning": stats.put_yesterday_morning,
         "msgGetTotalYesterdayMorning": stats.get_yesterday_morning,
-        "earliestMessageTimeStamp": now,
         "startAcceptSendRequestTimeStamp": 0,
         "commitLogDiskRatio": f"{_disk_ratio(parts.config.data_dir):.4f}",
         "commitLogDirCapacity": _disk_capacity(parts.config.data_dir),

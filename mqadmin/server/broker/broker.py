@@ -129,6 +129,7 @@ class Broker:
         serve(messages.QUERY_CONSUME_QUEUE, QueueQueryProcessor(parts).query_consume_queue)
         serve(topics.GET_TOPIC_STATS_INFO, query.topic_stats)
         serve(groups.GET_CONSUME_STATS, query.consume_stats)
+        serve(groups.GET_ALL_CONSUMER_OFFSET, query.all_consumer_offsets)
         consumer = ConsumerProcessor(parts)
         serve(clients.HEART_BEAT, consumer.heartbeat)
         serve(clients.UNREGISTER_CLIENT, consumer.unregister)

@@ -57,6 +57,7 @@ class BrokerStore:
         return {
             "commitLogMaxOffset": str(m.max_phys_offset),
             "commitLogMinOffset": str(m.min_phys_offset),
+            "earliestMessageTimeStamp": str(m.earliest_store_time()),
             "flushDiskType": m.flush_disk_type.value,
         }
 

@@ -116,6 +116,11 @@ class ClientRegistry:
     def groups_of(self, topic: str) -> set[str]:
         return {g for g, info in self.consumers.items() if topic in info.subscriptions}
 
+    def find_subscription(self, group: str, topic: str) -> SubscriptionData | None:
+        """What an online consumer of ``group`` subscribed to on ``topic``, if any."""
+        info = self.consumers.get(group)
+        return info.subscriptions.get(topic) if info is not None else None
+
     def _after_removal(self, info: ConsumerGroupInfo) -> None:
         if not info.conns:
             del self.consumers[info.group]

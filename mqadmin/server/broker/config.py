@@ -86,7 +86,8 @@ class BrokerConfig:
         return Path(self.data_dir) / "config"
 
     def to_properties(self) -> dict[str, str]:
-        return properties_of(self, PROPERTIES)
+        """The settings, and the keys an update refuses (Java reports its ``configBlackList`` too)."""
+        return properties_of(self, PROPERTIES) | {"configBlackList": ";".join(sorted(CONFIG_BLACKLIST))}
 
     def apply_properties(self, props: dict[str, str]) -> list[str]:
         return apply_properties(self, PROPERTIES, props, CONFIG_BLACKLIST)

@@ -119,7 +119,7 @@ class SubscriptionGroupManager:
         async with self._lock:
             if name not in self._table:
                 await self.update(default_group(name))
-            return self._table[name]
+            return self._table.get(name)  # None when a delete ran while it was being written
 
     async def close(self) -> None:
         await self._file.close()

@@ -17,32 +17,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from mqadmin.model.consume import OFFSET_KEY_SEPARATOR as SEPARATOR
+from mqadmin.model.consume import offset_table_json, parse_offset_table
 from mqadmin.model.names import group_problem, shown, topic_problem
 from mqadmin.server.persist import read_metadata, write_json
 
 log = logging.getLogger(__name__)
-
-SEPARATOR = "@"
-
-
-def parse_offsets_file(obj: Any) -> dict[str, dict[int, int]]:
-    """consumerOffset.json's offsetTable; ValueError naming the entry that cannot be used."""
-    if not isinstance(obj, dict):
-        raise ValueError("the file is not a JSON object")
-    table = obj.get("offsetTable") or {}
-    if not isinstance(table, dict):
-        raise ValueError("offsetTable is not an object")
-    out: dict[str, dict[int, int]] = {}
-    for key, queues in table.items():
-        if SEPARATOR not in key or not isinstance(queues, dict):
-            raise ValueError(f"offsetTable entry {shown(key)} is not topic@group with an object of offsets")
-        offsets: dict[int, int] = {}
-        for qid, off in queues.items():
-            if not str(qid).isdigit() or isinstance(off, bool) or not isinstance(off, int):
-                raise ValueError(f"offsetTable[{shown(key)}]: {qid!r:.20}: {off!r:.20} is not queueId: offset")
-            offsets[int(qid)] = off
-        out[key] = offsets
-    return out
 
 
 class ConsumerOffsetManager:
@@ -61,7 +41,7 @@ class ConsumerOffsetManager:
     def load(self) -> None:
         """The committed offsets (MetadataError naming the file when neither it nor its backup can be
         used: offsets are never reset to 0 silently); entries with illegal names are left out, named."""
-        table = read_metadata(self.path, parse_offsets_file, reset=self.reset_unreadable) or {}
+        table = read_metadata(self.path, parse_offset_table, reset=self.reset_unreadable) or {}
         for key, offsets in table.items():
             topic, _, group = key.partition(SEPARATOR)
             problem = topic_problem(topic) or group_problem(group)
@@ -138,12 +118,13 @@ class ConsumerOffsetManager:
 
     # --- persistence -----------------------------------------------------------------------
 
+    def snapshot_table(self) -> dict[str, dict[int, int]]:
+        """topic@group -> queue id -> offset, a copy (GET_ALL_CONSUMER_OFFSET's answer)."""
+        return {key: dict(queues) for key, queues in self._table.items()}
+
     def snapshot(self) -> dict[str, Any]:
-        return {
-            "offsetTable": {
-                key: {str(q): off for q, off in sorted(queues.items())} for key, queues in sorted(self._table.items())
-            }
-        }
+        """The table as consumerOffset.json holds it."""
+        return offset_table_json(self._table)
 
     async def flush(self) -> None:
         """Write the table if it changed since the last write."""

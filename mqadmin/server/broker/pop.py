@@ -39,6 +39,7 @@ from mqadmin.model.tags import build_subscription
 from mqadmin.model.topic import PERM_READ
 from mqadmin.server.broker.brokerstore import BrokerParts, Processor
 from mqadmin.server.remoting import ClientChannel
+from mqadmin.server.store.types import TagFilter
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import ResponseCode
@@ -226,7 +227,7 @@ class PopProcessor(Processor):
             state = self.queues[key] = PopQueue(start, start)
         return state
 
-    def _take(self, h: rpc.PopHeader, qid: int, sub: object, wanted: int) -> list[bytes]:
+    def _take(self, h: rpc.PopHeader, qid: int, sub: TagFilter, wanted: int) -> list[bytes]:
         """Up to ``wanted`` messages of one queue: those whose invisibility ended, then new ones."""
         state = self._state(h, qid)
         low = self.messages.min_offset(h.topic, qid)
@@ -247,7 +248,7 @@ class PopProcessor(Processor):
             out.append(result.messages[0])
         if len(out) < wanted and state.next < self.messages.max_offset(h.topic, qid):
             start = state.next
-            result = self.messages.get_messages(h.topic, qid, start, wanted - len(out), sub)  # type: ignore[arg-type]
+            result = self.messages.get_messages(h.topic, qid, start, wanted - len(out), sub)
             handed = set()
             for data in result.messages:
                 offset = struct.unpack_from(">q", data, QUEUE_OFFSET_AT)[0]

@@ -81,3 +81,6 @@ class QueryProcessor(Processor):
                 queues.append(QueueProgress(t, broker_name, qid, broker_offset, consumer, consumer, last))
             tps += self.rates.get_tps(group, t)
         return groups.GET_CONSUME_STATS.answer(req.cmd, body=ConsumeStats(queues, round(tps, 2)))
+
+    async def all_consumer_offsets(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
+        return groups.GET_ALL_CONSUMER_OFFSET.answer(req.cmd, body=self.offsets.snapshot_table())

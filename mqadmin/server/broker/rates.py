@@ -51,7 +51,8 @@ class Rates:
             return
         dq.append([now, n])
         while dq[0][0] <= now - WINDOW:
-            self._archive(key, *dq.popleft(), now)
+            second, count = dq.popleft()
+            self._archive(key, second, count, now)
 
     def _archive(self, key: Key, second: int, n: int, now: int) -> None:
         minutes = self._minutes.setdefault(key, deque())

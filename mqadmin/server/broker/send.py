@@ -150,9 +150,10 @@ class SendProcessor(Processor):
         return random.randrange(tc.write_queue_nums) if tc.write_queue_nums > 0 else 0
 
     def _too_big(self, cmd: RemotingCommand, n: int) -> RemotingCommand | None:
+        return self._too_big_refusal(cmd, n) if n > self.config.max_message_size else None
+
+    def _too_big_refusal(self, cmd: RemotingCommand, n: int) -> RemotingCommand:
         limit = self.config.max_message_size
-        if n <= limit:
-            return None
         remark = f"the message body is {n} bytes, larger than this broker's maxMessageSize of {limit} bytes"
         return cmd.response(ResponseCode.MESSAGE_ILLEGAL, remark, base_ext(self.config))
 
@@ -313,28 +314,20 @@ class SendProcessor(Processor):
         queue_id = self._pick_queue(h, tc)
         peer = born_host(ch)
         sys_flag = h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0)
-        cluster = self.config.cluster_name
+        cluster, limit = self.config.cluster_name, self.config.max_message_size
+        topic, born, reconsumed = h.topic, h.born_timestamp, h.reconsume_times or 0
         msgs = []
         for flag, body, props_text in items:
-            too_big = self._too_big(cmd, len(body))
-            if too_big is not None:
-                return too_big
+            if len(body) > limit:
+                return self._too_big_refusal(cmd, len(body))
             props = decode_properties(props_text)
             props.pop(PROPERTY_WAIT, None)
             props[PROPERTY_CLUSTER] = cluster
-            msgs.append(
-                MessageExt(
-                    topic=h.topic,
-                    body=body,
-                    queue_id=queue_id,
-                    flag=flag,
-                    sys_flag=sys_flag,
-                    born_timestamp=h.born_timestamp,
-                    born_host=peer,
-                    reconsume_times=h.reconsume_times or 0,
-                    properties=props,
-                )
-            )
+            msg = MessageExt(
+                topic=topic, body=body, queue_id=queue_id, flag=flag, sys_flag=sys_flag, born_timestamp=born,
+                born_host=peer, reconsume_times=reconsumed, properties=props,
+            )  # fmt: skip
+            msgs.append(msg)
         self._sync_store_host()
         return msgs
 
@@ -395,6 +388,7 @@ class SendProcessor(Processor):
 
 
 _BATCH_HEAD = struct.Struct(">iiiii")  # totalSize magic bodyCrc flag bodyLen
+_PROPS_LEN = struct.Struct(">h")
 
 
 def decode_batch(data: bytes) -> list[tuple[int, bytes, str]]:
@@ -403,18 +397,20 @@ def decode_batch(data: bytes) -> list[tuple[int, bytes, str]]:
     magic and CRC written as 0. Returns (flag, body, properties text) per message."""
     out = []
     pos = 0
-    while pos < len(data):
-        if pos + _BATCH_HEAD.size > len(data):
+    end = len(data)
+    head, head_size, unpack_props_len = _BATCH_HEAD.unpack_from, _BATCH_HEAD.size, _PROPS_LEN.unpack_from
+    while pos < end:
+        if pos + head_size > end:
             raise ValueError(f"truncated message header at byte {pos}")
-        total, _magic, _crc, flag, body_len = _BATCH_HEAD.unpack_from(data, pos)
-        p = pos + _BATCH_HEAD.size
-        if body_len < 0 or p + body_len + 2 > len(data):
+        total, _magic, _crc, flag, body_len = head(data, pos)
+        p = pos + head_size
+        if body_len < 0 or p + body_len + 2 > end:
             raise ValueError(f"body length {body_len} at byte {pos} runs past the batch")
         body = data[p : p + body_len]
         p += body_len
-        (props_len,) = struct.unpack_from(">h", data, p)
+        (props_len,) = unpack_props_len(data, p)
         p += 2
-        if props_len < 0 or p + props_len > len(data):
+        if props_len < 0 or p + props_len > end:
             raise ValueError(f"properties length {props_len} at byte {pos} runs past the batch")
         try:
             props = data[p : p + props_len].decode("utf-8")
@@ -434,5 +430,5 @@ def encode_batch(messages: list[tuple[int, bytes, str]]) -> bytes:
     for flag, body, props in messages:
         pb = props.encode()
         total = _BATCH_HEAD.size + len(body) + 2 + len(pb)
-        parts.append(_BATCH_HEAD.pack(total, 0, 0, flag, len(body)) + body + struct.pack(">h", len(pb)) + pb)
+        parts.append(_BATCH_HEAD.pack(total, 0, 0, flag, len(body)) + body + _PROPS_LEN.pack(len(pb)) + pb)
     return b"".join(parts)

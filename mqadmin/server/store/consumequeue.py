@@ -35,6 +35,10 @@ class ConsumeQueue:
     def append(self, phys: int, size: int, code: int) -> None:
         self.entries += ENTRY.pack(phys, size, code)
 
+    def extend(self, entries: bytes) -> None:
+        """Append packed ``ENTRY``s (a batch's, in queue-offset order)."""
+        self.entries += entries
+
     def entry(self, offset: int) -> tuple[int, int, int]:
         return ENTRY.unpack_from(self.entries, offset * ENTRY_SIZE)
 

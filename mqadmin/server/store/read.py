@@ -34,6 +34,13 @@ class StoreReading(StoreState):
     def last_store_timestamp(self) -> int:
         return self._last_store_ts
 
+    def earliest_store_time(self) -> int:
+        """STORETIMESTAMP of the first message still in the commit log, -1 if there is none (as Apache's
+        ``getEarliestMessageTime``; its runtime info reports it as ``earliestMessageTimeStamp``)."""
+        phys = self.min_phys_offset
+        header = self.log.read(phys, STORE_TIMESTAMP_BYTES) if phys < self._end else b""
+        return store_timestamp(header) if len(header) == STORE_TIMESTAMP_BYTES else -1
+
     def max_offset(self, topic: str, queue_id: int) -> int:
         cq = self._cqs.get((topic, queue_id))
         return cq.count if cq is not None else 0
@@ -59,7 +66,7 @@ class StoreReading(StoreState):
             return GetResult(GetStatus.OFFSET_OVERFLOW_BADLY, hi, lo, hi)
         limit = max(1, min(max_nums, MAX_TRANSFER_COUNT))
         scan_end = min(hi, offset + max(16000, max_nums * 20) // 20)
-        filtering = sub is not None and not sub.matches_all
+        matcher = sub if sub is not None and not sub.matches_all else None
         picked: list[tuple[int, int]] = []
         total = 0
         i = offset
@@ -68,15 +75,15 @@ class StoreReading(StoreState):
             if picked and (len(picked) >= limit or total + size > MAX_TRANSFER_BYTES):
                 break
             i += 1
-            if filtering and not sub.match_code(code):  # type: ignore[union-attr]
+            if matcher is not None and not matcher.match_code(code):
                 continue
             picked.append((phys, size))
             total += size
         messages = self._read_runs(picked)
         if messages is None:
             return GetResult(GetStatus.MESSAGE_WAS_REMOVING, i, lo, hi)
-        if filtering:
-            messages = [m for m in messages if sub.match_tags(_tags_of(m))]  # type: ignore[union-attr]
+        if matcher is not None:
+            messages = [m for m in messages if matcher.match_tags(_tags_of(m))]
         status = GetStatus.FOUND if messages else GetStatus.NO_MATCHED_MESSAGE
         return GetResult(status, i, lo, hi, messages)
 

@@ -45,7 +45,7 @@ class MessageStore(StoreRecovery, StoreWriting, StoreReading):
     @classmethod
     async def open(cls, data_dir: Path, **kwargs: object) -> MessageStore:
         """Recover the store (in a worker thread) and start its flush tasks."""
-        store = cls(data_dir, **kwargs)  # type: ignore[arg-type]
+        store = cls(data_dir, **kwargs)  # type: ignore[arg-type]  # the constructor's keywords, passed on
         await asyncio.to_thread(store.recover)
         store.start()
         return store

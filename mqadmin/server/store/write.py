@@ -12,7 +12,7 @@ import time
 
 from mqadmin.model.tags import tags_code
 from mqadmin.server.paths import UnsafePath
-from mqadmin.server.store.consumequeue import ConsumeQueue
+from mqadmin.server.store.consumequeue import ENTRY, ConsumeQueue
 from mqadmin.server.store.state import Queued, Stored, StoreState, tell
 from mqadmin.server.store.types import FlushDiskType, PutResult, PutStatus
 from mqadmin.wire.message import (
@@ -152,17 +152,22 @@ class StoreWriting(StoreState):
             self._rollback()
             tell(waiters, PutStatus.SERVICE_NOT_AVAILABLE)
             return
-        touched: dict[tuple[str, int], ConsumeQueue] = {}
-        index = self.index
+        entries: dict[tuple[str, int], list[bytes]] = {}  # a batch: one consume-queue extension
+        index, pack = self.index, ENTRY.pack
         for phys, data, topic, qid, _qoff, code, keys, uniq in queued:
             key = (topic, qid)
-            cq = touched.get(key) or self._cq(topic, qid)
-            cq.append(phys, len(data), code)
-            touched[key] = cq
+            packed = entries.get(key)
+            if packed is None:
+                packed = entries[key] = []
+            packed.append(pack(phys, len(data), code))
             for k in keys:
                 index.add(topic, k, phys)
             if uniq:
                 index.add(topic, uniq, phys)
+        touched: dict[tuple[str, int], ConsumeQueue] = {}
+        for key, packed in entries.items():
+            cq = touched[key] = self._cq(*key)
+            cq.extend(b"".join(packed))
         last = queued[-1]
         self._end = last[0] + len(last[1])
         for (topic, qid), cq in touched.items():

@@ -7,6 +7,8 @@
 // heartbeats announce it to every broker of the topic's route at once.
 // With LIVE_CLIENT_REBALANCE=false (5.x clients only) the consumer asks the broker which queues to read and
 // how (QUERY_ASSIGNMENT): pulling, or popping when setConsumeMode chose POP.
+// With LIVE_CLIENT_ALLOCATE=all the consumer takes every queue of the topic whatever the other consumers of
+// its group do: two such consumers make the duplicate assignment consumerStatus's rebalance check reports.
 //
 // stdout: one JSON object per line:
 //   {"event":"started","clientId":"..."}             once the consumer runs
@@ -22,6 +24,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
@@ -29,6 +32,7 @@ import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 
 public final class LiveConsumer {
 
@@ -82,6 +86,20 @@ public final class LiveConsumer {
         consumer.setPersistConsumerOffsetInterval(1000);
         if ("false".equals(System.getenv("LIVE_CLIENT_REBALANCE"))) {  // a 5.x method: called by name
             consumer.getClass().getMethod("setClientRebalance", boolean.class).invoke(consumer, false);
+        }
+        if ("all".equals(System.getenv("LIVE_CLIENT_ALLOCATE"))) {
+            consumer.setAllocateMessageQueueStrategy(new AllocateMessageQueueStrategy() {
+                @Override
+                public List<MessageQueue> allocate(String group, String clientId, List<MessageQueue> all,
+                    List<String> clientIds) {
+                    return all;
+                }
+
+                @Override
+                public String getName() {
+                    return "ALL";
+                }
+            });
         }
         consumer.subscribe(args[1], "*");
         consumer.registerMessageListener(new MessageListenerConcurrently() {

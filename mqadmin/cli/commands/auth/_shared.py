@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
     from mqadmin.model.auth import AclInfo, UserInfo
 
-UsernameOpt = Annotated[str, Option("-u", "--username", metavar="NAME", help="User name.")]
+UsernameOpt = Annotated[str, Option("-u", "--username", metavar="USER", help="User name.")]
 SubjectOpt = Annotated[str, Option("-s", "--subject", metavar="User:NAME", help="The ACL's subject.")]
 DryRunOpt = Annotated[bool, Option("--dry-run", help="Show what would be deleted; change nothing.")]
 PasswordOpt = Annotated[
@@ -96,6 +96,8 @@ class Read:
     target: Target
     value: Any
     error: str | None
+    cause: Exception | None = None
+    """The failure ``error`` describes."""
 
 
 async def read_each(targets: list[Target], op: Callable[[str], Awaitable[Any]]) -> list[Read]:
@@ -105,7 +107,7 @@ async def read_each(targets: list[Target], op: Callable[[str], Awaitable[Any]]) 
         return TargetResult(t.name, t.addr, Status.OK, data=await op(t.addr))
 
     results = await fan_out(targets, one)
-    return [Read(t, r.data, r.reason) for t, r in zip(targets, results, strict=True)]
+    return [Read(t, r.data, r.reason, r.error) for t, r in zip(targets, results, strict=True)]
 
 
 def user_json(user: UserInfo) -> dict[str, Any]:
@@ -173,7 +175,8 @@ def exit_for_reads(reads: Sequence[Read], what: str) -> None:
     from mqadmin.cli.runner import exit_for_results
 
     results = [
-        TargetResult(r.target.name, r.target.addr, Status.FAILED if r.error else Status.OK, r.error) for r in reads
+        TargetResult(r.target.name, r.target.addr, Status.FAILED if r.error else Status.OK, r.error, error=r.cause)
+        for r in reads
     ]
     exit_for_results(results, what)
 

@@ -23,7 +23,7 @@ def copy_user(
     to_broker: ToBrokerOpt,
     namesrv: NamesrvOpt = None,
     usernames: Annotated[
-        str | None, Option("-u", "--usernames", metavar="NAME,NAME", help="Only these users [all].")
+        str | None, Option("-u", "--usernames", metavar="USER,...", help="Only these users [all].")
     ] = None,
 ) -> None:
     """Copy every user of one broker (-f), or the ones named (-u), to another broker (-t), passwords included.

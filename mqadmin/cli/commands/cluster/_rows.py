@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
+    from mqadmin.model.broker_health import BrokerHealth
     from mqadmin.model.route import ClusterInfo
 
 
@@ -18,6 +20,15 @@ class BrokerRow:
     addr: str
     info: dict[str, str] | None
     error: str | None
+    cause: Exception | None = None
+    """The failure ``error`` describes."""
+    read_ms: int = field(default_factory=lambda: int(time.time() * 1000))  # when the info was read
+
+    @property
+    def health(self) -> BrokerHealth:
+        from mqadmin.model.broker_health import broker_health
+
+        return broker_health(self.info or {}, self.read_ms)
 
     @property
     def role(self) -> str:
@@ -32,21 +43,12 @@ class BrokerRow:
             "role": self.role,
             "addr": self.addr,
             "version": info.get("brokerVersionDesc"),
-            "inTps": _first_number(info.get("putTps")),
-            "outTps": _first_number(info.get("getTransferredTps") or info.get("getTransferedTps")),
+            **self.health.to_json(),
             "error": self.error,
         }
         if more:
             out.update(_totals(info))
         return out
-
-
-def _first_number(value: str | None) -> float | None:
-    """The first figure of ``"12.5 11.0 10.0"`` (the last 10 s); None when absent or not a number."""
-    try:
-        return float(value.split()[0]) if value and value.split() else None
-    except ValueError:
-        return None
 
 
 def _totals(info: dict[str, str]) -> dict[str, int | None]:
@@ -92,6 +94,7 @@ async def broker_rows(admin: AdminClient, info: ClusterInfo, cluster: str | None
                 t.addr,
                 None if failed else answer,
                 reason_of(answer) if failed else None,
+                answer if isinstance(answer, Exception) else None,
             )
         )
     return rows
@@ -100,4 +103,6 @@ async def broker_rows(admin: AdminClient, info: ClusterInfo, cluster: str | None
 def as_results(rows: list[BrokerRow]) -> list[TargetResult]:
     from mqadmin.admin import Status, TargetResult
 
-    return [TargetResult(r.broker, r.addr, Status.FAILED if r.error else Status.OK, r.error) for r in rows]
+    return [
+        TargetResult(r.broker, r.addr, Status.FAILED if r.error else Status.OK, r.error, error=r.cause) for r in rows
+    ]

@@ -120,4 +120,4 @@ def _row_json(r: SendRt) -> dict[str, Any]:
 def _as_results(rows: list[SendRt]) -> list[TargetResult]:
     from mqadmin.admin import Status, TargetResult
 
-    return [TargetResult(r.broker, "", Status.FAILED if r.failed else Status.OK, r.reason) for r in rows]
+    return [TargetResult(r.broker, "", Status.FAILED if r.failed else Status.OK, r.reason, error=r.error) for r in rows]

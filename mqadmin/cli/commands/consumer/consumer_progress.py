@@ -10,7 +10,7 @@ from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
-    from mqadmin.admin import AdminClient
+    from mqadmin.admin import AdminClient, TargetResult
     from mqadmin.admin.consumers import GroupProgress, GroupSummary
 
 SORTS = ("lag", "queue", "name")
@@ -48,8 +48,10 @@ def consumer_progress(
     """A group's progress per queue: broker offset, consumer offset, lag, in-flight messages and the store
     time of the last consumed message, then the totals, the messages waiting in the group's retry topic
     and in its dead-letter topic, and who is online. Without -g, one line per group (every group with a
-    retry topic): clients online, version, type, model, TPS, lag, retry and dead letters, largest lag
-    first. Brokers (or groups) that cannot be read are listed, and the exit code is 3 (1 if none could).
+    retry topic or committed offsets): clients online, version, type, model, TPS, lag, retry and dead
+    letters, largest lag first. A group that never had a consumer online (offsets set by resetOffsetByTime,
+    say: no retry topic) is found in the masters' offset tables. Brokers (or groups) that cannot be read are
+    listed, and the exit code is 3 (1 if none could).
     """
     if sort is not None and sort not in SORTS:
         raise usage_error(f"--sort {sort!r} is not one of {', '.join(SORTS)}", "for example: --sort lag")
@@ -176,21 +178,25 @@ def _depth(value: int | None) -> str:
 def _all_groups(namesrv: str | None, cluster: str | None, sort: str) -> None:
     from mqadmin.admin import Status, TargetResult
     from mqadmin.cli.commands.consumer._shared import run_consumers
-    from mqadmin.cli.render import json_output, print_json
+    from mqadmin.cli.render import json_output, print_json, warn
     from mqadmin.cli.runner import exit_for_results
 
-    async def go(admin: AdminClient) -> list[GroupSummary]:
+    async def go(admin: AdminClient) -> tuple[list[GroupSummary], list[TargetResult]]:
         return await admin.all_groups_progress(cluster)
 
-    groups = run_consumers(namesrv, go)
+    groups, unread = run_consumers(namesrv, go)
     if sort == "lag":
         groups.sort(key=lambda g: (-g.lag, g.group))
     if json_output():
         print_json({"groups": [_summary_json(g) for g in groups], "lagTotal": sum(g.lag for g in groups)})
     else:
         _print_summaries(groups)
-    results = [TargetResult(g.group, "", Status.FAILED if g.error else Status.OK, g.error) for g in groups]
-    exit_for_results(results, "consumerProgress")
+    for r in unread:
+        warn(f"the offset table of {r.name} ({r.addr}) could not be read: {r.reason}; groups only it holds are missing")
+    results = [
+        TargetResult(g.group, "", Status.FAILED if g.error else Status.OK, g.error, error=g.cause) for g in groups
+    ]
+    exit_for_results(results + unread, "consumerProgress")
 
 
 def _summary_json(g: GroupSummary) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
     from mqadmin.model.clients import ConsumerConnection, ConsumerRunningInfo
+    from mqadmin.model.queue import MessageQueue
 
 BLOCKED_AFTER_MS = 60_000
 """A queue with cached messages and no consumption for this long is reported (Java's analysis)."""
@@ -37,7 +38,8 @@ def consumer_status(
     """Ask each consumer of the group, through the broker (GET_CONSUMER_RUNNING_INFO), for its running
     info: properties, subscriptions, the queues it holds with their commit offset and cached messages, its
     pull and consume rates, and with -s its thread dump. Without -i: one line per client, then whether every
-    client subscribes alike and which queues look blocked. With -i: that client in detail. Java's tool writes
+    client subscribes alike, whether the rebalance is sound (no queue held by two clients, each duplicate
+    named) and which queues look blocked. With -i: that client in detail. Java's tool writes
     each client's report to a file under the current directory; mqadmin prints it (or --format json).
     """
     from mqadmin.cli.commands.consumer._shared import check_group, run_consumers
@@ -70,6 +72,25 @@ def consumer_status(
 def subscriptions_alike(infos: dict[str, ConsumerRunningInfo]) -> bool:
     sets = {frozenset((s.topic, s.sub_string) for s in i.subscriptions) for i in infos.values()}
     return len(sets) <= 1
+
+
+def duplicate_assignments(infos: dict[str, ConsumerRunningInfo]) -> dict[MessageQueue, list[str]]:
+    """Queues held by more than one client, with the clients holding them: a rebalance that went wrong (two
+    consumers of a clustering group read the same queue, so its messages are consumed twice). A queue a client
+    is dropping is no longer held; broadcasting consumers each hold every queue by design."""
+    holders: dict[MessageQueue, list[str]] = {}
+    for cid, info in sorted(infos.items()):
+        if info.properties.get("messageModel") == "BROADCASTING":
+            continue
+        for mq, pq in info.mq_table.items():
+            if not pq.get("droped"):
+                holders.setdefault(mq, []).append(cid)
+    return {mq: cids for mq, cids in sorted(holders.items()) if len(cids) > 1}
+
+
+def rebalance_ok(infos: dict[str, ConsumerRunningInfo]) -> bool:
+    """Java's "Rebalance OK": the clients subscribe alike, and (our check, Java's is empty) no queue is held twice."""
+    return subscriptions_alike(infos) and not duplicate_assignments(infos)
 
 
 def problems(client_id: str, info: ConsumerRunningInfo, now_ms: int) -> list[str]:
@@ -108,10 +129,14 @@ def _status_json(group: str, cc: ConsumerConnection | None, results: list[Target
             "info": running_info_json(r.data) if r.ok else None,
         }
         clients.append(entry)
+    from mqadmin.model.queue import queue_json
+
     return {
         "group": group,
         "clients": clients,
         "sameSubscription": subscriptions_alike(infos),
+        "rebalanceOk": rebalance_ok(infos) if infos else None,
+        "duplicateQueues": [queue_json(mq, clients=cids) for mq, cids in duplicate_assignments(infos).items()],
         "problems": [p for cid, i in infos.items() for p in problems(cid, i, now)],
         "outcome": outcome(results),
     }
@@ -168,7 +193,12 @@ def _print_analysis(infos: dict[str, ConsumerRunningInfo]) -> None:
     lines = [
         "",
         "Same subscription in every client" if subscriptions_alike(infos) else "WARNING: clients subscribe differently",
+        "Rebalance OK" if rebalance_ok(infos) else "Rebalance FAILED",
     ]
+    for mq, cids in duplicate_assignments(infos).items():
+        lines.append(
+            f"{mq.topic} {mq.broker_name} queue {mq.queue_id} is held by {len(cids)} clients: {', '.join(cids)}"
+        )
     for cid, info in infos.items():
         lines += problems(cid, info, now)
     print_lines(lines)

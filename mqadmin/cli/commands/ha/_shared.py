@@ -14,13 +14,15 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-ControllerOpt = Annotated[
-    str,
+FoundControllerOpt = Annotated[
+    str | None,
     Option(
         "-a",
         "--controllerAddress",
-        metavar="HOST:PORT[;HOST:PORT]",
-        help="Controller address(es), e.g. 127.0.0.1:9878 (a name server's port when it runs the controller).",
+        metavar="CONTROLLER[;CONTROLLER]",
+        help="Controller address(es), e.g. 127.0.0.1:9878 [found through the name server: a controller-mode "
+        "broker's controllerAddr, or a name server that runs the controller].",
+        show_default=False,
     ),
 ]
 IntervalOpt = Annotated[
@@ -55,6 +57,34 @@ def controller_addrs(value: str) -> list[str]:
     if not addrs:
         raise usage_error("no controller address given (-a is blank)", CONTROLLER_HINT)
     return addrs
+
+
+def controllers(controller: str | None, namesrv: str | None, cluster: str | None = None) -> list[str]:
+    """The controllers of ``-a``; without it, those the cluster of the name server (``-n``, NAMESRV_ADDR or the
+    profile) points to (``controllers_of_cluster``, the brokers of ``cluster`` first), named on stderr."""
+    if controller is not None:
+        return controller_addrs(controller)
+    from mqadmin.cli import settings
+    from mqadmin.cli.errors import CliError, ExitCode
+    from mqadmin.cli.render import note
+    from mqadmin.cli.runner import run_lookup
+
+    if settings.namesrv(namesrv).value is None:
+        raise usage_error("no controller address given", "give -a HOST:PORT, or -n NAMESRV to find the controller")
+
+    async def go(admin: AdminClient) -> list[str]:
+        return await admin.controllers_of_cluster(cluster)
+
+    found = run_lookup(namesrv, go)
+    if not found:
+        raise CliError(
+            "no controller found through the name server: no broker runs in controller mode with a "
+            "controllerAddr, and no name server runs one (enableControllerInNamesrv)",
+            "give the controller with -a HOST:PORT",
+            ExitCode.FAILURE,
+        )
+    note(f"mqadmin: controller {';'.join(found)} (found through the name server)")
+    return found
 
 
 def one_of(broker: str | None, cluster: str | None, what: str) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import ControllerOpt
+from mqadmin.cli.commands.ha._shared import FoundControllerOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
+from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     "mqadmin cleanBrokerMetadata -a 127.0.0.1:9878 -bn broker-a -l",
 )
 def clean_broker_metadata(
-    controller: ControllerOpt,
     broker_name: Annotated[str, Option("-bn", "--brokerName", metavar="BROKER", help="Broker name.")],
     broker_ids: Annotated[
         str | None,
@@ -41,6 +41,8 @@ def clean_broker_metadata(
     dry_run: Annotated[
         bool, Option("--dry-run", help="Show the replicas the controller holds; clean nothing.")
     ] = False,
+    controller: FoundControllerOpt = None,
+    namesrv: NamesrvOpt = None,
 ) -> None:
     """Make the controller forget replicas of broker name -bn (CLEAN_BROKER_DATA): the ids of -b, or every
     replica. Without -l the controller refuses to forget live replicas, and -c is required (as in Java).
@@ -49,10 +51,10 @@ def clean_broker_metadata(
     holds for -bn before (CONTROLLER_GET_SYNC_STATE_DATA) are listed with the ones to forget; --dry-run stops
     there and sends nothing.
     """
-    from mqadmin.cli.commands.ha._shared import controller_addrs, run_controller
+    from mqadmin.cli.commands.ha._shared import controllers, run_controller
     from mqadmin.cli.render import Column, json_output, print_json, print_lines, print_table
 
-    addr = controller_addrs(controller)[0]
+    addr = controllers(controller, namesrv, cluster)[0]
     ids = _ids(broker_ids)
     if not clean_living and not (cluster or "").strip():
         raise usage_error("-c is required unless -l is given", "give the broker's cluster with -c, or add -l")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import ControllerOpt
+from mqadmin.cli.commands.ha._shared import FoundControllerOpt
 from mqadmin.cli.declare import Option
+from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
@@ -19,13 +20,14 @@ if TYPE_CHECKING:
     "mqadmin electMaster -a 127.0.0.1:9878 -c DefaultCluster -bn broker-a -b 2 --dry-run",
 )
 def elect_master(
-    controller: ControllerOpt,
     broker_id: Annotated[
         int, Option("-b", "--brokerId", min=0, metavar="ID", help="Controller id of the replica to elect.")
     ],
     broker_name: Annotated[str, Option("-bn", "--brokerName", metavar="BROKER", help="Broker name.")],
     cluster: Annotated[str, Option("-c", "--clusterName", metavar="CLUSTER", help="The broker's cluster.")],
     dry_run: Annotated[bool, Option("--dry-run", help="Show the current master; elect nothing.")] = False,
+    controller: FoundControllerOpt = None,
+    namesrv: NamesrvOpt = None,
 ) -> None:
     """Have the controller elect replica -b of broker name -bn as its master (CONTROLLER_ELECT_MASTER, an
     administrator's election: the controller elects that replica if it is alive and may be master).
@@ -34,10 +36,10 @@ def elect_master(
     CONTROLLER_GET_SYNC_STATE_DATA) and after are shown, with the new master epoch, sync-state-set epoch and
     the broker group's replicas. --dry-run shows the current master and replicas and sends no election.
     """
-    from mqadmin.cli.commands.ha._shared import controller_addrs, run_controller
+    from mqadmin.cli.commands.ha._shared import controllers, run_controller
     from mqadmin.cli.render import Column, json_output, print_json, print_table
 
-    addr = controller_addrs(controller)[0]
+    addr = controllers(controller, namesrv, cluster)[0]
 
     async def go(admin: AdminClient) -> dict[str, Any]:
         before = (await admin.sync_state_sets(addr, [broker_name])).get(broker_name)

@@ -11,7 +11,7 @@ from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
-    from mqadmin.model.ha import EpochCache
+    from mqadmin.model.ha import EpochCache, EpochEntry
 
 
 @command(
@@ -78,7 +78,8 @@ def print_epochs(results: Sequence[TargetResult]) -> None:
         if not (r.ok and r.data):
             continue
         cache: EpochCache = r.data
-        for e in cache.shown_epochs() or [None]:
+        epochs: list[EpochEntry | None] = [*cache.shown_epochs()] or [None]
+        for e in epochs:
             head = (cache.cluster_name, cache.broker_name or r.name, r.addr, cache.broker_id)
             rows.append(head + ((e.epoch, e.start_offset, e.end_offset) if e else ("-", "-", "-")))
     print_table(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import ControllerOpt
+from mqadmin.cli.commands.ha._shared import FoundControllerOpt
+from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
@@ -16,16 +17,16 @@ if TYPE_CHECKING:
     "mqadmin getControllerConfig -a 127.0.0.1:9878",
     "mqadmin getControllerConfig -a 'c1:9878;c2:9878' | grep electPolicy",
 )
-def get_controller_config(controller: ControllerOpt) -> None:
+def get_controller_config(controller: FoundControllerOpt = None, namesrv: NamesrvOpt = None) -> None:
     """Show the config of every controller of -a (GET_CONTROLLER_CONFIG), asked concurrently.
 
     One KEY/VALUE row per config key; with several controllers each row starts with the controller's address.
     A controller that does not answer is reported after the others (exit 3, or 1 if none answered).
     """
-    from mqadmin.cli.commands.ha._shared import controller_addrs, run_controller
+    from mqadmin.cli.commands.ha._shared import controllers, run_controller
     from mqadmin.cli.views.config import show_configs
 
-    addrs = controller_addrs(controller)
+    addrs = controllers(controller, namesrv)
 
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.controller_configs(addrs)

@@ -5,21 +5,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import ControllerOpt
+from mqadmin.cli.commands.ha._shared import FoundControllerOpt
+from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
     from mqadmin.model.rpc.ha import ControllerMetadataHeader
 
 
-@command("getControllerMetaData", "mqadmin getControllerMetaData -a 127.0.0.1:9878")
-def get_controller_meta_data(controller: ControllerOpt) -> None:
+@command(
+    "getControllerMetaData",
+    "mqadmin getControllerMetaData -a 127.0.0.1:9878",
+    "mqadmin getControllerMetaData -n 127.0.0.1:9876   # the controller the brokers use",
+)
+def get_controller_meta_data(controller: FoundControllerOpt = None, namesrv: NamesrvOpt = None) -> None:
     """Show the controller group of -a (CONTROLLER_GET_METADATA_INFO): its name, the leader's id and address,
-    whether the controller asked is the leader, and every peer (id and address). Needs no name server."""
-    from mqadmin.cli.commands.ha._shared import controller_addrs, run_controller
+    whether the controller asked is the leader, and every peer (id and address). Needs no name server with
+    -a; without it the controller is found through the name server (-n)."""
+    from mqadmin.cli.commands.ha._shared import controllers, run_controller
     from mqadmin.cli.render import Column, json_output, print_json, print_table
 
-    addr = controller_addrs(controller)[0]
+    addr = controllers(controller, namesrv)[0]
 
     async def go(admin: AdminClient) -> ControllerMetadataHeader:
         return await admin.controller_metadata(addr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import BrokerNameOpt, ControllerOpt, CountOpt, IntervalOpt, one_of, rounds
+from mqadmin.cli.commands.ha._shared import BrokerNameOpt, CountOpt, FoundControllerOpt, IntervalOpt, one_of, rounds
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     "mqadmin getSyncStateSet -a 127.0.0.1:9878 -c DefaultCluster -n 127.0.0.1:9876",
 )
 def get_sync_state_set(
-    controller: ControllerOpt,
+    controller: FoundControllerOpt = None,
     namesrv: NamesrvOpt = None,
     cluster: ClusterOpt = None,
     broker_name: BrokerNameOpt = None,
@@ -34,12 +34,12 @@ def get_sync_state_set(
     controller of -a for its metadata, as Java mqadmin does. -b needs no name server. With -i the sets are
     shown again every N seconds until Ctrl-C (or --count rounds).
     """
-    from mqadmin.cli.commands.ha._shared import controller_addrs, controller_errors, run_controller
+    from mqadmin.cli.commands.ha._shared import controller_errors, controllers, run_controller
     from mqadmin.cli.render import json_output, print_json, print_json_line
     from mqadmin.cli.runner import run_admin
 
     one_of(broker_name, cluster, "a broker name")
-    addr = controller_addrs(controller)[0]
+    addr = controllers(controller, namesrv, cluster)[0]
     shown: list[int] = []
 
     async def go(admin: AdminClient) -> None:

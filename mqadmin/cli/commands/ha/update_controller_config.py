@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import ControllerOpt
+from mqadmin.cli.commands.ha._shared import FoundControllerOpt
 from mqadmin.cli.declare import Option
+from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
@@ -17,9 +18,10 @@ if TYPE_CHECKING:
     "mqadmin updateControllerConfig -a 127.0.0.1:9878 -k notifyBrokerRoleChanged -v false",
 )
 def update_controller_config(
-    controller: ControllerOpt,
     key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],
     value: Annotated[str, Option("-v", "--value", metavar="VALUE", help="New value.")],
+    controller: FoundControllerOpt = None,
+    namesrv: NamesrvOpt = None,
 ) -> None:
     """Change one config key on every controller of -a (UPDATE_CONTROLLER_CONFIG), concurrently.
 
@@ -28,12 +30,12 @@ def update_controller_config(
     and the store paths: NO_PERMISSION), "unknown key" for a key the controller does not have (Java mqadmin
     reports success and nothing changes), or "not applied" for a value the controller did not take.
     """
-    from mqadmin.cli.commands.ha._shared import controller_addrs, run_controller
+    from mqadmin.cli.commands.ha._shared import controllers, run_controller
     from mqadmin.cli.commands.namesrv._shared import config_key, config_value
     from mqadmin.cli.render import json_output, print_json
     from mqadmin.cli.runner import exit_for_results, print_results, results_json
 
-    addrs = controller_addrs(controller)
+    addrs = controllers(controller, namesrv)
     key, value = config_key(key), config_value(value)
 
     async def go(admin: AdminClient) -> list[TargetResult]:

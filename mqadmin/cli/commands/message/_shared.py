@@ -21,7 +21,9 @@ T = TypeVar("T")
 
 BrokerNameOpt = Annotated[
     str | None,
-    Option("-b", "--brokerName", metavar="NAME", help="Only this broker (by name, e.g. broker-a).", show_default=False),
+    Option(
+        "-b", "--brokerName", metavar="BROKER", help="Only this broker (by name, e.g. broker-a).", show_default=False
+    ),
 ]
 QueueIdOpt = Annotated[
     int | None, Option("-i", "--queueId", min=0, metavar="N", help="Only this queue id.", show_default=False)

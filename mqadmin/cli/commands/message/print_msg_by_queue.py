@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 )
 def print_msg_by_queue(
     topic: TopicOpt,
-    broker: Annotated[str, Option("-a", "--brokerName", metavar="NAME", help="The broker (by name).")],
+    broker: Annotated[str, Option("-a", "--brokerName", metavar="BROKER", help="The broker (by name).")],
     queue_id: Annotated[int, Option("-i", "--queueId", min=0, metavar="N", help="The queue id.")],
     namesrv: NamesrvOpt = None,
     charset: CharsetOpt = None,

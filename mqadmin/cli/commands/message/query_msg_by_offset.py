@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 )
 def query_msg_by_offset(
     topic: TopicOpt,
-    broker: Annotated[str, Option("-b", "--brokerName", metavar="NAME", help="The broker (by name).")],
+    broker: Annotated[str, Option("-b", "--brokerName", metavar="BROKER", help="The broker (by name).")],
     queue_id: Annotated[int, Option("-i", "--queueId", min=0, metavar="N", help="The queue id.")],
     offset: Annotated[int, Option("-o", "--offset", min=0, metavar="N", help="The queue offset.")],
     namesrv: NamesrvOpt = None,

@@ -23,7 +23,6 @@ BrokerNameOpt = Annotated[
         "--brokerName",
         metavar="BROKER",
         help="Broker name, e.g. broker-a (not its address).",
-        complete="broker",
     ),
 ]
 

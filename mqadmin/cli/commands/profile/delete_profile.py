@@ -10,7 +10,7 @@ from mqadmin.cli.declare import Argument, Option
 
 @profile_command("delete", "mqadmin profile delete staging", "mqadmin profile delete staging --dry-run")
 def delete_profile(
-    name: Annotated[str, Argument(metavar="NAME", help="The profile to delete.")],
+    name: Annotated[str, Argument(metavar="PROFILE", help="The profile to delete.")],
     dry_run: Annotated[bool, Option("--dry-run", help="Show what would be deleted; change nothing.")] = False,
 ) -> None:
     """Delete a profile (when it is the current one, no profile is current afterwards)."""

@@ -13,7 +13,7 @@ from mqadmin.cli.declare import Argument, Option
 )
 def show_profile(
     name: Annotated[
-        str | None, Argument(metavar="[NAME]", help="The profile [the one in use].", show_default=False)
+        str | None, Argument(metavar="[PROFILE]", help="The profile [the one in use].", show_default=False)
     ] = None,
     resolved: Annotated[
         bool, Option("--resolved", help="Show what a command would use now: flag > env > profile > default.")
@@ -35,8 +35,8 @@ def show_profile(
             GLOBAL.profile = name
         rows = resolved_settings()
         if json_output():
-            doc = {_camel(k): {"value": v, "from": o} for k, v, o in rows}
-            print_json({"profile": _profile_in_use(), "resolved": doc})
+            resolved_doc = {_camel(k): {"value": v, "from": o} for k, v, o in rows}
+            print_json({"profile": _profile_in_use(), "resolved": resolved_doc})
         else:
             print_table([Column("SETTING"), Column("VALUE"), Column("FROM")], [(k, v or "", o) for k, v, o in rows])
         return
@@ -47,7 +47,7 @@ def show_profile(
             raise usage_error("no profile in use and none named", "name one: mqadmin profile show NAME")
     profile = get(config, name)
     if json_output():
-        doc = {"profile": name, "current": config.current == name, "path": str(config.path)}
+        doc: dict[str, Any] = {"profile": name, "current": config.current == name, "path": str(config.path)}
         print_json({**doc, "settings": settings_json(profile)})
     else:
         print_profile(profile)

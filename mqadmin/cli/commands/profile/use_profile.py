@@ -9,7 +9,7 @@ from mqadmin.cli.declare import Argument
 
 
 @profile_command("use", "mqadmin profile use prod")
-def use_profile(name: Annotated[str, Argument(metavar="NAME", help="The profile to use from now on.")]) -> None:
+def use_profile(name: Annotated[str, Argument(metavar="PROFILE", help="The profile to use from now on.")]) -> None:
     """Make NAME the current profile: commands use it unless --profile or MQADMIN_PROFILE names another."""
     from mqadmin.cli.commands.profile._shared import get, load
     from mqadmin.cli.config import save_config

@@ -1,0 +1,72 @@
+"""A program run in a real terminal, as a person sees it: a tmux session of its own (its own server socket),
+read with ``capture-pane``, typed into with ``send-keys``. Used by the tests of ``mqadmin top``."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import wait_until
+
+
+class Terminal:
+    def __init__(self, args: Sequence[str], workdir: Path, *, width: int = 200, height: int = 50) -> None:
+        if shutil.which("tmux") is None:
+            pytest.skip("tmux is not installed (.ci/run installs it)")
+        self.socket = f"mqadmin-test-{uuid.uuid4().hex[:10]}"
+        self.exit_file = workdir / f"{self.socket}.exit"
+        command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "mqadmin", *args])
+        script = f"{command}; echo $? > {shlex.quote(str(self.exit_file))}"
+        skip = (
+            "NAMESRV_ADDR",
+            "NO_COLOR",
+            "TMUX",
+            "COLUMNS",
+            "LINES",
+        )  # the size is the terminal's (pytest sets COLUMNS)
+        env = {k: v for k, v in os.environ.items() if k not in skip}
+        self._tmux("new-session", "-d", "-x", str(width), "-y", str(height), "sh", "-c", script, env=env)
+
+    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30, env=env, check=False
+        )
+        return done.stdout
+
+    def screen(self, *, colours: bool = False) -> str:
+        """What the terminal shows; with ``colours``, with the escape sequences of its colours."""
+        return self._tmux("capture-pane", "-p", *(["-e"] if colours else []))
+
+    def wait_for(self, *texts: str, absent: Sequence[str] = (), timeout: float = 120) -> str:
+        """The screen once it shows every one of ``texts`` and none of ``absent``."""
+
+        last = [""]
+
+        def shows() -> str | None:
+            s = last[0] = self.screen()
+            return s if all(t in s for t in texts) and not any(t in s for t in absent) else None
+
+        try:
+            return wait_until(shows, timeout, 0.1, f"the terminal to show {texts} (and not {tuple(absent)})")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; the screen:\n{last[0]}") from None
+
+    def keys(self, *keys: str) -> None:
+        self._tmux("send-keys", *keys)
+
+    def exit_code(self, timeout: float = 60) -> int:
+        text = wait_until(
+            lambda: self.exit_file.read_text().strip() if self.exit_file.exists() else None, timeout, 0.1, "exit"
+        )
+        return int(text)
+
+    def close(self) -> None:
+        self._tmux("kill-server")
