@@ -12,6 +12,9 @@ run 2, …) so that all of them see the same machine load:
   (``git worktree add /tmp/before main``) first on ``PYTHONPATH``: before/after in one run;
 * ``java``: Java mqadmin of ``--version`` (its ``help updateTopic`` for ``--help``).
 
+With ``--embedded`` the cluster is our embedded one (a name server and two brokers, one process each) and
+Java mqadmin is left out: a quick before/after of our own start-up, without starting a JVM.
+
 Cases: ``--help``, ``topicList``, ``clusterList`` and ``updateTopic -c`` (a new topic per run, so
 every run creates one on both masters). Prints the median and minimum wall time, the median CPU time
 (user + system, all threads: on a loaded machine it moves far less than wall time), the tool's peak
@@ -21,6 +24,7 @@ issue 12: a one-request command at most 0.12 s and ``--help`` at most 0.15 s (on
 
     python bench/bench_cli.py --runs 15
     python bench/bench_cli.py --runs 15 --before /tmp/before --out bench/results/cli.json
+    python bench/bench_cli.py --runs 15 --before /tmp/before --embedded
 
 Our runs use compiled bytecode, as an installed package does: the source trees are compiled first
 and PYTHONDONTWRITEBYTECODE is removed from their environment (with it set, every run would compile
@@ -42,6 +46,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -223,6 +228,9 @@ def main() -> int:
     parser.add_argument(
         "--editable", action="store_true", help="run this environment's mqadmin script (a checkout's editable install)"
     )
+    parser.add_argument(
+        "--embedded", action="store_true", help="run against our embedded cluster, without Java (ours and before only)"
+    )
     parser.add_argument("--ours-script", help=argparse.SUPPRESS)
     parser.add_argument("--child", choices=["floor", "ours", "before", "java"], help=argparse.SUPPRESS)
     parser.add_argument("--src", help=argparse.SUPPRESS)
@@ -239,9 +247,9 @@ def main() -> int:
     if opts.before and not (opts.before / "mqadmin" / "__init__.py").exists():
         parser.error(f"--before {opts.before}: no mqadmin package there")
 
-    from tests.realrmq.apache import ApacheCluster, skip_reason
+    from tests.realrmq.apache import skip_reason
 
-    reason = skip_reason(opts.version)
+    reason = None if opts.embedded else skip_reason(opts.version)
     if reason:
         print(f"cannot run: {reason}", file=sys.stderr)
         return 1
@@ -249,15 +257,17 @@ def main() -> int:
     scratch = tempfile.TemporaryDirectory(prefix="bench-cli-install-")
     if not opts.editable:
         _OURS.append(str(install_ours(Path(scratch.name) / "venv")))
-    tools = ["floor", "ours", *(["before"] if opts.before else []), "java"]
+    tools = ["floor", "ours", *(["before"] if opts.before else []), *([] if opts.embedded else ["java"])]
     samples: dict[str, dict[str, list[dict]]] = {c: {t: [] for t in tools if t != "floor"} for c in cases}
     samples["python -c pass"] = {"floor": []}
-    with scratch, ApacheCluster(opts.version, brokers=2, java_opts=SERVER_JIT_OPTS[opts.server_jit]) as cluster:
-        print(f"Apache RocketMQ {opts.version}: name server {cluster.namesrv_addr}, brokers {cluster.broker_addrs}")
+    with scratch, _cluster(opts, scratch.name) as cluster:
+        what = "embedded cluster" if opts.embedded else f"Apache RocketMQ {opts.version}"
+        print(f"{what}: name server {cluster.namesrv_addr}, brokers {cluster.broker_addrs}")
         print(f"ours: {' '.join(ours_argv())} (typer {_typer_version()}, Python {sys.version.split()[0]})")
         if opts.before:
             print(f"before: the same with PYTHONPATH={opts.before}")
-        print(f"java: {'tools.sh heap flags' if opts.stock_jvm else 'test-harness flags (small heap, C1 only)'}")
+        if not opts.embedded:
+            print(f"java: {'tools.sh heap flags' if opts.stock_jvm else 'test-harness flags (small heap, C1 only)'}")
         print(f"servers: {opts.server_jit} JIT; ours: {'editable install' if opts.editable else 'installed layout'}")
         load_before = _load()
         print(f"load average at the start: {load_before}")
@@ -288,6 +298,17 @@ def main() -> int:
         }
         opts.out.write_text(json.dumps({**meta, "figures": figures}, indent=2) + "\n")
     return 0
+
+
+def _cluster(opts: argparse.Namespace, scratch: str) -> Any:
+    """The cluster the commands talk to: Apache RocketMQ's, or with ``--embedded`` ours."""
+    if opts.embedded:
+        from tests.devprocs import EmbeddedCluster
+
+        return EmbeddedCluster(Path(scratch) / "cluster")
+    from tests.realrmq.apache import ApacheCluster
+
+    return ApacheCluster(opts.version, brokers=2, java_opts=SERVER_JIT_OPTS[opts.server_jit])
 
 
 def _ratio(by_tool: dict[str, dict], slower: str, key: str, digits: int) -> str:

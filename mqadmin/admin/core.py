@@ -41,10 +41,9 @@ class AdminCore:
 
             transport = TcpTransport(timeout=timeout, credentials=credentials)
         self.transport: Transport = transport
-        self.no_topic_config_code: set[str] = set()
-        """Brokers that answered GET_TOPIC_CONFIG (351) with "not supported" (before 5.0)."""
-        self.no_topic_list_code: set[str] = set()
-        """Brokers that answered UPDATE_AND_CREATE_TOPIC_LIST (18) with "not supported" (before 5.3)."""
+        self.lacking: set[tuple[str, int]] = set()
+        """(broker address, request code) of the requests a broker answered with "not supported" (as 4.9 does
+        GET_TOPIC_CONFIG and the list requests): asked again, it gets what replaces them at once."""
 
     async def __aenter__(self) -> Any:
         return self

@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from mqadmin.admin.batch import write_many
 from mqadmin.admin.core import AdminCore
-from mqadmin.admin.errors import ResponseError, reason_of
+from mqadmin.admin.errors import reason_of
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.consume import ConsumeStats
@@ -21,11 +22,8 @@ from mqadmin.model.group import JSON_NAMES, SCALARS, GroupRetryPolicy, GroupWrit
 from mqadmin.model.route import ClusterInfo
 from mqadmin.model.rpc import groups as rpc
 from mqadmin.model.topic import alter_attributes
-from mqadmin.wire.codes import ResponseCode
+from mqadmin.model.version import V5_0_0, V5_1_3, at_least
 
-V5_0_0 = 413  # first version whose group configs have consumeMessageOrderly, groupRetryPolicy, groupSysFlag, …
-V5_1_3 = 439  # first version whose group configs keep attributes
-V5_3_1 = 475  # first version with UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225)
 _V5_ONLY = ("consume_message_orderly", "group_retry_policy", "group_sys_flag", "consume_timeout_minute")
 
 
@@ -77,9 +75,9 @@ def kept_fields(broker_version: int) -> list[str]:
     """The settings a broker of this version stores (and so can be compared): 4.9 brokers have no
     consumeMessageOrderly, retry policy, sysflag or timeout; brokers before 5.1.3 no attributes."""
     names = [n for n in SCALARS if n not in _V5_ONLY]
-    if broker_version >= V5_0_0 or broker_version == 0:
+    if at_least(broker_version, V5_0_0):
         names += list(_V5_ONLY)
-    if broker_version >= V5_1_3 or broker_version == 0:
+    if at_least(broker_version, V5_1_3):
         names.append("attributes")
     return names
 
@@ -200,8 +198,9 @@ class GroupOps(AdminCore):
 
     async def update_groups(self, target: Target, changes: list[GroupChange]) -> list[GroupResult]:
         """Create or update many groups on one broker: one read, then one UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST
-        (225) with the groups that change where the broker has it (5.3.1+), else one request (200) per group.
-        One result per group; groups already as wanted are ``unchanged`` and not sent."""
+        (225) with the groups that change where the broker has it (5.3.1+), else one request (200) per group
+        (``mqadmin.admin.batch``: a refused list is sent again group by group). One result per group; groups
+        already as wanted are ``unchanged`` and not sent."""
         table, version = await self.group_configs(target.addr)
         rows: list[GroupResult] = []
         writes: list[tuple[GroupResult, GroupWrite]] = []
@@ -223,29 +222,13 @@ class GroupOps(AdminCore):
         return rows
 
     async def _write_groups(self, addr: str, writes: list[GroupWrite], version: int) -> list[str | None]:
-        """Send the writes; the failure reason of each (None when done). After a transport failure the
-        remaining writes are not tried (they would wait for the same dead broker one by one)."""
-        if not writes:
-            return []
-        if version >= V5_3_1 or version == 0:
-            try:
-                await self.request(addr, rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, body=writes)
-                return [None] * len(writes)
-            except ResponseError as e:
-                if e.code != ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
-                    return [reason_of(e)] * len(writes)
-            except Exception as e:
-                return [reason_of(e)] * len(writes)
-        reasons: list[str | None] = []
-        for i, w in enumerate(writes):
-            try:
-                await self.request(addr, rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=w)
-                reasons.append(None)
-            except ResponseError as e:
-                reasons.append(reason_of(e))
-            except Exception as e:
-                return reasons + [reason_of(e)] * (len(writes) - i)
-        return reasons
+        """Send the writes (``mqadmin.admin.batch``: in one list request where the broker has it); the failure
+        reason of each (None when done)."""
+        done = await write_many(
+            self, addr, version, rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, writes,
+            entry=lambda w: w, alone=lambda w: (None, w), chunk=len(writes) or 1,
+        )  # fmt: skip
+        return [None if e is None else reason_of(e) for e in done]
 
     async def update_groups_on(self, targets: list[Target], changes: list[GroupChange]) -> list[GroupResult]:
         """``update_groups`` on every target concurrently; a broker that fails as a whole (unreachable, its

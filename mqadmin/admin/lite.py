@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from mqadmin.admin.batch import UNSUPPORTED
 from mqadmin.admin.errors import MalformedResponse, ResponseError
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
-from mqadmin.admin.topics import UNSUPPORTED, TopicOps
+from mqadmin.admin.topics import TopicOps
 from mqadmin.model.lite import BrokerLiteInfo, LiteClientInfo, LiteGroupInfo, LiteTopicInfo, ParentTopicInfo
 from mqadmin.model.rpc import lite as rpc
 from mqadmin.model.rpc.spec import RB, RH, H, Reply, Rpc

@@ -43,8 +43,6 @@ OWNER: dict[str, int] = {
     "_put_namesrv_config": 11,
     "_reset_on": 3,
     "_send": 0,
-    "_send_chunk": 0,
-    "_send_singly": 0,
     "_source_users": 14,
     "_topic_config_by_351": 6,
     "_topics_at": 11,

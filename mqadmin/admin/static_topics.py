@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from mqadmin.admin.batch import UNSUPPORTED
 from mqadmin.admin.errors import AdminError, ResponseError, reason_of
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
-from mqadmin.admin.topics import UNSUPPORTED, TopicOps
+from mqadmin.admin.topics import TopicOps
 from mqadmin.model.route import ClusterInfo
 from mqadmin.model.rpc import static_topics as srpc
 from mqadmin.model.rpc import topics as rpc

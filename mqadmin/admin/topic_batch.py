@@ -4,9 +4,10 @@ its clusters and consumer groups (topicList -c).
 Bulk changes read each broker's current configs first (one GET_ALL_TOPIC_CONFIG, or one GET_TOPIC_CONFIG
 per topic for a short list), leave identical topics alone (``unchanged``), and send the rest in
 UPDATE_AND_CREATE_TOPIC_LIST (18) chunks where the broker has that request (5.3+), else one
-UPDATE_AND_CREATE_TOPIC (17) per topic; which a broker has is learnt from its first answer, as the
-GET_TOPIC_CONFIG fallback is. Sending only what changed matters beyond speed: a Java broker answers a
-whole list request with success, applying nothing, as soon as one of its topics equals what it holds.
+UPDATE_AND_CREATE_TOPIC (17) per topic, by the rule of ``mqadmin.admin.batch`` (a refused chunk is sent
+again topic by topic, so each topic gets its own answer). Sending only what changed matters beyond speed: a
+Java broker answers a whole list request with success, applying nothing, as soon as one of its topics equals
+what it holds.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from mqadmin.admin.batch import SINGLES_IN_FLIGHT, write_many
 from mqadmin.admin.bounded import map_bounded
-from mqadmin.admin.errors import ResponseError, reason_of
+from mqadmin.admin.errors import reason_of
 from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.admin.topic_routes import route_clusters
-from mqadmin.admin.topics import UNSUPPORTED, TopicChange, TopicOps, changes_between
+from mqadmin.admin.topics import TopicChange, TopicOps, changes_between
 from mqadmin.model.names import DLQ_PREFIX, RETRY_PREFIX
 from mqadmin.model.route import ClusterInfo
 from mqadmin.model.rpc import topics as rpc
@@ -30,8 +32,6 @@ CHUNK = 1000
 """Topics per UPDATE_AND_CREATE_TOPIC_LIST request (about 200 KB of body)."""
 CHUNKS_IN_FLIGHT = 2
 """A Java broker handles list requests one at a time; a second one in flight hides the round trip."""
-SINGLES_IN_FLIGHT = 16
-"""UPDATE_AND_CREATE_TOPIC (17) requests in flight per broker when it has no list request."""
 QUERIES_IN_FLIGHT = 32
 """Topics looked up at once by ``topic_usage``."""
 
@@ -112,49 +112,21 @@ class TopicBatchOps(TopicOps):
                 )
             else:
                 pending.append(_Pending(change.topic, wanted, old, diff))
-        results += await self._send(target, pending)
+        results += await self._send(target, version, pending)
         return TargetResult(target.name, target.addr, Status.OK, data=results)
 
-    async def _send(self, target: Target, pending: list[_Pending]) -> list[TopicResult]:
-        if not pending:
-            return []
-        if target.addr in self.no_topic_list_code:
-            return await self._send_singly(target, pending)
-        chunks = [pending[i : i + CHUNK] for i in range(0, len(pending), CHUNK)]
-        sent = await map_bounded(chunks, lambda c: self._send_chunk(target, c), CHUNKS_IN_FLIGHT)
-        out: list[TopicResult] = []
-        for chunk, outcome in zip(chunks, sent, strict=True):
-            if isinstance(outcome, Exception):
-                out += [p.failed(target, outcome) for p in chunk]
-            else:
-                out += outcome
-        return out
-
-    async def _send_chunk(self, target: Target, chunk: list[_Pending]) -> list[TopicResult]:
-        """One list request; a broker without it (learnt here) or one that refuses the list gets the
-        topics one by one, so each topic's own error is reported."""
-        if target.addr not in self.no_topic_list_code:
-            body = [list_entry(p.wanted, p.current) for p in chunk]
-            try:
-                await self.request(target.addr, rpc.UPDATE_AND_CREATE_TOPIC_LIST, body=body)
-            except ResponseError as e:
-                if e.code in UNSUPPORTED:
-                    self.no_topic_list_code.add(target.addr)
-            else:
-                return [p.done(target) for p in chunk]
-        return await self._send_singly(target, chunk)
-
-    async def _send_singly(self, target: Target, pending: list[_Pending]) -> list[TopicResult]:
-        async def one(p: _Pending) -> TopicResult:
+    async def _send(self, target: Target, version: int, pending: list[_Pending]) -> list[TopicResult]:
+        def alone(p: _Pending) -> tuple[rpc.CreateTopicHeader, None]:
             ops = attribute_changes(p.current.attributes if p.current else {}, p.wanted.attributes)
-            header = rpc.CreateTopicHeader.of(p.wanted, attributes=attribute_ops(ops))
-            await self.request(target.addr, rpc.UPDATE_AND_CREATE_TOPIC, header)
-            return p.done(target)
+            return rpc.CreateTopicHeader.of(p.wanted, attributes=attribute_ops(ops)), None
 
-        sent = await map_bounded(pending, one, SINGLES_IN_FLIGHT)
-        return [
-            out if isinstance(out, TopicResult) else p.failed(target, out) for p, out in zip(pending, sent, strict=True)
-        ]
+        done = await write_many(
+            self, target.addr, version, rpc.UPDATE_AND_CREATE_TOPIC_LIST, pending,
+            entry=lambda p: list_entry(p.wanted, p.current), alone=alone,
+            chunk=CHUNK, chunks_in_flight=CHUNKS_IN_FLIGHT, singles_in_flight=SINGLES_IN_FLIGHT,
+        )  # fmt: skip
+        outcomes = zip(pending, done, strict=True)
+        return [p.done(target) if e is None else p.failed(target, e) for p, e in outcomes]
 
     # --- topicList -c -------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from mqadmin.admin.batch import UNSUPPORTED
 from mqadmin.admin.bounded import map_bounded
 from mqadmin.admin.errors import ResponseError
 from mqadmin.admin.fanout import Target, fan_out
@@ -18,18 +19,15 @@ from mqadmin.model.rpc import namesrv as ns
 from mqadmin.model.rpc import namesrv_admin as kv
 from mqadmin.model.rpc import topics as rpc
 from mqadmin.model.topic import TopicConfig, alter_attributes, attribute_ops
-from mqadmin.wire.codes import ResponseCode
+from mqadmin.model.version import V5_0_0, V5_1_0, at_least
+from mqadmin.wire.codes import RequestCode, ResponseCode
 
 if TYPE_CHECKING:
     from mqadmin.model.stats import QueueOffsets  # loads with the declarations of topic requests (topicList: none)
 
-V5_0_0 = 413  # first version whose brokers keep topic attributes
-V5_1_0 = 433  # first version whose brokers store ``order`` from UPDATE_AND_CREATE_TOPIC
 READ_ONE_BY_ONE_UP_TO = 64
 """``read_topic_configs`` asks for up to this many topics one by one, else reads the broker's whole table."""
 READS_IN_FLIGHT = 16
-UNSUPPORTED = {ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ResponseCode.VERSION_NOT_SUPPORTED}
-"""What a broker answers to a request its version does not have."""
 
 JSON_NAMES = {
     "read_queue_nums": "readQueueNums",
@@ -74,9 +72,9 @@ def kept_fields(broker_version: int) -> list[str]:
     attributes; comparing those there would report every repeat as an update.
     """
     names = ["read_queue_nums", "write_queue_nums", "perm", "topic_sys_flag", "topic_filter_type"]
-    if broker_version >= V5_1_0 or broker_version == 0:
+    if at_least(broker_version, V5_1_0):
         names.append("order")
-    if broker_version >= V5_0_0 or broker_version == 0:
+    if at_least(broker_version, V5_0_0):
         names.append("attributes")
     return names
 
@@ -109,7 +107,7 @@ class TopicOps(TopicRouteOps):
         """The broker's configs of these topics (absent ones left out) and its version: one GET_TOPIC_CONFIG
         per topic (the first alone, which learns whether the broker has it; then 16 at a time) for a short
         list, else the whole table at once."""
-        if len(topics) <= READ_ONE_BY_ONE_UP_TO and topics and addr not in self.no_topic_config_code:
+        if len(topics) <= READ_ONE_BY_ONE_UP_TO and topics and (addr, RequestCode.GET_TOPIC_CONFIG) not in self.lacking:
             first = await self._topic_config_by_351(addr, topics[0])
             if first is not None:
                 rest = await map_bounded(topics[1:], lambda t: self._topic_config_by_351(addr, t), READS_IN_FLIGHT)
@@ -125,14 +123,14 @@ class TopicOps(TopicRouteOps):
 
     async def _topic_config_by_351(self, addr: str, topic: str) -> tuple[TopicConfig | None, int] | None:
         """GET_TOPIC_CONFIG; None when the broker does not have the request (remembered per broker)."""
-        if addr in self.no_topic_config_code:
+        if (addr, RequestCode.GET_TOPIC_CONFIG) in self.lacking:
             return None
         try:
             reply = await self.request(addr, rpc.GET_TOPIC_CONFIG, rpc.GetTopicConfigHeader(topic=topic, lo=True))
         except ResponseError as e:
             if e.code not in UNSUPPORTED:
                 raise
-            self.no_topic_config_code.add(addr)
+            self.lacking.add((addr, RequestCode.GET_TOPIC_CONFIG))
             return None
         cfg = reply.body if reply.code == ResponseCode.SUCCESS else None
         return (cfg.with_(topic_name=topic) if cfg and not cfg.topic_name else cfg), reply.version

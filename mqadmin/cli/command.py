@@ -23,6 +23,15 @@ class Command(NamedTuple):
     function: Callable[..., Any]
     """The decorated function with the global options (``with_global_options``): what both parsers call."""
     examples: tuple[str, ...]
+    blocking: bool = False
+    """Runs on blocking sockets without an event loop (``mqadmin.cli.runner``): its admin calls await no sleep,
+    semaphore or timeout of asyncio's. False: asyncio."""
+    async_with: tuple[str, ...] = ()
+    """Options (parameter names) that make a blocking command run on asyncio when given (``clusterList -i``)."""
+
+    def runs_blocking(self, options: dict[str, Any]) -> bool:
+        """Whether a call with these options runs on blocking I/O."""
+        return self.blocking and not any(options.get(name) for name in self.async_with)
 
 
 COMMANDS: dict[str, Command] = {}
@@ -32,11 +41,14 @@ APPS: dict[str, Any] = {}
 """Command name -> the Typer app of a command with subcommands (``dev``, ``profile``), which Typer always parses."""
 
 
-def command(name: str, *examples: str) -> Callable[[F], F]:
-    """Register the decorated function as the mqadmin command ``name``; ``examples`` end its help."""
+def command(name: str, *examples: str, blocking: bool = False, async_with: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Register the decorated function as the mqadmin command ``name``; ``examples`` end its help. ``blocking``
+    (and ``async_with``): its I/O, see ``Command``; the declaration in effect when it runs is read then, so a
+    test can run a command both ways."""
 
     def register(fn: F) -> F:
-        COMMANDS[name] = Command(name, with_global_options(fn), examples)
+        function = with_global_options(fn, lambda options: COMMANDS[name].runs_blocking(options))
+        COMMANDS[name] = Command(name, function, examples, blocking, async_with)
         return fn
 
     return register

@@ -113,7 +113,8 @@ def for_bash(found: list[str], word: str, cur: str) -> list[str]:
 def candidates(args: list[str]) -> list[str]:
     """What completes the last of ``args`` (the words after ``mqadmin``): full words starting with it."""
     *before, cur = args
-    options, command, positional = _root_options(), None, []
+    options, command = _root_options(), None
+    positional: list[Param] = []
     given: dict[str, list[Any]] = {}
     """The options on the line by long name (the cluster they select is the one to ask): their values."""
     pending: Param | None = None
@@ -123,9 +124,10 @@ def candidates(args: list[str]) -> list[str]:
             pending = None
         elif word.startswith("-") and len(word) > 1 and word != "--":
             name, eq, value = word.partition("=")
-            decl, kind = options.get(name) or options.get(word[:2], (None, None))
-            if decl is None:
+            found_option = options.get(name) or options.get(word[:2])
+            if found_option is None:
                 continue
+            decl, kind = found_option
             if kind is bool:
                 given.setdefault(long_name(decl), []).append(not name.startswith("--no-"))
             elif eq or name not in options:  # --topic=T, -tT
@@ -144,10 +146,10 @@ def candidates(args: list[str]) -> list[str]:
         return value_candidates(pending, next(k for d, k in options.values() if d is pending), cur, given)
     if cur.startswith("--") and "=" in cur:
         name = cur.partition("=")[0]
-        decl, kind = options.get(name, (None, None))
-        if decl is None or kind is bool:
+        named = options.get(name)
+        if named is None or named[1] is bool:
             return []
-        found = value_candidates(decl, kind, cur[len(name) + 1 :], given)
+        found = value_candidates(*named, cur[len(name) + 1 :], given)
         return [f"{name}={v}" for v in found if v not in (FILES, DIRS)]
     if cur.startswith("-"):
         names = [n for n, (d, _) in options.items() if len(cur) > 2 or not d.hidden]

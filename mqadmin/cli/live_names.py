@@ -98,12 +98,12 @@ def _store(path: Path, names: list[str]) -> None:
 
 
 def _ask(namesrv: str | None, kind: str) -> list[str]:
-    from mqadmin.cli.runner import run_admin
+    from mqadmin.cli.runner import run_lookup
 
     async def names(admin: AdminClient) -> list[str]:
         return await _names(admin, kind)
 
-    return run_admin(namesrv, names, blocking=True)
+    return run_lookup(namesrv, names)
 
 
 async def _names(admin: AdminClient, kind: str) -> list[str]:

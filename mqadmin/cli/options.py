@@ -50,6 +50,9 @@ class GlobalOptions:
         self.tls_server_name: str | None = None
         self.tls_insecure: bool | None = None
         self.broker_addr_map: list[str] = []
+        self.blocking_io = False
+        """The running command's I/O, from its declaration (``@command(..., blocking=True)``): blocking sockets
+        without an event loop, or asyncio. ``mqadmin.cli.runner.run_admin`` reads it."""
 
 
 GLOBAL = GlobalOptions()
@@ -177,8 +180,11 @@ _FORMATS = frozenset(f.value for f in OutputFormat)
 _OWNABLE = ("format_", "tls_")
 
 
-def with_global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with the global options added to its parameters (Typer reads the signature)."""
+def with_global_options(
+    fn: Callable[..., Any], blocking: Callable[[dict[str, Any]], bool] | None = None
+) -> Callable[..., Any]:
+    """``fn`` with the global options added to its parameters (Typer reads the signature). ``blocking``: whether
+    a call with these options runs on blocking I/O (the command's declaration; None: asyncio)."""
 
     sig = inspect.signature(fn, eval_str=True)
     own = {name for name in _OWNABLE if name in sig.parameters}
@@ -191,6 +197,7 @@ def with_global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         given = kw["format_"] if "format_" in own else kw.pop("format_")
         fmt = OutputFormat(given.value) if given is not None and given.value in _FORMATS else None
         set_globals(fmt, timeout_, debug_, **connection)
+        GLOBAL.blocking_io = blocking is not None and blocking(kw)
         resume_gc()
         return fn(*args, **kw)
 

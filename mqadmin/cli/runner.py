@@ -12,7 +12,8 @@ failures to exit codes.
 The connection (credentials, TLS, broker address map, name servers from a profile or an address server)
 comes from ``mqadmin.cli.settings``; every transport a command uses is built by ``connection_transport``.
 
-A command that awaits no sleep, semaphore or timeout of asyncio's passes ``blocking=True``: it then runs over
+A command that awaits no sleep, semaphore or timeout of asyncio's declares ``@command(..., blocking=True)``
+(``async_with``: options that need asyncio, such as ``clusterList -i``): ``run_admin`` then runs it over
 ``BlockingTransport`` without an event loop, and asyncio is never imported (with ssl, concurrent.futures and
 logging, it is a large part of a short command's start-up). Its fan-outs still reach every server at once:
 ``mqadmin.transport.gather`` runs them on threads.
@@ -104,13 +105,23 @@ def check_broker_addr(addr: str | None, option: str = "-b") -> None:
         ) from None
 
 
-def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]], *, blocking: bool = False) -> T:
-    """Resolve the name servers (``-n``, NAMESRV_ADDR or the profile), run ``fn(admin)`` and translate errors.
-    ``blocking``: ``fn`` sends its requests one after the other (see ``run_admin_at``)."""
+def run_admin(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
+    """Resolve the name servers (``-n``, NAMESRV_ADDR or the profile), run ``fn(admin)`` and translate errors;
+    on blocking sockets when the command declares it (``@command(..., blocking=True)``, see ``run_admin_at``)."""
+    from mqadmin.cli import settings
+    from mqadmin.cli.options import GLOBAL
+
+    settings.validate()
+    return run_admin_at(namesrv_addrs(namesrv), fn, blocking=GLOBAL.blocking_io)
+
+
+def run_lookup(namesrv: str | None, fn: Callable[[AdminClient], Awaitable[T]]) -> T:
+    """``run_admin`` on blocking sockets, for a lookup outside any command's declared I/O: names completed at a
+    Tab, the controller found through the name server before a controller command talks to it."""
     from mqadmin.cli import settings
 
     settings.validate()
-    return run_admin_at(namesrv_addrs(namesrv), fn, blocking=blocking)
+    return run_admin_at(namesrv_addrs(namesrv), fn, blocking=True)
 
 
 def run_admin_at(

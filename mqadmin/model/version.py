@@ -53,9 +53,32 @@ def version_ordinal(name: str) -> int:
         raise ValueError(f"{name!r} is not a RocketMQ version name (such as V5_3_3)") from None
 
 
-V3_0_7_SNAPSHOT = version_ordinal("V3_0_7_SNAPSHOT")
+# --- the versions behaviour depends on: every check of a peer's version uses these ------------------------
+# Literal ordinals (start-up: no table built to import them); tests/unit/test_version.py checks each against
+# its name.
+
+V3_0_7_SNAPSHOT = 28
 """Clients from here on take RESET_CONSUMER_CLIENT_OFFSET and GET_CONSUMER_STATUS_FROM_CLIENT."""
-V3_1_8_SNAPSHOT = version_ordinal("V3_1_8_SNAPSHOT")
+V3_1_8_SNAPSHOT = 62
 """Clients from here on answer GET_CONSUMER_RUNNING_INFO through the broker."""
-V5_1_0 = version_ordinal("V5_1_0")
-"""Brokers from here on reset offsets themselves (``useServerSideResetOffset``, RIP-48)."""
+V4_9_4 = 401
+"""Clients from here on read standard JSON route bodies (the name server answers them so)."""
+V5_0_0 = 413
+"""Brokers from here on keep topic attributes, and group configs with consumeMessageOrderly, groupRetryPolicy,
+groupSysFlag and consumeTimeoutMinute."""
+V5_1_0 = 433
+"""Brokers from here on store ``order`` from UPDATE_AND_CREATE_TOPIC, and reset offsets themselves
+(``useServerSideResetOffset``, RIP-48)."""
+V5_1_3 = 439
+"""Brokers from here on keep group attributes."""
+V5_3_0 = 473
+"""Brokers from here on have UPDATE_AND_CREATE_TOPIC_LIST (18)."""
+V5_3_1 = 475
+"""Brokers from here on have UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225)."""
+UNKNOWN = 0
+"""The version of a peer that did not say (tests' in-memory brokers): taken to have everything."""
+
+
+def at_least(version: int, since: int) -> bool:
+    """Whether a peer of ``version`` is ``since`` or later; a peer of unknown version (0) counts as the latest."""
+    return version >= since or version == UNKNOWN

@@ -3,8 +3,9 @@ in flight in all, one result per item.
 
 Per broker, topics are written in batches with UPDATE_AND_CREATE_TOPIC_LIST (18) where the broker has it
 (5.3.0+), else one UPDATE_AND_CREATE_TOPIC (17) each; groups likewise with UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST
-(225, 5.3.1+) or one request (200) each. A broker that does not answer a request gets no more: its remaining
-items fail at once ("not sent"), so a hung broker costs one timeout and the others finish. Topic deletions
+(225, 5.3.1+) or one request (200) each; a refused batch is sent again item by item (the rule of
+``mqadmin.admin.batch``). A broker that does not answer a request gets no more: its remaining items fail at once
+("not sent"), so a hung broker costs one timeout and the others finish. Topic deletions
 remove the route from the name servers once no broker of the cluster holds the topic; an orderTopicConf is
 written once its topic is in place on every broker of the cluster.
 
@@ -20,27 +21,24 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mqadmin.admin.errors import ResponseError, reason_of
+from mqadmin.admin.batch import NotSent, write_many
+from mqadmin.admin.errors import reason_of
 from mqadmin.admin.results import NOT_DONE, Status, failure_status
 from mqadmin.model.group import GroupWrite
 from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.rpc import groups as group_rpc
 from mqadmin.model.rpc import namesrv as ns_rpc
 from mqadmin.model.rpc import topics as topic_rpc
-from mqadmin.model.topic import TopicConfig, attribute_ops
+from mqadmin.model.topic import attribute_ops
+from mqadmin.model.topic_batch import attribute_changes, list_entry
 from mqadmin.topology.live import FAILURES
 from mqadmin.topology.model import ClusterSpec
 from mqadmin.topology.plan import Action, ClusterPlan, Item, Kind, Plan
 from mqadmin.transport.errors import Interrupted, TransportError
-from mqadmin.wire.codes import ResponseCode
 
 if TYPE_CHECKING:
     from mqadmin.admin.client import AdminClient
 
-V5_3_0 = 473
-"""First version with UPDATE_AND_CREATE_TOPIC_LIST (18)."""
-V5_3_1 = 475
-"""First version with UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225)."""
 BATCH_SIZE = 500
 CONCURRENCY = 16
 _DONE = {Action.CREATE: Status.CREATED, Action.UPDATE: Status.UPDATED, Action.DELETE: Status.DELETED}
@@ -75,29 +73,6 @@ def outcome(results: list[ItemResult]) -> str:
     return "ok" if not failed else "failed" if failed == len(results) else "partial"
 
 
-def attribute_changes(current: dict[str, str] | None, wanted: dict[str, str]) -> dict[str, str | None]:
-    """The attribute operations that turn ``current`` (None: a new topic or group) into ``wanted``."""
-    if current is None:
-        return dict(wanted)
-    ops: dict[str, str | None] = {k: v for k, v in wanted.items() if current.get(k) != v}
-    ops.update({k: None for k in current if k not in wanted})
-    return ops
-
-
-@dataclass(frozen=True, slots=True)
-class TopicWrite:
-    """A topic in UPDATE_AND_CREATE_TOPIC_LIST's body: the config, its attributes as operations (``"+k": "v"``,
-    ``"-k": ""``) as the broker applies them to what it holds (Apache's TopicConfigManager)."""
-
-    config: TopicConfig
-    ops: dict[str, str | None]
-
-    def to_json(self) -> dict[str, Any]:
-        doc = self.config.to_json()
-        doc["attributes"] = {(f"+{k}" if v is not None else f"-{k}"): v or "" for k, v in sorted(self.ops.items())}
-        return doc
-
-
 # --- running -------------------------------------------------------------------------------------------------
 
 
@@ -110,10 +85,10 @@ class _Broker:
 
     async def request(self, rpc: Any, header: Any = None, body: Any = None) -> None:
         if self.dead:
-            raise _NotSent(self.dead)
+            raise NotSent(self.dead)
         async with self.sem:
             if self.dead:
-                raise _NotSent(self.dead)
+                raise NotSent(self.dead)
             try:
                 await self.admin.request(self.addr, rpc, header, body)
             except Interrupted:
@@ -121,11 +96,6 @@ class _Broker:
             except TransportError as e:
                 self.dead = self.dead or reason_of(e)
                 raise
-
-
-class _NotSent(Exception):
-    def __init__(self, why: str) -> None:
-        super().__init__(f"not sent: the broker did not answer an earlier request ({why})")
 
 
 async def apply_plan(
@@ -152,10 +122,6 @@ class _Run:
         self.results[id(item)] = ItemResult(item, status, reason)
         self.progress.advance(1)
 
-    def failed(self, items: list[Item], error: BaseException) -> None:
-        for i in items:
-            self.done(i, failure_status(error), reason_of(error))
-
     async def cluster(self, cp: ClusterPlan, admin: AdminClient) -> None:
         per_broker: dict[str, list[Item]] = defaultdict(list)
         conf: list[Item] = []
@@ -181,7 +147,7 @@ class _Run:
         async def one(item: Item) -> None:
             try:
                 await send(item)
-            except (*FAILURES, _NotSent) as e:
+            except (*FAILURES, NotSent) as e:
                 self.done(item, failure_status(e), reason_of(e))
             else:
                 self.done(item, _DONE[item.action])
@@ -189,57 +155,38 @@ class _Run:
         await asyncio.gather(*(one(i) for i in items))
 
     async def batched(
-        self, b: _Broker, items: list[Item], rpc: Any, body: Callable[[Item], Any], single: Callable[[Item], Any]
+        self, b: _Broker, items: list[Item], rpc: Any, entry: Callable[[Item], Any], alone: Callable[[Item], Any]
     ) -> None:
-        """Items in batches of ``rpc`` (None: the broker has no list request); after REQUEST_CODE_NOT_SUPPORTED
-        the rest go one by one with ``single``."""
-        pending = list(items)
-        while rpc is not None and pending:
-            batch, pending = pending[: self.batch_size], pending[self.batch_size :]
-            try:
-                await b.request(rpc, body=[body(i) for i in batch])
-            except ResponseError as e:
-                if e.code != ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
-                    self.failed(batch, e)
-                    continue
-                pending, rpc = batch + pending, None
-            except (*FAILURES, _NotSent) as e:
-                self.failed(batch, e)
+        """Items in batches of the list request ``rpc`` (``mqadmin.admin.batch``), each with its result."""
+        if not items:
+            return
+        done = await write_many(
+            b.admin, b.addr, items[0].version, rpc, items,
+            entry=entry, alone=alone, chunk=self.batch_size, send=b.request,
+        )  # fmt: skip
+        for item, error in zip(items, done, strict=True):
+            if error is None:
+                self.done(item, _DONE[item.action])
             else:
-                for i in batch:
-                    self.done(i, _DONE[i.action])
-        await self.each(pending, single)
+                self.done(item, failure_status(error), reason_of(error))
 
     async def topic_writes(self, b: _Broker, items: list[Item]) -> None:
-        if not items:
-            return
-        version = items[0].version
-        rpc = topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST if version >= V5_3_0 or version == 0 else None
+        def alone(i: Item) -> tuple[Any, None]:
+            ops = attribute_changes(i.current.attributes if i.current else {}, i.wanted.attributes)
+            return topic_rpc.CreateTopicHeader.of(i.wanted, attributes=attribute_ops(ops)), None
 
-        def ops(i: Item) -> dict[str, str | None]:
-            return attribute_changes(i.current.attributes if i.current else None, i.wanted.attributes)
-
-        async def single(i: Item) -> None:
-            header = topic_rpc.CreateTopicHeader.of(i.wanted, attributes=attribute_ops(ops(i)))
-            await b.request(topic_rpc.UPDATE_AND_CREATE_TOPIC, header)
-
-        await self.batched(b, items, rpc, lambda i: TopicWrite(i.wanted, ops(i)), single)
+        entry = lambda i: list_entry(i.wanted, i.current)  # noqa: E731
+        await self.batched(b, items, topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST, entry, alone)
 
     async def group_writes(self, b: _Broker, items: list[Item]) -> None:
-        if not items:
-            return
-        version = items[0].version
-        rpc = group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST if version >= V5_3_1 or version == 0 else None
-
         def write(i: Item) -> GroupWrite:
             return GroupWrite(
-                i.wanted, attribute_changes(i.current.attributes if i.current else None, i.wanted.attributes)
+                i.wanted, attribute_changes(i.current.attributes if i.current else {}, i.wanted.attributes)
             )
 
-        async def single(i: Item) -> None:
-            await b.request(group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=write(i))
-
-        await self.batched(b, items, rpc, write, single)
+        await self.batched(
+            b, items, group_rpc.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, write, lambda i: (None, write(i))
+        )
 
     async def delete(self, b: _Broker, item: Item) -> None:
         async def send(i: Item) -> None:

@@ -83,8 +83,8 @@ def test_the_completion_scripts_are_installed(venv: Path) -> None:
 def test_bash_completes_from_the_installed_script_and_command(venv: Path) -> None:
     script = venv / "share" / "bash-completion" / "completions" / "mqadmin.bash"
     line = (
-        f"source {script}; COMP_WORDS=(mqadmin updateTopi); COMP_CWORD=1; "
-        "_mqadmin_completion mqadmin; printf '%s\\n' \"${COMPREPLY[@]}\""
+        f"source {script}; COMP_LINE='mqadmin updateTopi'; COMP_POINT=${{#COMP_LINE}}; "
+        "COMP_WORDS=(mqadmin updateTopi); COMP_CWORD=1; _mqadmin_complete mqadmin; printf '%s\\n' \"${COMPREPLY[@]}\""
     )
     assert sorted(run("bash", "--norc", "--noprofile", "-c", line, env=person_env(venv), cwd=venv).split()) == [
         "updateTopic",

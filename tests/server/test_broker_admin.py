@@ -91,6 +91,12 @@ async def test_create_topic_list(cluster, transport, admin):
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=bad)
     assert resp.code == R.INVALID_PARAMETER and "conflict with system topic" in resp.remark
     assert cluster.brokers[0].topics.get("Fine") is None  # validated before anything is created
+    configs = [TopicConfig("A1"), TopicConfig("A2", attributes={"+nope": "1"}), TopicConfig("A3")]
+    stopped = fastjson.dumps_bytes({"topicConfigList": [c.to_json() for c in configs]})
+    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=stopped)
+    assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "unsupported key: nope")
+    held = [cluster.brokers[0].topics.get(t) is not None for t in ("A1", "A2", "A3")]
+    assert held == [True, False, False]  # as Apache's: the topics before the refused one are kept
     broken = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=b"{not json")
     assert broken.code == R.SYSTEM_ERROR
 

@@ -90,7 +90,7 @@ async def test_illegal_group_names_are_refused_with_invalid_parameter(cluster, t
     assert long.code == R.INVALID_PARAMETER and "longer than group max length" in long.remark
 
 
-async def test_the_list_request_stores_every_group_or_none(cluster, transport):
+async def test_the_list_request_checks_names_first_then_stores_in_order(cluster, transport):
     addr = addr_of(cluster)
     broker = cluster.brokers[0]
     counter = broker.groups.wrapper_json()["dataVersion"]["counter"]
@@ -112,7 +112,17 @@ async def test_the_list_request_stores_every_group_or_none(cluster, transport):
         transport, addr, GroupWrite(SubscriptionGroupConfig("L3")), GroupWrite(SubscriptionGroupConfig("bad name"))
     )
     assert refused.code == R.INVALID_PARAMETER
-    assert "L3" not in await table(transport, addr)
+    assert "L3" not in await table(transport, addr)  # names are checked before anything is stored
+    stopped = await write_list(
+        transport,
+        addr,
+        GroupWrite(SubscriptionGroupConfig("L4")),
+        GroupWrite(SubscriptionGroupConfig("L5"), {"no.such.key": "1"}),
+        GroupWrite(SubscriptionGroupConfig("L6")),
+    )
+    assert (stopped.code, stopped.remark) == (R.SYSTEM_ERROR, "unsupported key: no.such.key")
+    held = await table(transport, addr)
+    assert ("L4" in held, "L5" in held, "L6" in held) == (True, False, False)  # as Apache: stopped at L5
 
 
 async def test_the_single_read_creates_a_missing_group_only_with_auto_create(make_cluster, transport):

@@ -11,6 +11,7 @@ from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
+from mqadmin.model.version import V5_3_1
 from mqadmin.wire.codes import RequestCode as C
 from mqadmin.wire.codes import ResponseCode
 
@@ -64,6 +65,7 @@ UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST = Rpc(
     C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST", body=GROUP_LIST,
     body_check=lambda writes: first_refusal([(NameKind.GROUP, w.config.group_name) for w in writes]),
     summary="create or replace many subscription groups in one request (5.3.1+)",
+    since=V5_3_1, fallback=UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
 )  # fmt: skip
 GET_ALL_SUBSCRIPTIONGROUP_CONFIG = Rpc(
     C.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, "GET_ALL_SUBSCRIPTIONGROUP_CONFIG", response_body=GROUP_TABLE,

@@ -274,7 +274,9 @@ class Rpc(Generic[H, B, RH, RB]):
     (e.g. QUERY_NOT_FOUND for a KV read). ``body_check`` runs on the decoded body when a server
     validates (names inside bodies); ``raw_check`` runs on the header and the body's bytes before
     the body is decoded (a checksum). ``access``: what the request touches, for ACL 2.0 authorization
-    (``mqadmin.model.access``).
+    (``mqadmin.model.access``). ``since``: the first broker version that has the request (ordinals from
+    ``mqadmin.model.version``; 0: every version), and ``fallback``: the request that does its work on brokers
+    before that, one item each (``mqadmin.admin.batch`` sends by them).
     """
 
     code: int
@@ -288,6 +290,14 @@ class Rpc(Generic[H, B, RH, RB]):
     body_check: Callable[[B], Refusal | None] | None = None
     raw_check: Callable[[H, bytes], Refusal | None] | None = None
     access: Access | None = None
+    since: int = 0
+    fallback: Rpc[Any, Any, Any, Any] | None = None
+
+    def exists_on(self, version: int) -> bool:
+        """Whether a broker of ``version`` has this request (one whose version is unknown, 0, counts as new)."""
+        from mqadmin.model.version import at_least  # here: every command loads this module, few ask this
+
+        return at_least(version, self.since)
 
     def __post_init__(self) -> None:
         previous = REGISTRY.get(self.code)

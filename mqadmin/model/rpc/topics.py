@@ -11,6 +11,7 @@ from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
 from mqadmin.model.stats import TopicStatsBody
 from mqadmin.model.topic import DEFAULT_TOPIC, TopicConfig, alter_attributes, attributes_to_wire, parse_attribute_ops
+from mqadmin.model.version import V5_3_0
 from mqadmin.wire.codes import RequestCode as C
 from mqadmin.wire.codes import ResponseCode
 
@@ -123,6 +124,7 @@ UPDATE_AND_CREATE_TOPIC_LIST = Rpc(
     C.UPDATE_AND_CREATE_TOPIC_LIST, "UPDATE_AND_CREATE_TOPIC_LIST", body=TOPIC_CONFIG_LIST,
     body_check=lambda cfgs: first_refusal((NameKind.TOPIC, c.topic_name) for c in cfgs),
     access=TopicsInBody(("Create",)), summary="create or update many topics in one request (5.3.0+)",
+    since=V5_3_0, fallback=UPDATE_AND_CREATE_TOPIC,
 )  # fmt: skip
 GET_ALL_TOPIC_CONFIG = Rpc(
     C.GET_ALL_TOPIC_CONFIG, "GET_ALL_TOPIC_CONFIG", response_body=TOPIC_CONFIG_TABLE,

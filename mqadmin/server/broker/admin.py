@@ -95,17 +95,24 @@ class AdminProcessor(Processor):
         return await self._apply(req.cmd, req.body)
 
     async def _apply(self, cmd: RemotingCommand, cfgs: list[TopicConfig]) -> RemotingCommand:
-        """Check every config, merge attributes, then store them all (nothing changes if one is refused)."""
+        """Check every config (a refusal changes nothing), then merge attributes in order and store: as Apache's
+        broker does, the topics before one whose attributes are refused are kept (Apache keeps them in memory,
+        unpersisted, until its next write; we store them) and the request is refused."""
         for cfg in cfgs:
             refusal = self._refusal(cmd, cfg)
             if refusal is not None:
                 return refusal
-        try:
-            merged = [self._merged(cfg) for cfg in cfgs]
-        except AttributeRefused as e:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
-        await self.topics.update_many(merged)
-        return cmd.response(ResponseCode.SUCCESS)
+        merged: list[TopicConfig] = []
+        answer = cmd.response(ResponseCode.SUCCESS)
+        for cfg in cfgs:
+            try:
+                merged.append(self._merged(cfg))
+            except AttributeRefused as e:
+                answer = cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+                break
+        if merged:
+            await self.topics.update_many(merged)
+        return answer
 
     async def delete_topic(self, req: Decoded[topics.TopicHeader, None], ch: ClientChannel) -> RemotingCommand:
         cmd, topic = req.cmd, req.header.topic

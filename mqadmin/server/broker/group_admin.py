@@ -3,10 +3,13 @@
 is on, as Java's findSubscriptionGroupConfig does), delete (207, with cleanOffset the offsets too).
 
 Attribute operations are applied as Java's AttributeUtil does (``+k`` only on create, ``-k`` only for a key
-the group has, only the keys 5.5 knows), but every group of a list is checked before any is stored.
+the group has, only the keys 5.5 knows), group by group: a list stops at the first group refused, keeping
+the ones before it, as Apache's does (tests/conformance/test_batch_parity.py).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from mqadmin.model.group import GROUP_ATTRIBUTES, GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.names import group_refusal
@@ -54,12 +57,17 @@ class GroupAdmin(Processor):
     async def _store(self, cmd: RemotingCommand, writes: list[GroupWrite]) -> RemotingCommand:
         if self.config.broker_id != 0:
             return cmd.response(ResponseCode.SYSTEM_ERROR, SLAVE_REFUSAL)
-        try:
-            finals = [self._final(w).to_json() for w in writes]
-        except RequestRefused as e:
-            return cmd.response(e.code, e.remark)
-        await self.groups.update_many(finals)
-        return cmd.response(ResponseCode.SUCCESS)
+        finals: list[dict[str, Any]] = []
+        answer = cmd.response(ResponseCode.SUCCESS)
+        for write in writes:  # in order: as Apache's, the groups before a refused one are kept
+            try:
+                finals.append(self._final(write).to_json())
+            except RequestRefused as e:
+                answer = cmd.response(e.code, e.remark)
+                break
+        if finals:
+            await self.groups.update_many(finals)
+        return answer
 
     async def update(self, req: Decoded[None, GroupWrite | None], ch: ClientChannel) -> RemotingCommand:
         if req.body is None:

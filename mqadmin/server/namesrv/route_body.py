@@ -14,9 +14,8 @@ from typing import Any
 from mqadmin.model.route import TopicRouteData
 from mqadmin.model.rpc.namesrv import RouteHeader
 from mqadmin.model.rpc.spec import Decoded
+from mqadmin.model.version import V4_9_4
 from mqadmin.wire import fastjson
-
-V4_9_4 = 401
 
 
 def wants_standard_json(req: Decoded[RouteHeader, None]) -> bool:

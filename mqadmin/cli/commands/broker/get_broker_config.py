@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     "getBrokerConfig",
     "mqadmin getBrokerConfig -b 127.0.0.1:10911",
     "mqadmin getBrokerConfig -c DefaultCluster | grep flushDiskType",
+    blocking=True,
 )
 def get_broker_config(
     namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None, cluster: ClusterOpt = None
@@ -34,7 +35,7 @@ def get_broker_config(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.broker_configs(await brokers(admin, broker_addr, cluster, slaves=True))
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     show_configs(
         results, "getBrokerConfig", single=bool(broker_addr), who=["BROKER", "ADDRESS"],
         who_of=lambda r: (r.name, r.addr), cluster=cluster,

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     "updateBrokerConfig",
     "mqadmin updateBrokerConfig -b 127.0.0.1:10911 -k maxMessageSize -v 8388608",
     "mqadmin updateBrokerConfig -c DefaultCluster -a true -k slaveReadEnable -v true   # slaves too",
+    blocking=True,
 )
 def update_broker_config(
     key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],
@@ -60,7 +61,7 @@ def update_broker_config(
         targets = await brokers(admin, broker_addr, cluster, slaves=slaves)
         return await admin.update_broker_config_on(targets, key, value)
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     if json_output():
         print_json(results_json(results, key=key, value=value))
     else:

@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from mqadmin.cli.commands.cluster._rows import BrokerRow
 
 
-@command("brokerStatus", "mqadmin brokerStatus -b 127.0.0.1:10911", "mqadmin brokerStatus -c DefaultCluster")
+@command(
+    "brokerStatus", "mqadmin brokerStatus -b 127.0.0.1:10911", "mqadmin brokerStatus -c DefaultCluster", blocking=True
+)
 def broker_status(namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None, cluster: ClusterOpt = None) -> None:
     """Runtime statistics of one broker (-b) or of every broker, masters and slaves, of a cluster (-c)."""
     from mqadmin.cli.commands.cluster._rows import BrokerRow, as_results, broker_rows
@@ -31,7 +33,7 @@ def broker_status(namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None,
         t = target_of(broker_addr, info)
         return [BrokerRow(t.cluster, t.name, t.broker_id, t.addr, await admin.broker_runtime_info(broker_addr), None)]
 
-    rows = run_admin(namesrv, go, blocking=True)
+    rows = run_admin(namesrv, go)
     if json_output():
         print_json(
             {

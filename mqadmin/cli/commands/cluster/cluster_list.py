@@ -13,7 +13,14 @@ if TYPE_CHECKING:
     from mqadmin.cli.commands.cluster._rows import BrokerRow
 
 
-@command("clusterList", "mqadmin clusterList", "mqadmin clusterList -m -c DefaultCluster", "mqadmin clusterList -i 5")
+@command(
+    "clusterList",
+    "mqadmin clusterList",
+    "mqadmin clusterList -m -c DefaultCluster",
+    "mqadmin clusterList -i 5",
+    blocking=True,
+    async_with=("interval",),  # -i sleeps between rounds: asyncio's loop
+)
 def cluster_list(
     namesrv: NamesrvOpt = None,
     more: Annotated[
@@ -60,7 +67,7 @@ def cluster_list(
             await asyncio.sleep(interval)
 
     try:
-        run_admin(namesrv, go, blocking=interval is None)  # -i sleeps between rounds: asyncio's loop
+        run_admin(namesrv, go)
     except KeyboardInterrupt:
         if not rounds or interval is None:
             raise

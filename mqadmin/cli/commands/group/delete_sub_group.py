@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     "mqadmin deleteSubGroup -c DefaultCluster -g OrdersConsumer --dry-run   # show what would be deleted",
     "mqadmin deleteSubGroup -c DefaultCluster -g OrdersConsumer -r true     # its offsets too",
     "mqadmin deleteSubGroup -b 127.0.0.1:10911 -g OrdersConsumer --if-exists",
+    blocking=True,
 )
 def delete_sub_group(
     group: GroupOpt,
@@ -61,7 +62,7 @@ def delete_sub_group(
             topics = [await _group_topic(admin, cluster, targets, t, dry_run, info) for t in _group_topics(group)]
         return results, topics
 
-    results, topics = run_admin(namesrv, go, blocking=True)
+    results, topics = run_admin(namesrv, go)
     everything = results + [r for t in topics for r in t["results"]]
     if json_output():
         target = {"cluster": cluster} if cluster else {"brokerAddr": broker_addr}

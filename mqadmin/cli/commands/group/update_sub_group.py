@@ -32,6 +32,7 @@ def _number(short: str, name: str, what: str, default: int) -> Any:
     "mqadmin updateSubGroup -c DefaultCluster -g G "
     """-p '{"type":"CUSTOMIZED","customizedRetryPolicy":{"next":[1000,5000,10000]}}'""",
     "mqadmin updateSubGroup -c DefaultCluster -g G --if-not-exists   # never changes an existing group",
+    blocking=True,
 )
 def update_sub_group(
     group: GroupOpt,
@@ -118,7 +119,7 @@ def _run(
         targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="group creation")
         return await admin.update_group_on(targets, change, create_only=create_only)
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     if json_output():
         doc = results_json(
             results, group=change.group, target={"cluster": cluster} if cluster else {"brokerAddr": broker_addr}

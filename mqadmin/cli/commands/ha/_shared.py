@@ -67,7 +67,7 @@ def controllers(controller: str | None, namesrv: str | None, cluster: str | None
     from mqadmin.cli import settings
     from mqadmin.cli.errors import CliError, ExitCode
     from mqadmin.cli.render import note
-    from mqadmin.cli.runner import run_admin
+    from mqadmin.cli.runner import run_lookup
 
     if settings.namesrv(namesrv).value is None:
         raise usage_error("no controller address given", "give -a HOST:PORT, or -n NAMESRV to find the controller")
@@ -75,7 +75,7 @@ def controllers(controller: str | None, namesrv: str | None, cluster: str | None
     async def go(admin: AdminClient) -> list[str]:
         return await admin.controllers_of_cluster(cluster)
 
-    found = run_admin(namesrv, go, blocking=True)
+    found = run_lookup(namesrv, go)
     if not found:
         raise CliError(
             "no controller found through the name server: no broker runs in controller mode with a "

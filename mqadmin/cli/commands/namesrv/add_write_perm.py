@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
-@command("addWritePerm", "mqadmin addWritePerm -b broker-a")
+@command("addWritePerm", "mqadmin addWritePerm -b broker-a", blocking=True)
 def add_write_perm(broker: BrokerNameOpt, namesrv: NamesrvOpt = None) -> None:
     """Give a broker's queues write permission again in every name server's routes (ADD_WRITE_PERM_OF_BROKER).
 
@@ -29,7 +29,7 @@ def add_write_perm(broker: BrokerNameOpt, namesrv: NamesrvOpt = None) -> None:
         await check_known(admin, name)
         return await admin.add_write_perm(name)
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     if json_output():
         print_json(counts_json(results, name))
     else:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
-@command("deleteKvConfig", "mqadmin deleteKvConfig -s ORDER_TOPIC_CONFIG -k Orders")
+@command("deleteKvConfig", "mqadmin deleteKvConfig -s ORDER_TOPIC_CONFIG -k Orders", blocking=True)
 def delete_kv_config(
     namespace: NamespaceOpt,
     key: KvKeyOpt,
@@ -35,7 +35,7 @@ def delete_kv_config(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.delete_kv(namespace, key)
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     if json_output():
         doc = results_json(results, namespace=namespace, key=key)
         for entry, r in zip(doc["results"], results, strict=True):

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     "getKvConfig",
     "mqadmin getKvConfig -s ORDER_TOPIC_CONFIG",
     "mqadmin getKvConfig -s ORDER_TOPIC_CONFIG -k Orders",
+    blocking=True,
 )
 def get_kv_config(
     namespace: NamespaceOpt,
@@ -43,7 +44,7 @@ def get_kv_config(
         value = await admin.get_kv_config(namespace, wanted)
         return {} if value is None else {wanted: value}
 
-    entries = dict(sorted(run_admin(namesrv, go, blocking=True).items()))
+    entries = dict(sorted(run_admin(namesrv, go).items()))
     if json_output():
         print_json({"namespace": namespace, "entries": entries})
     else:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     "getNamesrvConfig",
     "mqadmin getNamesrvConfig -n 127.0.0.1:9876",
     "mqadmin getNamesrvConfig -n 'ns1:9876;ns2:9876' | grep orderMessageEnable",
+    blocking=True,
 )
 def get_namesrv_config(namesrv: NamesrvOpt = None) -> None:
     """Show the config of every name server of -n (GET_NAMESRV_CONFIG), asked concurrently.
@@ -28,7 +29,7 @@ def get_namesrv_config(namesrv: NamesrvOpt = None) -> None:
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.namesrv_configs()
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     show_configs(
         results, "getNamesrvConfig", single=len(results) == 1, who=["NAME SERVER"], who_of=lambda r: (r.addr,),
         kind="NAME SERVER",

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 @command(
     "updateKvConfig",
     "mqadmin updateKvConfig -s ORDER_TOPIC_CONFIG -k Orders -v 'broker-a:8;broker-b:8'",
+    blocking=True,
 )
 def update_kv_config(
     namespace: NamespaceOpt,
@@ -37,7 +38,7 @@ def update_kv_config(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.update_kv(namespace, key, value)
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     if json_output():
         print_json(results_json(results, namespace=namespace, key=key, value=value))
     else:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 @command(
     "updateNamesrvConfig",
     "mqadmin updateNamesrvConfig -n 'ns1:9876;ns2:9876' -k orderMessageEnable -v true",
+    blocking=True,
 )
 def update_namesrv_config(
     key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],
@@ -38,7 +39,7 @@ def update_namesrv_config(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.update_namesrv_config(key, value)
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     if json_output():
         print_json(results_json(results, key=key, value=value))
     else:

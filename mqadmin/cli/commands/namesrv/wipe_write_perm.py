@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     "mqadmin wipeWritePerm -b broker-a --dry-run   # the routes that would lose write permission",
     "mqadmin wipeWritePerm -b broker-a",
     "mqadmin addWritePerm -b broker-a              # undo",
+    blocking=True,
+    async_with=("dry_run",),  # the plan reads routes under asyncio's semaphore
 )
 def wipe_write_perm(
     broker: BrokerNameOpt,
@@ -43,7 +45,7 @@ def wipe_write_perm(
         await check_known(admin, name)
         return await (admin.wipe_write_perm_plan(name) if dry_run else admin.wipe_write_perm(name))
 
-    results = run_admin(namesrv, go, blocking=not dry_run)  # the plan reads routes under asyncio's semaphore
+    results = run_admin(namesrv, go)
     if dry_run:
         _show_plan(results, name)
     elif json_output():

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     "deleteTopic",
     "mqadmin deleteTopic -c DefaultCluster -t Orders",
     "mqadmin deleteTopic -c DefaultCluster -t Orders --if-exists   # exit 0 when there is no such topic",
+    blocking=True,
 )
 def delete_topic(
     topic: TopicOpt,
@@ -40,7 +41,7 @@ def delete_topic(
     async def go(admin: AdminClient) -> list[TargetResult]:
         return await admin.delete_topic(cluster, topic)
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     if json_output():
         print_json(results_json(results, topic=topic, cluster=cluster))
     else:

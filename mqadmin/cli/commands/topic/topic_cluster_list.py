@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
 
 
-@command("topicClusterList", "mqadmin topicClusterList -t Orders")
+@command("topicClusterList", "mqadmin topicClusterList -t Orders", blocking=True)
 def topic_cluster_list(topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
     """Print the clusters a topic is on, one per line: every cluster that holds a broker of its route.
 
@@ -25,7 +25,7 @@ def topic_cluster_list(topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
     async def go(admin: AdminClient) -> list[str]:
         return await admin.topic_clusters(topic)
 
-    clusters = run_admin(namesrv, go, blocking=True)
+    clusters = run_admin(namesrv, go)
     if json_output():
         print_json({"topic": topic, "clusters": clusters})
     else:

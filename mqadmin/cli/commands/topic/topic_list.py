@@ -13,7 +13,14 @@ if TYPE_CHECKING:
     from mqadmin.admin.topic_batch import TopicUsage
 
 
-@command("topicList", "mqadmin topicList", "mqadmin topicList | wc -l", "mqadmin topicList -c")
+@command(
+    "topicList",
+    "mqadmin topicList",
+    "mqadmin topicList | wc -l",
+    "mqadmin topicList -c",
+    blocking=True,
+    async_with=("cluster_model",),  # -c asks the brokers of every topic, bounded by asyncio's semaphore
+)
 def topic_list(
     namesrv: NamesrvOpt = None,
     cluster_model: Annotated[
@@ -37,7 +44,7 @@ def topic_list(
     async def go(admin: AdminClient) -> list[str]:
         return await admin.topic_list()
 
-    topics = sorted(run_admin(namesrv, go, blocking=True))
+    topics = sorted(run_admin(namesrv, go))
     if json_output():
         print_json({"topics": topics})
     else:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     "mqadmin topicRoute -t Orders",
     "mqadmin topicRoute -t Orders -l",
     "mqadmin --format json topicRoute -t Orders",
+    blocking=True,
 )
 def topic_route(
     topic: TopicOpt,
@@ -37,7 +38,7 @@ def topic_route(
     async def go(admin: AdminClient) -> TopicRouteData:
         return await admin.topic_route(topic)
 
-    route = run_admin(namesrv, go, blocking=True)
+    route = run_admin(namesrv, go)
     if json_output():
         print_json(route_json(topic, route))
     elif as_list:

@@ -23,6 +23,7 @@ NEW = "8 for a new topic; an existing one keeps its value"
     "mqadmin updateTopic -c DefaultCluster -t Orders -p 4           # only the permission changes",
     "mqadmin updateTopic -c DefaultCluster -t Fifo -o true -a +message.type=FIFO",
     "mqadmin updateTopic -c DefaultCluster -t Orders --if-not-exists  # never changes an existing topic",
+    blocking=True,
 )
 def update_topic(
     topic: TopicOpt,
@@ -122,7 +123,7 @@ def _run(
         return results, await _order_conf(admin, change, results, merge=cluster is None)
 
     # -b: one broker, one request after the other; -o writes to every name server at once
-    results, order_conf = run_admin(namesrv, go, blocking=True)
+    results, order_conf = run_admin(namesrv, go)
     ns_results: list[TargetResult] = order_conf["results"] if order_conf else []
     if json_output():
         doc = results_json(

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     "updateTopicPerm",
     "mqadmin updateTopicPerm -c DefaultCluster -t Orders -p 4      # read-only everywhere",
     "mqadmin updateTopicPerm -b 127.0.0.1:10911 -t Orders -p 6",
+    blocking=True,
 )
 def update_topic_perm(
     topic: TopicOpt,
@@ -48,7 +49,7 @@ def update_topic_perm(
         targets = await broker_targets(admin, broker_addr, cluster, masters_only=True, what="updateTopicPerm")
         return await admin.update_topic_on(targets, TopicChange(topic, perm=perm), must_exist=True)
 
-    results = run_admin(namesrv, go, blocking=True)
+    results = run_admin(namesrv, go)
     if json_output():
         target = {"cluster": cluster} if cluster else {"brokerAddr": broker_addr}
         print_json(results_json(results, topic=topic, perm=perm, target=target))
