@@ -18,12 +18,16 @@
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.store.OffsetStore;
+import org.apache.rocketmq.client.consumer.store.ReadOffsetType;
+import org.apache.rocketmq.client.consumer.store.RemoteBrokerOffsetStore;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
@@ -34,6 +38,7 @@ import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageClientExt;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 
 public final class PeerClient {
 
@@ -189,6 +194,8 @@ public final class PeerClient {
     static int consume(String namesrv, String topic, String group, int count, int timeoutSec) throws Exception {
         final Set<String> seen = ConcurrentHashMap.newKeySet();
         final CountDownLatch done = new CountDownLatch(count);
+        // per queue, the offset after the last message received: what the group must have committed at the end
+        final ConcurrentHashMap<MessageQueue, Long> ends = new ConcurrentHashMap<>();
         DefaultMQPushConsumer consumer = trace()
             ? new DefaultMQPushConsumer(group, true, opt("PEER_TRACE_TOPIC", null))
             : new DefaultMQPushConsumer(group);
@@ -227,6 +234,8 @@ public final class PeerClient {
                         + ",\"keys\":" + q(m.getKeys())
                         + ",\"tags\":" + q(m.getTags())
                         + ",\"reconsumeTimes\":" + m.getReconsumeTimes() + "}");
+                    ends.merge(new MessageQueue(m.getTopic(), m.getBrokerName(), m.getQueueId()),
+                        m.getQueueOffset() + 1, Math::max);
                     done.countDown();
                 }
                 return fail ? ConsumeConcurrentlyStatus.RECONSUME_LATER : ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
@@ -248,11 +257,39 @@ public final class PeerClient {
         if (trace()) {
             Thread.sleep(2000); // the consumption's trace is sent after the listener returns (see produce)
         }
+        if (rc == 0 && !fail) {
+            rc = commitEnds(consumer, ends);
+        }
         // Shutdown persists offsets and unregisters; bound it so a sick broker cannot hang us.
         Thread t = new Thread(consumer::shutdown, "peer-shutdown");
         t.setDaemon(true);
         t.start();
         t.join(fail ? 9000 : 5000);
         return rc;
+    }
+
+    /** Commits each queue's end offset with a request that waits for the broker's answer, once the consumer's own
+     *  offset table has reached it (the listener counts a message before it returns and its offset moves).
+     *  Shutdown persists offsets too, but with oneway requests sent as the connection closes, which a broker
+     *  under load may never read: a group's lag then stays at 1 for a message that was consumed. */
+    static int commitEnds(DefaultMQPushConsumer consumer, Map<MessageQueue, Long> ends) throws InterruptedException {
+        OffsetStore store = consumer.getOffsetStore();
+        long deadline = System.currentTimeMillis() + 30_000;
+        for (Map.Entry<MessageQueue, Long> e : ends.entrySet()) {
+            while (store.readOffset(e.getKey(), ReadOffsetType.READ_FROM_MEMORY) < e.getValue()) {
+                if (System.currentTimeMillis() > deadline) {
+                    err("the consumer's offset of " + e.getKey() + " never reached " + e.getValue());
+                    return 5;
+                }
+                Thread.sleep(20);
+            }
+            try {
+                ((RemoteBrokerOffsetStore) store).updateConsumeOffsetToBroker(e.getKey(), e.getValue(), false);
+            } catch (Exception ex) {
+                err("committing " + e.getKey() + " at " + e.getValue() + " failed: " + ex);
+                return 5;
+            }
+        }
+        return 0;
     }
 }
