@@ -16,6 +16,7 @@ from mqadmin.admin.fanout import Target, every_address, fan_out, masters
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.admin.stats import StatsOps
 from mqadmin.model import broker_stats as items
+from mqadmin.model.broker_health import first_number
 from mqadmin.model.broker_stats import BrokerStatsData
 from mqadmin.model.exports import broker_config_subset, is_user_group, is_user_topic
 from mqadmin.model.rpc import brokers as broker_rpc
@@ -184,8 +185,8 @@ class ExportOps(StatsOps):
         quota = {
             "diskRatio": {k: kv.get(k) for k in ("commitLogDiskRatio", "consumeQueueDiskRatio")},
             "tps": {
-                "normalInTps": _first_number(kv.get("putTps")),
-                "normalOutTps": _first_number(kv.get("getTransferredTps") or kv.get("getTransferedTps")),
+                "normalInTps": first_number(kv.get("putTps")) or 0.0,
+                "normalOutTps": first_number(kv.get("getTransferredTps") or kv.get("getTransferedTps")) or 0.0,
                 "transInTps": trans.minute.tps,
                 "scheduleInTps": schedule.minute.tps,
             },
@@ -217,14 +218,6 @@ def _wrapper(body: bytes) -> dict[str, Any]:
     """A broker's wrapper body as a JSON object (for its dataVersion and forbiddenTable)."""
     obj = fastjson.loads(body) if body else {}
     return obj if isinstance(obj, dict) else {}
-
-
-def _first_number(value: str | None) -> float:
-    """The first figure of ``"12.5 11.0 10.0"`` (the last 10 seconds), 0 when absent."""
-    try:
-        return float(value.split()[0]) if value and value.split() else 0.0
-    except ValueError:
-        return 0.0
 
 
 def _diff(kv: dict[str, str], later: str, earlier: str) -> int:
