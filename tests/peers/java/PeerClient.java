@@ -126,6 +126,10 @@ public final class PeerClient {
 
     /** "-": no address, so the client asks the address server (-Drocketmq.namesrv.domain). */
     static void useNamesrv(org.apache.rocketmq.client.ClientConfig client, String namesrv) {
+        // Route and other client API requests wait 3 s by default, and the first one of a JVM also loads and
+        // compiles the classes that decode its answer: on a loaded 2-core CI machine a consumer's start once
+        // failed on that timeout (IllegalStateException from updateTopicRouteInfoFromNameServer).
+        client.setMqClientApiTimeout(15000);
         if (!namesrv.equals("-")) {
             client.setNamesrvAddr(namesrv);
         }
