@@ -77,3 +77,23 @@ def test_apply_shows_the_same_diff_with_each_result(embedded, monkeypatch, capsy
     cluster, _, created, settings, updated, change = PLAN  # what is not in the file is left out
     assert out.splitlines() == [cluster, f"{created}: created", settings, f"{updated}: updated", change]
     assert "apply: 2 created, 2 updated" in err
+
+
+def test_an_incomplete_plan_never_says_no_changes(embedded, monkeypatch, capsys, tmp_path) -> None:
+    """What could be read matches the file, but the file names a broker the cluster does not have: the plan
+    says it is incomplete (not "no changes") and exits 1, in text and in JSON."""
+    for broker in ("broker-a", "broker-b"):
+        embedded.create_topic(broker, TopicConfig("Payments", 8, 8, 6))
+    (tmp_path / "topology.toml").write_text(
+        '[clusters.local]\ncluster = "DefaultCluster"\n\n[topics.Payments]\nqueueNums = 8\n\n'
+        '[topics.Elsewhere]\nbrokers = ["broker-z"]\n'
+    )
+    cli = Cli(monkeypatch, capsys, namesrvs=[embedded.namesrv_addr])
+    r = cli("plan", "-f", str(tmp_path / "topology.toml"))
+    assert r.code == 1, r.err
+    assert "no changes" not in r.err
+    assert "plan: incomplete (1 part(s) could not be read); of the rest: 0 to create, 0 to update" in r.err
+    assert "'broker-z', which 'DefaultCluster' does not have" in r.err
+    r = cli("--format", "json", "plan", "-f", str(tmp_path / "topology.toml"))
+    assert r.code == 1
+    assert '"outcome": "failed"' in r.out

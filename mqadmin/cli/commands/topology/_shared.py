@@ -180,11 +180,12 @@ def print_plan(plan: Plan) -> None:
     s = plan.summary()
     extra = f"; {s['extra']} not in the file (left alone{'' if plan.prune else ': --prune deletes them'})"
     counts = f"{s['create']} to create, {s['update']} to update, {s['delete']} to delete"
-    note(
-        f"plan: {counts}{extra if s['extra'] else ''}"
-        if plan.changes
-        else f"plan: no changes{extra if s['extra'] else ''}"
-    )
+    extra = extra if s["extra"] else ""
+    if not plan.complete:  # what could not be read may need changes: never "no changes"
+        problems = sum(len(c.problems) for c in plan.clusters)
+        note(f"plan: incomplete ({problems} part(s) could not be read); of the rest: {counts}{extra}")
+    else:
+        note(f"plan: {counts}{extra}" if plan.changes else f"plan: no changes{extra}")
 
 
 # --- progress on stderr --------------------------------------------------------------------------------------
