@@ -29,6 +29,38 @@ class FrameReader:
         return decode_frame(await self._reader.readexactly(length))
 
 
+STALL = 0.05
+"""Seconds late a request's timer may fire before the lateness counts as this process's own stall."""
+
+
+async def answer_within(fut: asyncio.Future[RemotingCommand], timeout: float) -> RemotingCommand:
+    """``fut``'s result, or TimeoutError once ``timeout`` seconds have passed in which this process could have
+    read the answer. When the timer fires late, the event loop was busy here (decoding another large answer,
+    writing a large body) and an answer may be waiting unread in the socket: the time lost is given back, so the
+    reader gets its turn before the request is declared unanswered (at most ``timeout`` seconds are given back in
+    all). A peer that is slow still times out on time when this process is idle."""
+    loop = asyncio.get_running_loop()
+    spare = timeout
+
+    def expire(due: float) -> None:
+        nonlocal timer, spare
+        if fut.done():
+            return
+        late = min(loop.time() - due, spare)
+        if late > STALL:
+            spare -= late
+            timer = loop.call_at(loop.time() + late, expire, loop.time() + late)
+        else:
+            fut.set_exception(TimeoutError())
+
+    due = loop.time() + timeout
+    timer = loop.call_at(due, expire, due)
+    try:
+        return await fut
+    finally:
+        timer.cancel()
+
+
 class PendingRequests:
     """Requests sent on one connection and waiting for their response, matched by ``opaque``."""
 
@@ -41,7 +73,7 @@ class PendingRequests:
         self._waiting[opaque] = fut
         try:
             await send()
-            return await asyncio.wait_for(fut, timeout)
+            return await answer_within(fut, timeout)
         finally:
             self._waiting.pop(opaque, None)
 
