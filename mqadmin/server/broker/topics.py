@@ -23,6 +23,7 @@ from mqadmin.model.topic import (
     PERM_WRITE,
     TopicConfig,
 )
+from mqadmin.server.bodies import table_body
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.durable import DurableJson, change_durably
 from mqadmin.server.persist import check_fields
@@ -146,15 +147,15 @@ class TopicConfigManager:
         """Refused by create/delete: the fixed system topics plus the names this broker adds at start."""
         return is_system_topic(name) or name in self._startup_names
 
-    def wrapper_json(self) -> dict[str, Any]:
-        """TopicConfigAndMappingSerializeWrapper (GET_ALL_TOPIC_CONFIG, registration)."""
-        return {
+    async def wrapper_body(self) -> bytes:
+        """TopicConfigAndMappingSerializeWrapper (GET_ALL_TOPIC_CONFIG), made off the loop when large."""
+        fields = {
             "dataVersion": self._dv.to_json(),
             "mappingDataVersion": DataVersion(0, 0, 0).to_json(),
-            "topicConfigTable": {name: tc.to_json() for name, tc in self._table.items()},
             "topicQueueMappingDetailMap": {},
             "topicQueueMappingInfoMap": {},
         }
+        return await table_body(fields, "topicConfigTable", self._table, TopicConfig.to_json)
 
     # --- loading ---------------------------------------------------------------------------
 

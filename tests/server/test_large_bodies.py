@@ -1,0 +1,46 @@
+"""A broker's large tables (GET_ALL_TOPIC_CONFIG of tens of thousands of topics) are made off the event loop: the
+broker answers a small request sent right after, on the same connection, before the large answer is done; and
+the large answer is exactly the table, as the one-step encoding would write it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from mqadmin.model.rpc import brokers as broker_rpc
+from mqadmin.model.rpc import topics as topic_rpc
+from mqadmin.model.topic import TopicConfig
+from mqadmin.server.bodies import CHUNK, table_body
+from mqadmin.wire import fastjson
+from mqadmin.wire.codes import ResponseCode as R
+
+TOPICS = 30_000
+
+
+async def test_a_small_request_is_answered_while_a_large_topic_table_is_written(cluster, transport) -> None:
+    broker = cluster.brokers[0]
+    await broker.topics.update_many(TopicConfig(f"Big_{i:05d}", 8, 8, 6) for i in range(TOPICS))
+    order: list[str] = []
+
+    async def ask(name: str, rpc) -> int:
+        resp = await transport.request(broker.config.addr, rpc.request())
+        order.append(name)
+        return resp
+
+    table, info = await asyncio.gather(
+        ask("table", topic_rpc.GET_ALL_TOPIC_CONFIG), ask("runtime", broker_rpc.GET_BROKER_RUNTIME_INFO)
+    )
+    assert (table.code, info.code) == (R.SUCCESS, R.SUCCESS)
+    assert order == ["runtime", "table"]  # the small answer was not held behind the large one
+    held = json.loads(table.body)["topicConfigTable"]
+    assert all(f"Big_{i:05d}" in held for i in range(TOPICS))
+    assert held["Big_00042"]["writeQueueNums"] == 8
+
+
+async def test_a_table_made_in_chunks_is_the_same_bytes_as_made_at_once() -> None:
+    table = {f"T{i:06d}": {"n": i, "name": f"T{i:06d}", "attrs": {"+a": "é"}} for i in range(3 * CHUNK + 7, 0, -1)}
+    fields = {"zeta": [1, 2], "dataVersion": {"counter": 3}}
+    made = await table_body(fields, "table", table)
+    assert made == fastjson.dumps_bytes({**fields, "table": table})
+    small = dict(list(table.items())[:3])
+    assert await table_body(fields, "table", small) == fastjson.dumps_bytes({**fields, "table": small})
