@@ -10,6 +10,7 @@ topics and system groups are never items; a group with consumers online is never
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -127,22 +128,28 @@ class Plan:
         return not any(c.problems for c in self.clusters)
 
     def summary(self) -> dict[str, int]:
-        return {str(a): sum(1 for i in self.items if i.action == a) for a in Action}
+        counts = Counter(i.action for c in self.clusters for i in c.items)
+        return {str(a): counts[a] for a in Action}
 
     def outcome(self) -> str:
         if not self.complete:
             return "failed"
         return "changes pending" if self.changes else "no changes"
 
-    def to_json(self) -> dict[str, Any]:
+    def json_doc(self) -> dict[str, Any]:
+        """The JSON document with its items as an iterator (``print_json_stream`` writes them one by one)."""
         return {
             "topology": self.topology.source,
             "prune": self.prune,
             "clusters": [c.to_json() for c in self.clusters],
-            "items": [i.to_json() for i in self.items],
+            "items": (i.to_json() for c in self.clusters for i in c.items),
             "summary": self.summary(),
             "outcome": self.outcome(),
         }
+
+    def to_json(self) -> dict[str, Any]:
+        doc = self.json_doc()
+        return {**doc, "items": list(doc["items"])}
 
     def saved(self) -> dict[str, Any]:
         """The plan as a file ``apply --plan`` takes: the document plus the topology it was made from."""
