@@ -1,8 +1,10 @@
-"""Large table bodies (a broker's topic or group table of 100,000 entries, 16 MB of JSON) built without stalling
-the event loop: the table is copied on the loop (a consistent view), then encoded in a worker thread in chunks of
-``CHUNK`` entries. Each chunk holds the GIL for a few milliseconds at most, so the loop keeps answering other
-requests (a heartbeat, a route look-up, the next request of the same client) while the body is made. The bytes
-are exactly ``fastjson.dumps_bytes`` of the whole document (compact, keys sorted)."""
+"""Large table bodies (a broker's topic or group table of 100,000 entries, 16 MB of JSON) made without stalling
+the event loop and without redoing work: each entry's JSON text is kept beside the value it was made from and made
+again only once the value has been replaced (values are frozen configs or dicts replaced whole), so a table
+answered again costs a sort and a join. The table is copied on the loop (a consistent view); a large one is then
+put together in a worker thread: each entry is a short step, so the interpreter hands the GIL to the loop's
+thread every few milliseconds and the loop keeps answering other requests meanwhile. The bytes are exactly
+``fastjson.dumps_bytes`` of the whole document (compact, keys sorted)."""
 
 from __future__ import annotations
 
@@ -12,31 +14,37 @@ from typing import Any
 
 from mqadmin.wire import fastjson
 
-CHUNK = 500
-"""Entries encoded per step: about a millisecond of work, after which the loop may take the GIL."""
+INLINE = 500
+"""Tables up to this many entries are made on the loop (a thread costs more than they do)."""
 
 
 def _same(value: Any) -> Any:
     return value
 
 
-async def table_body(
-    fields: Mapping[str, Any], name: str, table: Mapping[str, Any], to_json: Callable[[Any], Any] = _same
-) -> bytes:
-    """``fastjson.dumps_bytes({**fields, name: {k: to_json(v) for k, v in table.items()}})``, made off the loop
-    when the table is large. The values must not change in place (frozen configs, dicts replaced whole)."""
-    entries = list(table.items())
-    if len(entries) <= CHUNK:
-        return fastjson.dumps_bytes({**fields, name: {k: to_json(v) for k, v in entries}})
-    return await asyncio.to_thread(_encode, dict(fields), name, entries, to_json)
+class TableJson:
+    """The JSON document of one table (``name``) with other ``fields``, entries encoded by ``to_json``."""
 
+    def __init__(self, name: str, to_json: Callable[[Any], Any] = _same) -> None:
+        self.name, self.to_json = name, to_json
+        self._texts: dict[str, tuple[Any, str]] = {}
 
-def _encode(fields: dict[str, Any], name: str, entries: list[tuple[str, Any]], to_json: Callable[[Any], Any]) -> bytes:
-    entries.sort(key=lambda e: e[0])
-    chunks = []
-    for i in range(0, len(entries), CHUNK):
-        chunks.append(fastjson.dumps({k: to_json(v) for k, v in entries[i : i + CHUNK]})[1:-1])
-    parts = [(k, fastjson.dumps(v)) for k, v in fields.items()]
-    parts.append((name, "{" + ",".join(chunks) + "}"))
-    parts.sort(key=lambda p: p[0])
-    return ("{" + ",".join(f"{fastjson.dumps(k)}:{text}" for k, text in parts) + "}").encode()
+    async def body(self, fields: Mapping[str, Any], table: Mapping[str, Any]) -> bytes:
+        """``fastjson.dumps_bytes({**fields, name: {k: to_json(v) for k, v in table.items()}})``."""
+        entries = list(table.items())
+        if len(entries) <= INLINE:
+            return self._encode(dict(fields), entries)
+        return await asyncio.to_thread(self._encode, dict(fields), entries)
+
+    def _encode(self, fields: dict[str, Any], entries: list[tuple[str, Any]]) -> bytes:
+        entries.sort(key=lambda e: e[0])
+        old, texts = self._texts, {}
+        for k, v in entries:
+            kept = old.get(k)
+            if kept is None or kept[0] is not v:
+                kept = (v, f"{fastjson.dumps(k)}:{fastjson.dumps(self.to_json(v))}")
+            texts[k] = kept
+        self._texts = texts  # entries deleted since are dropped
+        table = "{" + ",".join(text for _, text in texts.values()) + "}"
+        parts = sorted([(k, fastjson.dumps(v)) for k, v in fields.items()] + [(self.name, table)])
+        return ("{" + ",".join(f"{fastjson.dumps(k)}:{text}" for k, text in parts) + "}").encode()

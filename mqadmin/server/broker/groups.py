@@ -10,7 +10,7 @@ from typing import Any, Literal
 from mqadmin.model.data_version import DataVersion, data_version_from_file
 from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.names import group_problem, shown
-from mqadmin.server.bodies import table_body
+from mqadmin.server.bodies import TableJson
 from mqadmin.server.durable import DurableJson, change_durably
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,7 @@ class SubscriptionGroupManager:
         self.path = path
         self.auto_create = auto_create
         self._table: dict[str, dict[str, Any]] = {}
+        self._body = TableJson("subscriptionGroupTable")
         self._dv = DataVersion()
         self._file = DurableJson(path, self._snapshot, parse=parse_groups_file, reset_unreadable=reset_unreadable)
         self._lock = asyncio.Lock()
@@ -84,7 +85,7 @@ class SubscriptionGroupManager:
     async def wrapper_body(self) -> bytes:
         """SubscriptionGroupWrapper (GET_ALL_SUBSCRIPTIONGROUP_CONFIG), made off the loop when large."""
         fields = {"dataVersion": self._dv.to_json(), "forbiddenTable": {}}
-        return await table_body(fields, "subscriptionGroupTable", self._table)
+        return await self._body.body(fields, self._table)
 
     def _snapshot(self) -> dict[str, Any]:
         return {

@@ -23,7 +23,7 @@ from mqadmin.model.topic import (
     PERM_WRITE,
     TopicConfig,
 )
-from mqadmin.server.bodies import table_body
+from mqadmin.server.bodies import TableJson
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.durable import DurableJson, change_durably
 from mqadmin.server.persist import check_fields
@@ -115,6 +115,7 @@ class TopicConfigManager:
         self.path = path
         self._publish = publish
         self._table: dict[str, TopicConfig] = {}
+        self._body = TableJson("topicConfigTable", TopicConfig.to_json)
         self._dv = DataVersion()
         self._startup_names: set[str] = set()
         self._file = DurableJson(
@@ -155,7 +156,7 @@ class TopicConfigManager:
             "topicQueueMappingDetailMap": {},
             "topicQueueMappingInfoMap": {},
         }
-        return await table_body(fields, "topicConfigTable", self._table, TopicConfig.to_json)
+        return await self._body.body(fields, self._table)
 
     # --- loading ---------------------------------------------------------------------------
 
