@@ -9,7 +9,7 @@ thread every few milliseconds and the loop keeps answering other requests meanwh
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from mqadmin.wire import fastjson
@@ -36,13 +36,21 @@ class TableJson:
             return self._encode(dict(fields), entries)
         return await asyncio.to_thread(self._encode, dict(fields), entries)
 
+    def remember(self, entries: Iterable[tuple[str, Any]]) -> None:
+        """Make the texts of entries just written now, a few at a time, rather than all at the next request."""
+        for k, v in entries:
+            self._texts[k] = (v, self._text(k, v))
+
+    def _text(self, key: str, value: Any) -> str:
+        return f"{fastjson.dumps(key)}:{fastjson.dumps(self.to_json(value))}"
+
     def _encode(self, fields: dict[str, Any], entries: list[tuple[str, Any]]) -> bytes:
         entries.sort(key=lambda e: e[0])
         old, texts = self._texts, {}
         for k, v in entries:
             kept = old.get(k)
             if kept is None or kept[0] is not v:
-                kept = (v, f"{fastjson.dumps(k)}:{fastjson.dumps(self.to_json(v))}")
+                kept = (v, self._text(k, v))
             texts[k] = kept
         self._texts = texts  # entries deleted since are dropped
         table = "{" + ",".join(text for _, text in texts.values()) + "}"

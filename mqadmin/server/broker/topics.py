@@ -178,6 +178,7 @@ class TopicConfigManager:
                     self._table[name] = tc
         for rec in records:
             self._replay(rec)
+        self._body.remember(self._table.items())
 
     def _legal(self, name: str, source: Path) -> bool:
         problem = None if name in self._startup_names else topic_problem(name)
@@ -297,5 +298,6 @@ class TopicConfigManager:
         dv = self._dv.to_json()
         records = [{"put": cfg.to_json(), "dataVersion": dv} for cfg in cfgs]
         await change_durably(self._table, {cfg.topic_name: cfg for cfg in cfgs}, self._file.committer(*records))
+        self._body.remember((cfg.topic_name, cfg) for cfg in cfgs)
         if publish and self._publish is not None:
             await self._publish(cfgs)
