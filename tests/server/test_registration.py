@@ -105,3 +105,35 @@ async def test_announced_perms_follow_a_read_only_broker(tmp_path):
     finally:
         await broker.stop()
         await ns.stop()
+
+
+async def test_a_periodic_registration_carries_the_topics_only_when_the_name_server_lacks_them(tmp_path, monkeypatch):
+    """A name server that holds the broker's DataVersion gets a registration without topics (it keeps the broker
+    alive); one that forgot the broker (expired or unregistered it) gets every topic again."""
+    ns = await start_namesrv(tmp_path / "ns")
+    broker = Broker(
+        BrokerConfig(listen_port=0, namesrv_addrs=[ns.addr], data_dir=tmp_path / "b", register_interval=3600)
+    )
+    sent: list[int] = []
+    register = ns.routes.register
+
+    def spy(**kwargs):
+        sent.append(len(kwargs["body"].topics))
+        return register(**kwargs)
+
+    monkeypatch.setattr(ns.routes, "register", spy)
+    await broker.start()
+    try:
+        await broker.topics.update(TopicConfig("Kept"))
+        sent.clear()
+        assert await broker.registrar.register_all()
+        assert sent == [0]
+        assert ns.routes.route("Kept") is not None
+        cfg = broker.config
+        ns.routes.unregister(cfg.cluster_name, cfg.addr, cfg.broker_name, cfg.broker_id)
+        assert ns.routes.route("Kept") is None
+        assert await broker.registrar.register_all()
+        assert sent[-1] > 1 and ns.routes.route("Kept") is not None
+    finally:
+        await broker.stop()
+        await ns.stop()
