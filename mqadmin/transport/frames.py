@@ -11,7 +11,7 @@ import asyncio
 import struct
 from collections.abc import Awaitable, Callable
 
-from mqadmin.wire.frame import RemotingCommand, check_length, decode_frame
+from mqadmin.wire.frame import MAX_ANSWER_LENGTH, RemotingCommand, check_length, decode_frame
 
 _LENGTH = struct.Struct(">i")
 
@@ -25,7 +25,7 @@ class FrameReader:
     async def read(self) -> RemotingCommand:
         """The next frame; IncompleteReadError at the end of the stream, FrameError for one that cannot be read."""
         (length,) = _LENGTH.unpack(await self._reader.readexactly(4))
-        check_length(length)
+        check_length(length, MAX_ANSWER_LENGTH)
         return decode_frame(await self._reader.readexactly(length))
 
 
