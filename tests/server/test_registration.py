@@ -137,3 +137,26 @@ async def test_a_periodic_registration_carries_the_topics_only_when_the_name_ser
     finally:
         await broker.stop()
         await ns.stop()
+
+
+def test_a_registration_too_large_for_a_frame_is_sent_compressed() -> None:
+    """Tens of thousands of topics with long names pass the 16 MiB a name server reads in one request: the body
+    is then the compressed form (as a Java broker's with compressedRegister), every topic in it."""
+    from mqadmin.model.register_body import decode
+    from mqadmin.server.broker.registration import register_body
+    from mqadmin.wire.frame import MAX_FRAME_LENGTH
+
+    topics = {
+        n: TopicConfig(n, 8, 8, 6) for n in (f"Orders_of_a_large_fleet_{'x' * 30}_{i:06d}" for i in range(70_000))
+    }
+    dv = {"counter": 7, "timestamp": 1}
+    body = register_body(dv, topics)
+    assert len(body) < MAX_FRAME_LENGTH
+    back = decode(body)
+    assert (
+        back.topics.keys() == topics.keys()
+        and back.topics["Orders_of_a_large_fleet_" + "x" * 30 + "_000042"]
+        == (topics["Orders_of_a_large_fleet_" + "x" * 30 + "_000042"])
+    )
+    small = {"A": TopicConfig("A")}
+    assert register_body(dv, small).startswith(b"{")  # JSON while it fits

@@ -17,9 +17,10 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from typing import Any
 
 from mqadmin.model.data_version import DataVersion
-from mqadmin.model.register_body import RegisterBody, encode_json
+from mqadmin.model.register_body import RegisterBody, encode_compressed, encode_json
 from mqadmin.model.rpc import registration as reg
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.batcher import Batcher
@@ -28,7 +29,7 @@ from mqadmin.server.broker.topics import TopicConfigManager
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import Connection
 from mqadmin.wire.codes import ResponseCode
-from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.frame import MAX_FRAME_LENGTH, RemotingCommand
 from mqadmin.wire.message import body_crc
 from mqadmin.wire.signing import signed_ext
 
@@ -39,6 +40,13 @@ RETRY_AFTER_FAILURE = 1.0
 
 class RegistrationError(Exception):
     pass
+
+
+def register_body(data_version: dict[str, Any], topics: dict[str, TopicConfig]) -> bytes:
+    """The JSON body, or, when that would not fit in a request frame (about 80,000 topics), the compressed form a
+    Java broker sends with compressedRegister (every name server reads both)."""
+    body = encode_json(RegisterBody(data_version, topics))
+    return body if len(body) < MAX_FRAME_LENGTH - 65536 else encode_compressed(data_version, topics)
 
 
 class NamesrvRegistrar:
@@ -144,7 +152,12 @@ class NamesrvRegistrar:
             topics = self.topics.all()
         cfg = self.config
         announced = {name: self._announced(tc) for name, tc in topics.items()}
-        body = encode_json(RegisterBody(self.topics.data_version, announced))
+        dv = self.topics.data_version
+        body = (
+            register_body(dv, announced)
+            if len(announced) <= 500
+            else await asyncio.to_thread(register_body, dv, announced)
+        )
         header = reg.RegisterBrokerHeader(
             broker_name=cfg.broker_name, broker_addr=cfg.addr, cluster_name=cfg.cluster_name,
             ha_server_addr=cfg.ha_addr, broker_id=cfg.broker_id, compressed=False, enable_acting_master=False,
