@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
 from mqadmin.cli.options import OutputFormat
 from mqadmin.cli.safe_text import escape
@@ -69,15 +69,16 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
-def print_json_stream(doc: Mapping[str, Any]) -> None:
+def print_json_stream(doc: Mapping[str, Any], out: TextIO | None = None) -> None:
     """``print_json`` of a document whose iterator values (a plan's items, apply's results) are written one
-    element at a time and never held all at once: the same text as ``print_json`` of the lists."""
+    element at a time and never held all at once: the same text as ``print_json`` of the lists (on ``out``, by
+    default stdout)."""
     import json
 
     def text(value: Any, pad: str) -> str:
         return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + pad)
 
-    out = sys.stdout
+    out = out or sys.stdout
     if not doc:
         out.write("{}\n")
         return

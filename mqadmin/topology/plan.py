@@ -152,8 +152,9 @@ class Plan:
         return {**doc, "items": list(doc["items"])}
 
     def saved(self) -> dict[str, Any]:
-        """The plan as a file ``apply --plan`` takes: the document plus the topology it was made from."""
-        return {"format": PLAN_FORMAT, "version": PLAN_VERSION, **self.to_json(), "topologyText": self.topology.text}
+        """The plan as a file ``apply --plan`` takes: the document (items as an iterator) plus the topology it was
+        made from."""
+        return {"format": PLAN_FORMAT, "version": PLAN_VERSION, **self.json_doc(), "topologyText": self.topology.text}
 
 
 # --- making a plan -------------------------------------------------------------------------------------------

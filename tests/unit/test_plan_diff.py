@@ -3,6 +3,7 @@ brokers it applies to and a mark (+ create, ~ update, - delete), coloured on a t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,3 +98,23 @@ def test_an_incomplete_plan_never_says_no_changes(embedded, monkeypatch, capsys,
     r = cli("--format", "json", "plan", "-f", str(tmp_path / "topology.toml"))
     assert r.code == 1
     assert '"outcome": "failed"' in r.out
+
+
+def test_a_saved_plan_is_applied_as_saved(embedded, monkeypatch, capsys, tmp_path) -> None:
+    """plan --out writes the plan (its items streamed into the file); apply --plan carries out exactly that."""
+    saved = tmp_path / "plan.json"
+    code, _, err = planned(embedded, monkeypatch, capsys, tmp_path, "--format", "json")
+    assert code == 6, err
+    cli = Cli(monkeypatch, capsys, namesrvs=[embedded.namesrv_addr])
+    r = cli("plan", "-f", str(tmp_path / "topology.toml"), "--out", str(saved))
+    assert r.code == 6, r.err
+    doc = json.loads(saved.read_text())
+    assert doc["format"] == "mqadmin-plan" and {(i["name"], i["action"]) for i in doc["items"]} == {
+        ("Orders", "create"),
+        ("Payments", "update"),
+        ("Legacy", "extra"),
+    }
+    r = cli("apply", "--plan", str(saved))
+    assert r.code == 0, r.err
+    assert embedded.topic("broker-b", "Orders") is not None
+    assert embedded.topic("broker-a", "Payments").perm == 4

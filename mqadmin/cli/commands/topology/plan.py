@@ -59,16 +59,15 @@ def plan(
 
 def save_plan(result: Plan, path: str) -> None:
     """Write the plan file atomically (a temporary file renamed into place)."""
-    import json
     import os
 
     from mqadmin.cli.errors import CliError
+    from mqadmin.cli.render import print_json_stream
 
     tmp = f"{path}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(result.saved(), f, indent=2, ensure_ascii=False)
-            f.write("\n")
+            print_json_stream(result.saved(), f)
         os.replace(tmp, path)
     except OSError as e:
         raise CliError(f"cannot write the plan to {path}: {e.strerror or e}", "check the path") from None
