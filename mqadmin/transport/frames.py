@@ -41,24 +41,25 @@ async def answer_within(fut: asyncio.Future[RemotingCommand], timeout: float) ->
     all). A peer that is slow still times out on time when this process is idle."""
     loop = asyncio.get_running_loop()
     spare = timeout
+    timers: list[asyncio.TimerHandle] = []
 
     def expire(due: float) -> None:
-        nonlocal timer, spare
+        nonlocal spare
         if fut.done():
             return
         late = min(loop.time() - due, spare)
         if late > STALL:
             spare -= late
-            timer = loop.call_at(loop.time() + late, expire, loop.time() + late)
+            timers.append(loop.call_at(loop.time() + late, expire, loop.time() + late))
         else:
             fut.set_exception(TimeoutError())
 
     due = loop.time() + timeout
-    timer = loop.call_at(due, expire, due)
+    timers.append(loop.call_at(due, expire, due))
     try:
         return await fut
     finally:
-        timer.cancel()
+        timers[-1].cancel()
 
 
 class PendingRequests:
