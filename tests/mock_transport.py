@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.route import BrokerData, ClusterInfo
+from mqadmin.model.route import BrokerData, ClusterInfo, QueueData, TopicRouteData
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, RequestRefused, Rpc
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire.codes import ResponseCode
@@ -61,6 +61,14 @@ def cluster_info(*brokers: tuple[str, int, str], cluster: str = "DefaultCluster"
         if name not in info.clusters.setdefault(cluster, []):
             info.clusters[cluster].append(name)
     return info
+
+
+def topic_route(*brokers: tuple[str, str], queues: int = 4, perm: int = 6) -> TopicRouteData:
+    """A name server's route of a topic on these masters ((broker name, address) each), ``queues`` queues on each."""
+    return TopicRouteData(
+        [BrokerData("DefaultCluster", name, {0: addr}) for name, addr in brokers],
+        [QueueData(name, queues, queues, perm) for name, _ in brokers],
+    )
 
 
 def runtime(version: int, put_tps: str) -> dict[str, str]:

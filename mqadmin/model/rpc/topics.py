@@ -9,6 +9,7 @@ from mqadmin.model.access import TopicsInBody
 from mqadmin.model.names import NameKind, first_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
+from mqadmin.model.static_topic import StaticTopicConfig
 from mqadmin.model.stats import TopicStatsBody
 from mqadmin.model.topic import DEFAULT_TOPIC, TopicConfig, alter_attributes, attributes_to_wire, parse_attribute_ops
 from mqadmin.model.version import V5_3_0
@@ -104,7 +105,8 @@ def _topic_config_list(obj: Any) -> list[TopicConfig]:
     return [TopicConfig.from_json(i) for i in items]
 
 
-TOPIC_CONFIG = JsonBody("TopicConfig", TopicConfig.from_json, TopicConfig.to_json)
+TOPIC_CONFIG = JsonBody("TopicConfigAndQueueMapping", StaticTopicConfig.from_json, StaticTopicConfig.to_json)
+"""GET_TOPIC_CONFIG's answer: the config and, asked with ``lo=true`` for a static topic, its queue mapping."""
 TOPIC_CONFIG_TABLE = JsonBody("TopicConfigSerializeWrapper", _topic_table, _topic_table_json)
 TOPIC_CONFIG_LIST = JsonBody(
     "CreateTopicListRequestBody", _topic_config_list, lambda cfgs: {"topicConfigList": [c.to_json() for c in cfgs]}
@@ -133,7 +135,7 @@ GET_ALL_TOPIC_CONFIG = Rpc(
 GET_TOPIC_CONFIG = Rpc(
     C.GET_TOPIC_CONFIG, "GET_TOPIC_CONFIG", GetTopicConfigHeader, response_body=TOPIC_CONFIG,
     ok=frozenset({ResponseCode.SUCCESS, ResponseCode.TOPIC_NOT_EXIST}),
-    summary="one topic's config (5.0+; TOPIC_NOT_EXIST when absent)",
+    summary="one topic's config and static-topic mapping (5.0+; TOPIC_NOT_EXIST when absent)",
 )  # fmt: skip
 DELETE_TOPIC_IN_BROKER = Rpc(
     C.DELETE_TOPIC_IN_BROKER,
