@@ -83,7 +83,7 @@ class Store:
         if self.query_fails:
             return refuse(ResponseCode.SYSTEM_ERROR, "store is sick")
         hits = [m for q in self.queues.values() for m in q
-                if m.topic == h.topic and (h.key == m.uniq_key if h.unique_key else h.key in m.keys + ["collide"])
+                if m.topic == h.topic and (h.key == m.uniq_key if h.unique_key else h.key in m.keys or "collide" in m.keys)
                 and h.begin_timestamp <= m.store_timestamp <= h.end_timestamp]  # fmt: skip
         if not hits:
             return refuse(ResponseCode.QUERY_NOT_FOUND, "can not find message, maybe time range not correct")
