@@ -93,6 +93,14 @@ def unsupported(req: Decoded[Any, Any]) -> Answer:
     return refuse(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.cmd.code} not supported")
 
 
+def by_method(server: object, req: Decoded[Any, Any]) -> Result:
+    """The answer of ``server``'s method named for the request (``get_max_offset(req)`` for GET_MAX_OFFSET), or
+    REQUEST_CODE_NOT_SUPPORTED when it has none: a scripted server is a class with one method per request."""
+    rpc = REGISTRY.get(req.cmd.code)
+    method = getattr(server, rpc.name.lower(), None) if rpc else None
+    return method(req) if method else unsupported(req)
+
+
 def routes(table: Mapping[Rpc[Any, Any, Any, Any], Answer | Handler]) -> Handler:
     """A handler from a small table: each declared request to a fixed answer or its own handler; any other
     request is not supported (as a server without it answers)."""

@@ -14,7 +14,7 @@ import pytest
 from mqadmin.model.consume import ConsumeStats, QueueProgress
 from mqadmin.model.rpc import groups, messages, namesrv, topics
 from mqadmin.model.rpc.messages import CqEntry
-from mqadmin.model.rpc.spec import REGISTRY, Decoded
+from mqadmin.model.rpc.spec import Decoded
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -26,7 +26,18 @@ from mqadmin.wire.message import (
     new_uniq_key,
     offset_msg_id,
 )
-from tests.mock_transport import Answer, Handler, MockTransport, cluster_info, ok, refuse, topic_route, unsupported
+from tests.mock_transport import (
+    Answer,
+    Handler,
+    MockTransport,
+    Result,
+    by_method,
+    cluster_info,
+    ok,
+    refuse,
+    topic_route,
+    unsupported,
+)
 from tests.unit.cli_helpers import A, B, Cli, assert_one_line_error
 
 NO_ROUTE = "No topic route info in name server for the topic: "
@@ -67,40 +78,47 @@ class Store:
         self.log[m.commit_log_offset] = m
         return m
 
-    def handle(self, req: Decoded[Any, Any]) -> Answer:
+    def handle(self, req: Decoded[Any, Any]) -> Result:
         """This broker's answer to ``req`` (a request it does not script: REQUEST_CODE_NOT_SUPPORTED)."""
         self.sent.append(req.cmd)
-        answer = getattr(self, f"_{REGISTRY[req.cmd.code].name.lower()}", None)
-        return answer(req.header) if answer else unsupported(req)
+        return by_method(self, req)
 
-    def _view_message_by_id(self, h: messages.ViewMessageHeader) -> Answer:
+    def view_message_by_id(self, req: Decoded[messages.ViewMessageHeader, Any]) -> Answer:
+        h = req.header
         m = self.log.get(h.offset)
         if m is None:
             return refuse(ResponseCode.SYSTEM_ERROR, f"can not find message by the offset, {h.offset}")
         return ok(encode_message(m))
 
-    def _query_message(self, h: messages.QueryMessageHeader) -> Answer:
+    def query_message(self, req: Decoded[messages.QueryMessageHeader, Any]) -> Answer:
+        h = req.header
         if self.query_fails:
             return refuse(ResponseCode.SYSTEM_ERROR, "store is sick")
+
+        def found(m: MessageExt) -> bool:  # a message keyed "collide" stands for an index hash collision
+            return h.key == m.uniq_key if h.unique_key else h.key in m.keys or "collide" in m.keys
+
         hits = [m for q in self.queues.values() for m in q
-                if m.topic == h.topic and (h.key == m.uniq_key if h.unique_key else h.key in m.keys or "collide" in m.keys)
-                and h.begin_timestamp <= m.store_timestamp <= h.end_timestamp]  # fmt: skip
+                if m.topic == h.topic and found(m) and h.begin_timestamp <= m.store_timestamp <= h.end_timestamp]  # fmt: skip
         if not hits:
             return refuse(ResponseCode.QUERY_NOT_FOUND, "can not find message, maybe time range not correct")
         return ok(b"".join(encode_message(m) for m in hits))
 
-    def _get_max_offset(self, h: messages.QueueHeader) -> Answer:
+    def get_max_offset(self, req: Decoded[messages.QueueHeader, Any]) -> Answer:
+        h = req.header
         return ok(header=messages.OffsetHeader(offset=len(self.queues.get((h.topic, h.queue_id), []))))
 
-    def _get_min_offset(self, h: messages.QueueHeader) -> Answer:
+    def get_min_offset(self, req: Decoded[messages.QueueHeader, Any]) -> Answer:
         return ok(header=messages.OffsetHeader(offset=0))
 
-    def _search_offset_by_timestamp(self, h: messages.SearchOffsetHeader) -> Answer:
+    def search_offset_by_timestamp(self, req: Decoded[messages.SearchOffsetHeader, Any]) -> Answer:
+        h = req.header
         q = self.queues.get((h.topic, h.queue_id), [])
         off = next((m.queue_offset for m in q if m.store_timestamp >= h.timestamp), len(q))
         return ok(header=messages.OffsetHeader(offset=off))
 
-    def _pull_message(self, h: messages.PullHeader) -> Answer:
+    def pull_message(self, req: Decoded[messages.PullHeader, Any]) -> Answer:
+        h = req.header
         q = self.queues.get((h.topic, h.queue_id), [])
         start, n = h.queue_offset, h.max_msg_nums
         expr = h.subscription or "*"
@@ -113,23 +131,25 @@ class Store:
             return Answer(head, code=ResponseCode.PULL_RETRY_IMMEDIATELY, remark="NO_MATCHED_MESSAGE")
         return Answer(head, b"".join(encode_message(m) for m in batch), remark="FOUND")
 
-    def _send_message_v2(self, h: messages.SendHeader) -> Answer:
+    def send_message_v2(self, req: Decoded[messages.SendHeader, Any]) -> Answer:
+        h = req.header
         if h.topic == "Broken":
             return refuse(ResponseCode.SYSTEM_ERROR, "disk on fire")
-        m = self.add(h.topic, self.sent[-1].body, h.queue_id, **decode_properties(h.properties))
+        m = self.add(h.topic, req.body, h.queue_id, **decode_properties(h.properties))
         msg_id = offset_msg_id(self.host, m.commit_log_offset)
         return ok(header=messages.SendResultHeader(msg_id=msg_id, queue_id=h.queue_id, queue_offset=m.queue_offset))
 
-    def _query_topic_consume_by_who(self, h: topics.TopicHeader) -> Answer:
+    def query_topic_consume_by_who(self, req: Decoded[topics.TopicHeader, Any]) -> Answer:
         return ok(["G1"])
 
-    def _get_consume_stats(self, h: groups.ConsumeStatsHeader) -> Answer:
+    def get_consume_stats(self, req: Decoded[groups.ConsumeStatsHeader, Any]) -> Answer:
         if self.stats_fail:
             return refuse(ResponseCode.SYSTEM_ERROR, "stats are sick")
         rows = [QueueProgress(t, self.name, qid, len(q), 1, 1, 0) for (t, qid), q in self.queues.items()]
         return ok(ConsumeStats(rows, 0.0))
 
-    def _query_consume_queue(self, h: messages.QueryConsumeQueueHeader) -> Answer:
+    def query_consume_queue(self, req: Decoded[messages.QueryConsumeQueueHeader, Any]) -> Answer:
+        h = req.header
         q = self.queues.get((h.topic, h.queue_id))
         if q is None:
             return refuse(ResponseCode.SYSTEM_ERROR, f"{h.queue_id}@{h.topic} is not exist!")
