@@ -98,8 +98,8 @@ class Store:
         def found(m: MessageExt) -> bool:  # a message keyed "collide" stands for an index hash collision
             return h.key == m.uniq_key if h.unique_key else h.key in m.keys or "collide" in m.keys
 
-        hits = [m for q in self.queues.values() for m in q
-                if m.topic == h.topic and found(m) and h.begin_timestamp <= m.store_timestamp <= h.end_timestamp]  # fmt: skip
+        in_time = range(h.begin_timestamp, h.end_timestamp + 1)
+        hits = [m for q in self.queues.values() for m in q if m.topic == h.topic and found(m) and m.store_timestamp in in_time]
         if not hits:
             return refuse(ResponseCode.QUERY_NOT_FOUND, "can not find message, maybe time range not correct")
         return ok(b"".join(encode_message(m) for m in hits))
