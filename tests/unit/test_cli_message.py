@@ -99,7 +99,8 @@ class Store:
             return h.key == m.uniq_key if h.unique_key else h.key in m.keys or "collide" in m.keys
 
         in_time = range(h.begin_timestamp, h.end_timestamp + 1)
-        hits = [m for q in self.queues.values() for m in q if m.topic == h.topic and found(m) and m.store_timestamp in in_time]
+        held = [m for q in self.queues.values() for m in q if m.topic == h.topic]
+        hits = [m for m in held if found(m) and m.store_timestamp in in_time]
         if not hits:
             return refuse(ResponseCode.QUERY_NOT_FOUND, "can not find message, maybe time range not correct")
         return ok(b"".join(encode_message(m) for m in hits))
