@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqadmin.model.access import TopicsInBody
+from mqadmin.model.data_version import DataVersion
 from mqadmin.model.names import NameKind, first_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -81,6 +82,8 @@ class TopicTable(dict[str, TopicConfig]):
     their queues are mapped by updateStaticTopic / remappingStaticTopic, so the brokers' configs differ)."""
 
     static: frozenset[str] = frozenset()
+    data_version: DataVersion | None = None
+    """The wrapper's dataVersion (None when the broker sent none)."""
 
 
 def _topic_table(obj: Any) -> TopicTable:
@@ -91,11 +94,16 @@ def _topic_table(obj: Any) -> TopicTable:
     table.static = frozenset(obj.get("topicQueueMappingDetailMap") or {}) | frozenset(
         obj.get("topicQueueMappingInfoMap") or {}
     )
+    dv = obj.get("dataVersion")
+    table.data_version = DataVersion.from_json(dv) if isinstance(dv, dict) else None
     return table
 
 
 def _topic_table_json(table: dict[str, TopicConfig]) -> dict[str, Any]:
-    return {"topicConfigTable": {name: cfg.to_json() for name, cfg in table.items()}}
+    out: dict[str, Any] = {"topicConfigTable": {name: cfg.to_json() for name, cfg in table.items()}}
+    if isinstance(table, TopicTable) and table.data_version is not None:
+        out["dataVersion"] = table.data_version.to_json()
+    return out
 
 
 def _topic_config_list(obj: Any) -> list[TopicConfig]:
