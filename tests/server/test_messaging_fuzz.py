@@ -11,7 +11,7 @@ from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.message import decode_messages
 
-from .conftest import call, pull_ext, pull_header, request, send_ext
+from .conftest import call, pull_ext, pull_header, request, send_ext, send_header
 
 FIELDS = {
     RC.SEND_MESSAGE: list(send_ext("T")),
