@@ -21,7 +21,7 @@ from mqadmin.wire.frame import RemotingCommand
 
 from .conftest import call, pull_header, request, send_header, until
 from .hostile import assert_no_illegal_name_is_held, assert_untouched, hostile_names, make_canary
-from .test_messaging import Recorder, heartbeat
+from .test_messaging import Recorder, beat, cpp_heartbeat
 
 TOPIC, GROUP = "ResetTopic", "CG_RESET"
 
@@ -120,8 +120,8 @@ async def test_reset_tells_online_consumers_in_their_own_form(cluster, transport
     java, cpp = Recorder(), Recorder()
     tj, tc = TcpTransport(handler=java), TcpTransport(handler=cpp)
     try:
-        await request(tj, addr, RC.HEART_BEAT, body=heartbeat("client-j", GROUP, TOPIC))
-        await request(tc, addr, RC.HEART_BEAT, body=heartbeat("client-c", GROUP, TOPIC, cpp_style=True), language="CPP")
+        await beat(tj, addr, "client-j", GROUP, TOPIC)
+        await request(tc, addr, RC.HEART_BEAT, body=cpp_heartbeat("client-c", GROUP, TOPIC), language="CPP")
         await reset(transport, addr, 0)
 
         def told() -> int:
@@ -158,8 +158,8 @@ async def test_consumer_status_asks_each_consumer(cluster, transport):
         status_of = rpc.INVOKE_BROKER_TO_GET_CONSUMER_STATUS
         none = await call(transport, addr, status_of, rpc.ConsumerStatusHeader(topic=TOPIC, group=GROUP))
         assert none.code == R.SYSTEM_ERROR and "No Any Consumer online" in none.remark
-        await request(ta, addr, RC.HEART_BEAT, body=heartbeat("client-a", GROUP, TOPIC))
-        await request(tb, addr, RC.HEART_BEAT, body=heartbeat("client-b", GROUP, TOPIC))
+        await beat(ta, addr, "client-a", GROUP, TOPIC)
+        await beat(tb, addr, "client-b", GROUP, TOPIC)
         both = await call(transport, addr, status_of, rpc.ConsumerStatusHeader(topic=TOPIC, group=GROUP))
         status = status_of.reply(both).body
         mq = MessageQueue(TOPIC, "broker-a", 0)
@@ -177,7 +177,7 @@ async def test_producer_table_lists_connected_producers(cluster, transport):
     before = int(time.time() * 1000)
     producer = TcpTransport()
     try:
-        await request(producer, addr, RC.HEART_BEAT, body=heartbeat("client-p", "CG_P", TOPIC))
+        await beat(producer, addr, "client-p", "CG_P", TOPIC)
         table = rpc.GET_ALL_PRODUCER_INFO.reply(await call(transport, addr, rpc.GET_ALL_PRODUCER_INFO)).body
         (info,) = table["PG_HB"]
         assert info.client_id == "client-p" and info.language == "PYTHON"

@@ -9,13 +9,14 @@ from typing import Any
 
 from mqadmin.admin.messaging import send_message
 from mqadmin.admin.reading import read_messages
-from mqadmin.model.clients import LockBatchBody
+from mqadmin.model.clients import ConsumerData, HeartbeatData, LockBatchBody
 from mqadmin.model.queue import MessageQueue
 from mqadmin.model.rpc.clients import (
     GET_CONSUMER_CONNECTION_LIST,
     GET_CONSUMER_LIST_BY_GROUP,
     GET_CONSUMER_RUNNING_INFO,
     GET_PRODUCER_CONNECTION_LIST,
+    HEART_BEAT,
     LOCK_BATCH_MQ,
     QUERY_CONSUMER_OFFSET,
     UNLOCK_BATCH_MQ,
@@ -46,7 +47,7 @@ from mqadmin.model.rpc.messages import (
     ViewMessageHeader,
 )
 from mqadmin.model.rpc.topics import GET_TOPIC_STATS_INFO, TopicHeader
-from mqadmin.model.tags import java_string_hash
+from mqadmin.model.tags import SubscriptionData, java_string_hash
 from mqadmin.server.broker.send import encode_batch
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire import fastjson
@@ -323,18 +324,24 @@ class Recorder:
         self.seen.append(cmd)
 
 
-def heartbeat(client_id: str, group: str, topic: str, *, cpp_style: bool = False) -> bytes:
-    if cpp_style:
-        consumer = {"consumeFromWhere": 0, "consumeType": 1, "groupName": group, "messageModel": 1,
-                    "subscriptionDataSet": [{"subString": "*", "subVersion": "17", "topic": topic}]}  # fmt: skip
-        return (fastjson.dumps({"clientID": client_id, "consumerDataSet": [consumer]}) + "\n").encode()
-    consumer = {"groupName": group, "consumeType": "CONSUME_PASSIVELY", "messageModel": "CLUSTERING",
-                "consumeFromWhere": "CONSUME_FROM_FIRST_OFFSET", "unitMode": False,
-                "subscriptionDataSet": [{"topic": topic, "subString": "TagA || TagB", "tagsSet": ["TagA", "TagB"],
-                                         "codeSet": [], "subVersion": 17, "classFilterMode": False}]}  # fmt: skip
-    return fastjson.dumps_bytes(
-        {"clientID": client_id, "consumerDataSet": [consumer], "producerDataSet": [{"groupName": "PG_HB"}]}
-    )
+def cpp_heartbeat(client_id: str, group: str, topic: str) -> bytes:
+    """A heartbeat as the C++ client writes it (enums as ordinals, subVersion a string, a trailing newline):
+    raw bytes, a form our declaration does not write."""
+    consumer = {"consumeFromWhere": 0, "consumeType": 1, "groupName": group, "messageModel": 1,
+                "subscriptionDataSet": [{"subString": "*", "subVersion": "17", "topic": topic}]}  # fmt: skip
+    return (fastjson.dumps({"clientID": client_id, "consumerDataSet": [consumer]}) + "\n").encode()
+
+
+def heartbeat(client_id: str, group: str, topic: str) -> HeartbeatData:
+    """A Java client's heartbeat: consumer ``group`` subscribed to ``topic`` (TagA || TagB, version 17), producer
+    group PG_HB."""
+    sub = SubscriptionData(topic, "TagA || TagB", frozenset({"TagA", "TagB"}), frozenset(), 17)
+    consumer = ConsumerData(group, "CONSUME_PASSIVELY", "CLUSTERING", "CONSUME_FROM_FIRST_OFFSET", (sub,))
+    return HeartbeatData(client_id, (consumer,), ("PG_HB",))
+
+
+async def beat(t: TcpTransport, addr: str, client_id: str, group: str, topic: str) -> RemotingCommand:
+    return await call(t, addr, HEART_BEAT, body=heartbeat(client_id, group, topic))
 
 
 async def test_heartbeat_registers_consumers_and_notifies_the_group(cluster):
@@ -343,12 +350,10 @@ async def test_heartbeat_registers_consumers_and_notifies_the_group(cluster):
     rec_a, rec_b = Recorder(), Recorder()
     ta, tb = TcpTransport(handler=rec_a), TcpTransport(handler=rec_b)
     try:
-        r = await request(ta, addr, RC.HEART_BEAT, body=heartbeat("client-a", "CG_HB", "HbTopic"))
+        r = await beat(ta, addr, "client-a", "CG_HB", "HbTopic")
         assert r.code == R.SUCCESS
         assert broker.topics.get("%RETRY%CG_HB").write_queue_nums == 1
-        await request(
-            tb, addr, RC.HEART_BEAT, body=heartbeat("client-b", "CG_HB", "HbTopic", cpp_style=True), language="CPP"
-        )
+        await request(tb, addr, RC.HEART_BEAT, body=cpp_heartbeat("client-b", "CG_HB", "HbTopic"), language="CPP")
         await until(lambda: any(c.code == RC.NOTIFY_CONSUMER_IDS_CHANGED for c in rec_a.seen), what="notify")
         assert sorted(await consumer_ids(ta, addr, "CG_HB")) == ["client-a", "client-b"]
         conns = await call(ta, addr, GET_CONSUMER_CONNECTION_LIST, CG_HB)
@@ -377,7 +382,7 @@ async def test_pull_without_subscription_uses_the_heartbeat_one(cluster, transpo
         await call(transport, addr, SEND_MESSAGE, send_header("HbTopic2", tags=tag), tag.encode())
     no_group = await call(transport, addr, PULL_MESSAGE, pulling("HbTopic2", group="CG_H2", sys_flag=0))
     assert no_group.code == R.SUBSCRIPTION_NOT_EXIST
-    await request(transport, addr, RC.HEART_BEAT, body=heartbeat("c1", "CG_H2", "HbTopic2"))
+    await beat(transport, addr, "c1", "CG_H2", "HbTopic2")
     newer = await call(transport, addr, PULL_MESSAGE, pulling("HbTopic2", group="CG_H2", sys_flag=0, sub_version=99))
     assert newer.code == R.SUBSCRIPTION_NOT_LATEST
     ok = await call(transport, addr, PULL_MESSAGE, pulling("HbTopic2", group="CG_H2", sys_flag=0, sub_version=17))
@@ -462,7 +467,7 @@ async def test_consumer_running_info_is_forwarded_to_the_consumer(cluster, trans
 
     consumer = TcpTransport(handler=consumer_side)
     try:
-        await request(consumer, addr, RC.HEART_BEAT, body=heartbeat("client-r", "CG_RUN", "RunTopic"))
+        await beat(consumer, addr, "client-r", "CG_RUN", "RunTopic")
         header = RunningInfoHeader(consumer_group="CG_RUN", client_id="client-r", jstack_enable=False)
         resp = await call(transport, addr, GET_CONSUMER_RUNNING_INFO, header)
         assert resp.code == R.SUCCESS and b"client-r" in resp.body
@@ -478,7 +483,7 @@ async def test_query_consume_queue_shows_a_groups_subscription_or_that_it_is_off
 
     addr = broker_of(cluster).config.addr
     assert (await call(transport, addr, SEND_MESSAGE, send_header("CqTopic"), b"x")).code == R.SUCCESS
-    await request(transport, addr, RC.HEART_BEAT, body=heartbeat("client-cq", "CqGroup", "CqTopic"))
+    await beat(transport, addr, "client-cq", "CqGroup", "CqTopic")
 
     async def view(group: str):
         header = QueryConsumeQueueHeader(topic="CqTopic", queue_id=0, index=0, count=1, consumer_group=group)

@@ -13,13 +13,12 @@ from mqadmin.model.rpc import pop as rpc
 from mqadmin.model.rpc.consumers import RequestMode
 from mqadmin.server.broker.pop import allocate, allocate_for_pop
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.message import decode_messages
 from tests.conftest import Deadline
 
-from .conftest import call, request, send_header
-from .test_messaging import heartbeat
+from .conftest import call, send_header
+from .test_messaging import beat
 
 TOPIC, GROUP = "PopTopic", "CG_POP"
 
@@ -75,8 +74,8 @@ async def test_assignment_follows_the_request_mode(make_cluster, transport):
         await produce(transport, b.config.addr, 1)  # the topic on both brokers (auto-created, 4 queues)
     a, b = TcpTransport(), TcpTransport()
     try:
-        await request(a, addr, RC.HEART_BEAT, body=heartbeat("client-a", GROUP, TOPIC))
-        await request(b, addr, RC.HEART_BEAT, body=heartbeat("client-b", GROUP, TOPIC))
+        await beat(a, addr, "client-a", GROUP, TOPIC)
+        await beat(b, addr, "client-b", GROUP, TOPIC)
 
         deadline = Deadline(10, "the route to list the queues of both brokers")
         while len({mq for c in ("client-a", "client-b") for mq, _ in await assignment(transport, addr, c)}) < 8:
