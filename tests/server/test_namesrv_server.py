@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,20 +51,13 @@ async def ns(tmp_path: Path, clock: Clock):
     await server.stop()
 
 
-def register_header(
-    body: bytes,
-    *,
-    name: str = "broker-a",
-    addr: str = BROKER,
-    broker_id: int = 0,
-    compressed: bool = False,
-    crc: int | None = None,
-) -> RegisterBrokerHeader:
-    """REGISTER_BROKER's header for ``body`` (its CRC unless ``crc`` is given)."""
-    return RegisterBrokerHeader(
-        broker_name=name, broker_addr=addr, cluster_name="DefaultCluster", ha_server_addr="127.0.0.1:10912",
-        broker_id=broker_id, compressed=compressed, body_crc32=body_crc(body) if crc is None else crc,
+def register_header(body: bytes, **fields: Any) -> RegisterBrokerHeader:
+    """REGISTER_BROKER's header for ``body`` of broker-a at BROKER (``fields``: others, by their names)."""
+    header = RegisterBrokerHeader(
+        broker_name="broker-a", broker_addr=BROKER, cluster_name="DefaultCluster", ha_server_addr="127.0.0.1:10912",
+        broker_id=0, body_crc32=body_crc(body),
     )  # fmt: skip
+    return replace(header, **fields)
 
 
 async def register_body(transport: TcpTransport, ns: NameServer, header: RegisterBrokerHeader, body: bytes):
@@ -144,14 +139,14 @@ async def test_deflated_body_flagged_uncompressed_is_still_read(ns, transport):
 
 async def test_crc_mismatch_is_refused(ns, transport):
     body = encode_json(wrapper(*TOPICS))
-    resp = await register_body(transport, ns, register_header(body, crc=body_crc(body) ^ 1), body)
+    resp = await register_body(transport, ns, register_header(body, body_crc32=body_crc(body) ^ 1), body)
     assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "crc32 not match")
     assert (await route(transport, ns, "TopicA")).code == R.TOPIC_NOT_EXIST
 
 
 async def test_crc_zero_skips_the_check(ns, transport):
     body = encode_json(wrapper(*TOPICS))
-    resp = await register_body(transport, ns, register_header(body, crc=0), body)
+    resp = await register_body(transport, ns, register_header(body, body_crc32=0), body)
     assert resp.code == R.SUCCESS
 
 
@@ -176,7 +171,7 @@ async def test_binary_header_requests_get_binary_answers(ns, transport):
 
 async def test_cluster_info_and_topic_lists(ns, transport):
     await register(transport, ns)
-    await register(transport, ns, *TOPICS, name="broker-b", addr="127.0.0.1:10921")
+    await register(transport, ns, *TOPICS, broker_name="broker-b", broker_addr="127.0.0.1:10921")
     info = (await read(transport, ns, namesrv.GET_BROKER_CLUSTER_INFO)).body
     assert sorted(info.clusters["DefaultCluster"]) == ["broker-a", "broker-b"]
     assert info.brokers["broker-b"].broker_addrs == {0: "127.0.0.1:10921"}
@@ -294,7 +289,7 @@ async def test_closing_the_registering_connection_unregisters_at_once(ns):
 
 async def test_scan_expires_silent_brokers_and_heartbeat_keeps_them(ns, transport, clock):
     await register(transport, ns)
-    await register(transport, ns, *TOPICS, name="broker-b", addr="127.0.0.1:10921")
+    await register(transport, ns, *TOPICS, broker_name="broker-b", broker_addr="127.0.0.1:10921")
     clock.now += 100
     hb = BrokerLivenessHeader(cluster_name="DefaultCluster", broker_addr="127.0.0.1:10921", broker_name="broker-b")
     assert (await call(transport, ns.addr, registration.BROKER_HEARTBEAT, hb)).code == R.SUCCESS

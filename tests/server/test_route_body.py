@@ -105,7 +105,7 @@ async def test_the_body_form_follows_the_request(routed, version, ext, standard)
 
 async def test_legacy_form_keeps_several_broker_ids_as_integers(routed):
     ns, t = routed
-    assert (await register(t, ns, *TOPICS, addr="127.0.0.1:10921", broker_id=1)).code == R.SUCCESS
+    assert (await register(t, ns, *TOPICS, broker_addr="127.0.0.1:10921", broker_id=1)).code == R.SUCCESS
     cmd = GET_ROUTEINFO_BY_TOPIC.request(RouteHeader(topic="TopicTest"))
     cmd.version = 333  # the C++ client
     resp = await t.request(ns.addr, cmd)
