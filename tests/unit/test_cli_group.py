@@ -1,4 +1,6 @@
-"""updateSubGroup, updateSubGroupList, deleteSubGroup and getConsumerConfig through the CLI entry point."""
+"""updateSubGroup, updateSubGroupList, deleteSubGroup and getConsumerConfig through the CLI entry point: what a
+broker keeps against the embedded servers (``live``); what is sent, version differences and failures over the mock
+transport, with brokers that keep groups and topics as each version does."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from mqadmin.model.topic import TopicConfig, alter_attributes
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
+from tests.embedded import ThreadedCluster
 from tests.mock_transport import Answer, MockTransport, Result, by_method, cluster_info, ok, refuse, topic_route
 from tests.unit.cli_helpers import A, B, Cli, assert_one_line_error, rows
 
@@ -128,28 +131,86 @@ def codes_sent_to(cli: Cli, addr: str) -> list[int]:
     return cli.transport.codes_sent_to(addr)
 
 
-# --- updateSubGroup --------------------------------------------------------------------------------
+# --- against the embedded servers (what a broker keeps) ---------------------------------------------
 
 
-def test_update_sub_group_created_unchanged_then_only_the_given_setting_changes(cli: Cli, cluster) -> None:
-    _, a, b = cluster
-    r = cli("updateSubGroup", *C, "-g", "Orders", "-d", "false")
+def test_update_sub_group_created_unchanged_then_only_the_given_setting_changes(
+    live: Cli, embedded: ThreadedCluster
+) -> None:
+    a, b = embedded.addr["broker-a"], embedded.addr["broker-b"]
+    r = live("updateSubGroup", *C, "-g", "LiveOrders", "-d", "false")
     assert r.code == 0, r.err
     assert rows(r.out) == [
         ["BROKER", "ADDRESS", "RESULT"],
-        ["broker-a", a.addr, "created"],
-        ["broker-b", b.addr, "created"],
+        ["broker-a", a, "created"],
+        ["broker-b", b, "created"],
     ]
-    assert a.groups["Orders"] == b.groups["Orders"] == SubscriptionGroupConfig("Orders", consume_broadcast_enable=False)
+    want = SubscriptionGroupConfig("LiveOrders", consume_broadcast_enable=False)
+    assert embedded.group("broker-a", "LiveOrders") == embedded.group("broker-b", "LiveOrders") == want
 
-    r = cli("updateSubGroup", *C, "-g", "Orders", "-d", "false")
+    r = live("updateSubGroup", *C, "-g", "LiveOrders", "-d", "false")
     assert (r.code, [row[2] for row in rows(r.out)[1:]]) == (0, ["unchanged", "unchanged"])
 
-    r = cli("updateSubGroup", *C, "-g", "Orders", "-r", "3")
+    r = live("updateSubGroup", *C, "-g", "LiveOrders", "-r", "3")
     assert r.code == 0, r.err
     assert [row[2:] for row in rows(r.out)[1:]] == [["updated", "retryMaxTimes", "16→3"]] * 2
     # Java's tool would also have reset consumeBroadcastEnable/consumeFromMinEnable to false: ours keeps them.
-    assert a.groups["Orders"] == SubscriptionGroupConfig("Orders", consume_broadcast_enable=False, retry_max_times=3)
+    assert embedded.group("broker-a", "LiveOrders") == want.with_(retry_max_times=3)
+
+
+def test_update_sub_group_json_shape(live: Cli, embedded: ThreadedCluster) -> None:
+    a = embedded.addr["broker-a"]
+    embedded.create_group(
+        "broker-a", SubscriptionGroupConfig("LiveShape", extra={"subscriptionDataSet": [{"topic": "T"}]})
+    )
+    r = live("--format", "json", "updateSubGroup", "-b", a, "-g", "LiveShape", "-r", "2")
+    assert r.code == 0, r.err
+    doc = r.json()
+    (entry,) = doc["results"]
+    assert doc["group"] == "LiveShape" and doc["target"] == {"brokerAddr": a} and doc["outcome"] == "ok"
+    assert entry["status"] == "updated" and entry["changes"] == {"retryMaxTimes": {"old": 16, "new": 2}}
+    assert entry["config"]["retryMaxTimes"] == 2 and entry["config"]["groupRetryPolicy"] == {"type": "CUSTOMIZED"}
+    # A key mqadmin does not model is shown and sent back, not dropped.
+    assert entry["config"]["subscriptionDataSet"] == [{"topic": "T"}]
+    held = embedded.group("broker-a", "LiveShape")
+    assert held is not None and held.extra == {"subscriptionDataSet": [{"topic": "T"}]}
+
+
+def test_a_rerun_removes_retry_topics_a_broker_still_holds(live: Cli, embedded: ThreadedCluster) -> None:
+    embedded.create_topic("broker-a", TopicConfig("%DLQ%LiveGone", 1, 1))  # the group itself is gone already
+    r = live("deleteSubGroup", *C, "-g", "LiveGone")
+    assert r.code == 0, r.err
+    assert embedded.topic("broker-a", "%DLQ%LiveGone") is None and "%DLQ%LiveGone" in r.out
+
+
+def test_get_consumer_config_shows_each_broker_that_has_the_group(live: Cli, embedded: ThreadedCluster) -> None:
+    cfg = SubscriptionGroupConfig("LiveRead", retry_max_times=3, attributes={"priority.factor": "1"})
+    embedded.request(embedded.addr["broker-a"], groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
+                     body=GroupWrite(cfg, {"priority.factor": "1"}))  # fmt: skip
+    r = live("getConsumerConfig", "-g", "LiveRead")
+    assert r.code == 0, r.err
+    table = rows(r.out)
+    assert table[0] == ["CLUSTER", "BROKER", "SETTING", "VALUE"]
+    assert ["DefaultCluster", "broker-a", "retryMaxTimes", "3"] in table
+    assert ["DefaultCluster", "broker-a", "groupRetryPolicy", '{"type":"CUSTOMIZED"}'] in table
+    assert ["DefaultCluster", "broker-a", "attributes", '{"priority.factor":"1"}'] in table
+    assert {row[1] for row in table[1:]} == {"broker-a"}
+
+    doc = live("--format", "json", "getConsumerConfig", "-g", "LiveRead").json()
+    assert [(e["name"], e["status"], e["cluster"]) for e in doc["results"]] == [
+        ("broker-a", "ok", "DefaultCluster"),
+        ("broker-b", "not found", "DefaultCluster"),
+    ]
+    assert doc["results"][0]["config"]["retryMaxTimes"] == 3 and doc["results"][1]["config"] is None
+
+
+def test_get_consumer_config_of_a_group_nobody_has(live: Cli) -> None:
+    r = live("getConsumerConfig", "-g", "Nope")
+    assert r.code == 1 and r.out == ""
+    assert_one_line_error(r, "no broker has the group 'Nope'")
+
+
+# --- updateSubGroup --------------------------------------------------------------------------------
 
 
 def test_update_sub_group_sends_every_option(cli: Cli, cluster) -> None:
@@ -174,21 +235,6 @@ def test_update_sub_group_sends_every_option(cli: Cli, cluster) -> None:
     )
     (body,) = _bodies(cli, RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP)
     assert body["attributes"] == {"+k": "v"}  # a create sends attributes as + operations
-
-
-def test_update_sub_group_json_shape(cli: Cli, cluster) -> None:
-    _, a, _ = cluster
-    a.groups["G"] = SubscriptionGroupConfig("G", extra={"subscriptionDataSet": [{"topic": "T"}]})
-    r = cli("--format", "json", "updateSubGroup", "-b", a.addr, "-g", "G", "-r", "2")
-    assert r.code == 0, r.err
-    doc = r.json()
-    (entry,) = doc["results"]
-    assert doc["group"] == "G" and doc["target"] == {"brokerAddr": a.addr} and doc["outcome"] == "ok"
-    assert entry["status"] == "updated" and entry["changes"] == {"retryMaxTimes": {"old": 16, "new": 2}}
-    assert entry["config"]["retryMaxTimes"] == 2 and entry["config"]["groupRetryPolicy"] == {"type": "CUSTOMIZED"}
-    # A key mqadmin does not model is shown and sent back, not dropped.
-    assert entry["config"]["subscriptionDataSet"] == [{"topic": "T"}]
-    assert a.groups["G"].extra == {"subscriptionDataSet": [{"topic": "T"}]}
 
 
 def test_if_not_exists_leaves_an_existing_group_as_it_is(cli: Cli, cluster) -> None:
@@ -468,14 +514,6 @@ def test_delete_of_a_group_no_broker_has(cli: Cli) -> None:
     assert not [c for _, c in cli.transport.sent if c.code == RC.DELETE_SUBSCRIPTIONGROUP]
 
 
-def test_a_rerun_removes_retry_topics_a_broker_still_holds(cli: Cli, cluster) -> None:
-    _, a, _ = cluster
-    a.topics["%DLQ%G"] = TopicConfig("%DLQ%G", 1, 1)  # the group itself is gone already
-    r = cli("deleteSubGroup", *C, "-g", "G")
-    assert r.code == 0, r.err
-    assert "%DLQ%G" not in a.topics and "%DLQ%G" in r.out
-
-
 def test_delete_can_name_a_long_group_an_old_broker_holds(cli: Cli, cluster) -> None:
     _, a, _ = cluster
     name = "G" * 200  # over 5.5's 120 for creation, under the clients' 255
@@ -488,26 +526,6 @@ def test_delete_can_name_a_long_group_an_old_broker_holds(cli: Cli, cluster) -> 
 # --- getConsumerConfig -----------------------------------------------------------------------------
 
 
-def test_get_consumer_config_shows_each_broker_that_has_the_group(cli: Cli, cluster) -> None:
-    _, a, b = cluster
-    a.groups["G"] = SubscriptionGroupConfig("G", retry_max_times=3, attributes={"priority.factor": "1"})
-    r = cli("getConsumerConfig", "-g", "G")
-    assert r.code == 0, r.err
-    table = rows(r.out)
-    assert table[0] == ["CLUSTER", "BROKER", "SETTING", "VALUE"]
-    assert ["DefaultCluster", "broker-a", "retryMaxTimes", "3"] in table
-    assert ["DefaultCluster", "broker-a", "groupRetryPolicy", '{"type":"CUSTOMIZED"}'] in table
-    assert ["DefaultCluster", "broker-a", "attributes", '{"priority.factor":"1"}'] in table
-    assert {row[1] for row in table[1:]} == {"broker-a"}
-
-    doc = cli("--format", "json", "getConsumerConfig", "-g", "G").json()
-    assert [(e["name"], e["status"], e["cluster"]) for e in doc["results"]] == [
-        ("broker-a", "ok", "DefaultCluster"),
-        ("broker-b", "not found", "DefaultCluster"),
-    ]
-    assert doc["results"][0]["config"]["retryMaxTimes"] == 3 and doc["results"][1]["config"] is None
-
-
 def test_get_consumer_config_reads_a_broker_without_master_from_its_slave(monkeypatch, capsys) -> None:
     slave = GroupBroker("broker-c", "127.0.0.1:10932")
     slave.groups["G"] = SubscriptionGroupConfig("G")
@@ -515,12 +533,6 @@ def test_get_consumer_config_reads_a_broker_without_master_from_its_slave(monkey
     r = cli("--format", "json", "getConsumerConfig", "-g", "G")
     assert r.code == 0, r.err
     assert [(e["addr"], e["status"]) for e in r.json()["results"]] == [(slave.addr, "ok")]
-
-
-def test_get_consumer_config_of_a_group_nobody_has(cli: Cli) -> None:
-    r = cli("getConsumerConfig", "-g", "Nope")
-    assert r.code == 1 and r.out == ""
-    assert_one_line_error(r, "no broker has the group 'Nope'")
 
 
 def test_group_table_read_from_a_broker_keeps_unknown_keys() -> None:
