@@ -114,8 +114,8 @@ class ExportOps(StatsOps):
     async def user_groups(self, addr: str) -> GroupTable:
         """Java's getUserSubscriptionGroup: GET_ALL_SUBSCRIPTIONGROUP_CONFIG without the system groups."""
         table = (await self.request(addr, group_rpc.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)).body or group_rpc.GroupTable()
-        groups = {n: g for n, g in sorted(table.as_written.items()) if is_user_group(n)}  # as Java's export writes
-        return GroupTable(table.data_version, table.forbidden, groups)
+        groups = {n: dict(g) for n, g in sorted(table.as_written.items()) if is_user_group(n)}  # as Java's export
+        return GroupTable(table.data_version, dict(table.forbidden), groups)
 
     async def client_versions(self, addr: str, groups: list[str]) -> list[str]:
         """``LANGUAGE%Vx_y_z`` of the consumers of ``groups`` connected to this broker (groups offline skipped)."""

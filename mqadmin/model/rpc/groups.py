@@ -3,7 +3,9 @@ consume progress."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from mqadmin.model.consume import ConsumeStatsBody, offset_table_json, parse_offset_table
@@ -40,8 +42,8 @@ class GroupTable(dict[str, SubscriptionGroupConfig]):
     and each config ``as_written`` by the broker (an export writes them so, keys it has not modelled included)."""
 
     data_version: DataVersion | None = None
-    forbidden: dict[str, Any] = {}  # noqa: RUF012  # read-only default; an answer's table sets its own
-    as_written: dict[str, dict[str, Any]] = {}  # noqa: RUF012  # idem
+    forbidden: Mapping[str, Any] = MappingProxyType({})
+    as_written: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
 
 
 def _group_table(obj: Any) -> GroupTable:
