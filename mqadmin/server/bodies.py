@@ -22,6 +22,10 @@ def _same(value: Any) -> Any:
     return value
 
 
+class Entries(list[str]):
+    """A JSON object's members as ``"key":value`` texts, already encoded, in key order."""
+
+
 class TableJson:
     """The JSON document of one table (``name``) with other ``fields``, entries encoded by ``to_json``."""
 
@@ -35,6 +39,18 @@ class TableJson:
         if len(entries) <= INLINE:
             return self._encode(dict(fields), entries)
         return await asyncio.to_thread(self._encode, dict(fields), entries)
+
+    def entries(self, table: Mapping[str, Any]) -> Entries:
+        """Each entry's ``"key":value`` text, in key order (for ``durable.dumps_table``): from the kept texts,
+        so a snapshot of 100,000 topics is a sort and a join on the loop, not their encoding."""
+        texts = []
+        for k in sorted(table):
+            v = table[k]
+            kept = self._texts.get(k)
+            if kept is None or kept[0] is not v:
+                kept = self._texts[k] = (v, self._text(k, v))
+            texts.append(kept[1])
+        return Entries(texts)
 
     def remember(self, entries: Iterable[tuple[str, Any]]) -> None:
         """Make the texts of entries just written now, a few at a time, rather than all at the next request."""

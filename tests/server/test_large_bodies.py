@@ -48,3 +48,15 @@ async def test_a_table_body_is_the_same_bytes_as_made_at_once_and_follows_change
     assert await body.body(fields, table) == fastjson.dumps_bytes({**fields, "table": table})
     small = dict(list(table.items())[:3])
     assert await body.body(fields, small) == fastjson.dumps_bytes({**fields, "table": small})
+
+
+def test_a_snapshot_from_kept_texts_is_the_file_the_plain_table_makes() -> None:
+    """topics.json is written from the texts kept for the answers: the same file as from the table itself."""
+    from mqadmin.server.durable import dumps_table
+
+    table = {f"T{i:04d}": TopicConfig(f"T{i:04d}", 8, 8, 6, attributes={"+message.type": "FIFO"}) for i in range(900)}
+    body = TableJson("topicConfigTable", TopicConfig.to_json)
+    body.remember(list(table.items())[:10])
+    plain = {"dataVersion": {"counter": 1}, "topicConfigTable": {k: v.to_json() for k, v in table.items()}}
+    assert dumps_table({**plain, "topicConfigTable": body.entries(table)}) == dumps_table(plain)
+    assert dumps_table({"t": body.entries({})}) == dumps_table({"t": {}})

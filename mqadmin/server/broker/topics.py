@@ -197,7 +197,7 @@ class TopicConfigManager:
     def _snapshot(self) -> dict[str, Any]:
         return {
             "dataVersion": self._dv.to_json(),
-            "topicConfigTable": {name: tc.to_json() for name, tc in self._table.items()},
+            "topicConfigTable": self._body.entries(self._table),
         }
 
     async def close(self) -> None:
