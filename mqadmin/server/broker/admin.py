@@ -161,6 +161,8 @@ class AdminProcessor(Processor):
         if applied:
             self.parts.config_version.next()
         self.groups.auto_create = cfg.auto_create_subscription_group
+        self.store.messages.flush_interval = cfg.flush_interval_commitlog  # both read before each wait
+        self.store.offsets.flush_interval = cfg.flush_consumer_offset_interval
         if cfg.broker_permission != old_perm:
             self.topics.bump_version()
             await self.announce()

@@ -8,11 +8,10 @@ import logging
 from pathlib import Path
 
 from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, messages, pop, stats, topics
-from mqadmin.model.rpc import store as store_rpc
 from mqadmin.server.auth.guard import Guard
 from mqadmin.server.auth.management import AuthManagement
 from mqadmin.server.auth.store import AuthStore
-from mqadmin.server.broker import refusals, store_admin
+from mqadmin.server.broker import refusals
 from mqadmin.server.broker.admin import AdminProcessor
 from mqadmin.server.broker.broker_consume_stats import BrokerConsumeStatsProcessor
 from mqadmin.server.broker.brokerstore import BrokerParts, BrokerStore, store_host
@@ -62,10 +61,13 @@ class Broker:
             Path(config.data_dir),
             segment_size=config.mapped_file_size_commitlog,
             flush_disk_type=config.flush_disk_type,
+            flush_interval=config.flush_interval_commitlog,
             store_host=store_host(config),
         )
         offsets = ConsumerOffsetManager(
-            self.data_path("consumerOffset.json"), reset_unreadable=config.reset_unreadable_metadata
+            self.data_path("consumerOffset.json"),
+            flush_interval=config.flush_consumer_offset_interval,
+            reset_unreadable=config.reset_unreadable_metadata,
         )
         self.store = BrokerStore(messages_, offsets, ClientRegistry(self._notify_enabled))
         self.parts = BrokerParts(config, self.topics, self.groups, self.stats, self.store)
@@ -157,9 +159,6 @@ class Broker:
         serve(ha.GET_BROKER_EPOCH_CACHE, replication.epoch_cache)
         for code in ha.CONTROLLER_ADMIN_CODES:
             self.server.register(code, no_controller)
-        serve(store_rpc.CHECK_ROCKSDB_CQ_WRITE_PROGRESS, store_admin.check_cq)
-        serve(store_rpc.EXPORT_ROCKSDB_CONFIG_TO_JSON, store_admin.export_config)
-        serve(store_rpc.POP_ROLLBACK, store_admin.pop_rollback)
         for rpc, refuse in refusals.refused():
             serve(rpc, refuse)
         if self.auth is not None:

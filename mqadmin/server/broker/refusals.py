@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mqadmin.model.rpc import Decoded, Rpc, brokers, lite, static_topics
+from mqadmin.model.rpc import store as store_rpc
 from mqadmin.server.remoting import ClientChannel, DecodedHandler
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -17,6 +18,14 @@ STORE_FILES = "commit-log and consume-queue file maintenance does not apply to m
 REPLICATION = "master/slave replication is not supported by mqadmin's embedded broker"
 TIMER_ENGINE = "switching the timer-message engine (RocketMQ 5.5) is not supported by mqadmin's embedded broker"
 COLD_DATA = "cold-read flow control is not supported by mqadmin's embedded broker"
+ROCKSDB_CQ = (
+    "mqadmin's embedded broker keeps its consume queues in files only: there is no RocksDB consume queue to check"
+)
+ROCKSDB_CONFIG = (
+    "mqadmin's embedded broker keeps topics, groups and offsets in JSON files only (<store>/config/*.json): "
+    "there is no RocksDB metadata to export"
+)
+ROCKSDB_POP = "mqadmin's embedded broker keeps no POP records in RocksDB: there is nothing to move to the file store"
 
 
 def _refuse(remark: str) -> DecodedHandler:
@@ -49,4 +58,7 @@ def refused() -> list[tuple[Rpc[Any, Any, Any, Any], DecodedHandler]]:
         (brokers.RESET_MASTER_FLUSH_OFFSET, _refuse(REPLICATION)),
         *((rpc, _refuse(COLD_DATA)) for rpc in cold_rpcs),
         (brokers.SWITCH_TIMER_ENGINE, _refuse(TIMER_ENGINE)),
+        (store_rpc.CHECK_ROCKSDB_CQ_WRITE_PROGRESS, _refuse(ROCKSDB_CQ)),
+        (store_rpc.EXPORT_ROCKSDB_CONFIG_TO_JSON, _refuse(ROCKSDB_CONFIG)),
+        (store_rpc.POP_ROLLBACK, _refuse(ROCKSDB_POP)),
     ]
