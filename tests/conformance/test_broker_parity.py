@@ -77,6 +77,32 @@ def test_config_agrees_with_java_and_java_sees_what_we_set(backend: Backend) -> 
     assert unknown.code == 1 and "unknown key 'noSuchBrokerKey'" in unknown.out
 
 
+def test_apache_settings_reported_and_flush_interval_changed_as_java_sees(backend: Backend) -> None:
+    """Every setting Apache 5.5 reports is reported by an Apache 5.5 broker and the embedded one alike (the table
+    the embedded broker reports is read from the 5.5 jars); flushIntervalCommitLog, which an operator changes at
+    run time, is changed as Java's getBrokerConfig sees."""
+    from mqadmin.server.broker.config import APACHE_DEFAULTS
+
+    n = ["-n", backend.namesrv_addr]
+    addr = backend.brokers["broker-a"]
+    config = ours_json("getBrokerConfig", *n, "-b", addr)["results"][0]["config"]
+    if backend.name in ("apache-5.5", "embedded"):
+        assert set(APACHE_DEFAULTS) <= set(config), sorted(set(APACHE_DEFAULTS) - set(config))
+    if backend.name == "apache-5.5":
+        host = {"brokerName", "brokerIP1", "brokerIP2", "namesrvAddr", "storePathCommitLog"}
+        assert set(config) == set(APACHE_DEFAULTS) | host
+        assert config["fileReservedTime"] == APACHE_DEFAULTS["fileReservedTime"]
+    old = config["flushIntervalCommitLog"]
+    try:
+        done = ours_json("updateBrokerConfig", *n, "-b", addr, "-k", "flushIntervalCommitLog", "-v", "1000")
+        assert [(r["status"], r["changes"]) for r in done["results"]] == [
+            ("updated", {"flushIntervalCommitLog": {"old": old, "new": "1000"}})
+        ]
+        assert java_config(backend, addr)["flushIntervalCommitLog"] == "1000"
+    finally:
+        assert mq("updateBrokerConfig", *n, "-b", addr, "-k", "flushIntervalCommitLog", "-v", old).code == 0
+
+
 def test_broker_consume_stats_totals_as_java(backend: Backend) -> None:
     n = ["-n", backend.namesrv_addr]
     addr = backend.brokers["broker-a"]

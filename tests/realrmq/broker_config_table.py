@@ -60,7 +60,9 @@ def render(table: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     from tests.realrmq.apache import ensure_distribution
 
-    parser = argparse.ArgumentParser(prog="python -m tests.realrmq.broker_config_table", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.realrmq.broker_config_table", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--check", action="store_true", help="only compare with the committed file; exit 1 if stale")
     args = parser.parse_args(argv)
     text = render(build(ensure_distribution(VERSION) / "lib"))
