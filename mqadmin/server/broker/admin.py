@@ -163,6 +163,8 @@ class AdminProcessor(Processor):
         self.groups.auto_create = cfg.auto_create_subscription_group
         self.store.messages.flush_interval = cfg.flush_interval_commitlog  # both read before each wait
         self.store.offsets.flush_interval = cfg.flush_consumer_offset_interval
+        if cfg.data_read_ahead != self.messages.log.read_ahead:
+            self.messages.log.set_read_ahead(cfg.data_read_ahead)
         if cfg.broker_permission != old_perm:
             self.topics.bump_version()
             await self.announce()

@@ -32,6 +32,7 @@ from mqadmin.server.broker.schedule import ScheduleService
 from mqadmin.server.broker.send import SendProcessor
 from mqadmin.server.broker.stats import BrokerStats
 from mqadmin.server.broker.stats_items import stats_item_view
+from mqadmin.server.broker.store_admin import ColdDataFlowControl, StoreAdmin
 from mqadmin.server.broker.system_topics import system_topic_list
 from mqadmin.server.broker.topics import TopicConfigManager
 from mqadmin.server.paths import child
@@ -159,6 +160,16 @@ class Broker:
         serve(ha.GET_BROKER_EPOCH_CACHE, replication.epoch_cache)
         for code in ha.CONTROLLER_ADMIN_CODES:
             self.server.register(code, no_controller)
+        store_admin = StoreAdmin(parts)
+        serve(brokers.DELETE_EXPIRED_COMMITLOG, store_admin.delete_expired_commitlog)
+        serve(brokers.CLEAN_EXPIRED_CONSUMEQUEUE, store_admin.clean_expired_cq)
+        serve(brokers.CLEAN_UNUSED_TOPIC, store_admin.clean_unused_topic)
+        serve(brokers.SET_COMMITLOG_READ_MODE, store_admin.set_read_ahead)
+        serve(brokers.SWITCH_TIMER_ENGINE, store_admin.switch_timer_engine)
+        cold = ColdDataFlowControl(parts)
+        serve(brokers.UPDATE_COLD_DATA_FLOW_CTR_CONFIG, cold.update)
+        serve(brokers.REMOVE_COLD_DATA_FLOW_CTR_CONFIG, cold.remove)
+        serve(brokers.GET_COLD_DATA_FLOW_CTR_INFO, cold.info)
         for rpc, refuse in refusals.refused():
             serve(rpc, refuse)
         if self.auth is not None:

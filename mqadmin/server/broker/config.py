@@ -63,6 +63,14 @@ class BrokerConfig:
     """Seconds between flushes of the message store with ASYNC_FLUSH (Java flushIntervalCommitLog)."""
     flush_consumer_offset_interval: float = 5.0
     """Seconds between writes of the consumer offsets (Java flushConsumerOffsetInterval)."""
+    file_reserved_hours: int = 72
+    """How long a commit-log segment is kept after its last write (Java fileReservedTime, in hours): what
+    DELETE_EXPIRED_COMMITLOG deletes."""
+    data_read_ahead: bool = True
+    """The kernel's read-ahead over the commit log (Java dataReadAheadEnable; SET_COMMITLOG_READ_MODE sets it)."""
+    timer_wheel_enable: bool = False
+    """This broker has no timer-message store (Java timerWheelEnable, true by default there): messages with a
+    delivery time are not held back, and SWITCH_TIMER_ENGINE is refused as Apache refuses it without one."""
     stored: dict[str, str] = field(default_factory=dict)
     """Apache settings this broker does not implement, as updates set them: reported by GET_BROKER_CONFIG
     and without effect, as an Apache broker reports a setting it reads only at start."""
@@ -197,6 +205,9 @@ PROPERTIES: dict[str, Prop] = {
     "mappedFileSizeCommitLog": Prop("mapped_file_size_commitlog", "int", runtime=False),
     "brokerIP2": Prop("listen_host", runtime=False),
     "storePathCommitLog": Prop("commitlog_dir", "path", runtime=False),
+    "fileReservedTime": Prop("file_reserved_hours", "int"),
+    "dataReadAheadEnable": Prop("data_read_ahead", "bool"),
+    "timerWheelEnable": Prop("timer_wheel_enable", "bool", runtime=False),
     "flushIntervalCommitLog": Prop("flush_interval_commitlog", "ms", low=1),
     "flushConsumerOffsetInterval": Prop("flush_consumer_offset_interval", "ms", low=1),
 }

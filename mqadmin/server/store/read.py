@@ -3,6 +3,7 @@ store times, and key queries."""
 
 from __future__ import annotations
 
+import bisect
 import struct
 
 from mqadmin.server.store.records import BadRecord, check_header, record_properties
@@ -27,8 +28,7 @@ class StoreReading(StoreState):
 
     @property
     def min_phys_offset(self) -> int:
-        segments = self.log.segments()
-        return segments[0] if segments else 0
+        return self.log.first
 
     @property
     def last_store_timestamp(self) -> int:
@@ -46,7 +46,14 @@ class StoreReading(StoreState):
         return cq.count if cq is not None else 0
 
     def min_offset(self, topic: str, queue_id: int) -> int:
-        return 0
+        """The queue's first offset whose message is still in the commit log (its max offset when none is)."""
+        cq = self._cqs.get((topic, queue_id))
+        if cq is None or not cq.count:
+            return 0
+        first = self.log.first
+        if first == 0 or cq.entry(0)[0] >= first:
+            return 0
+        return bisect.bisect_left(range(cq.count), first, key=lambda i: cq.entry(i)[0])
 
     def get_messages(
         self, topic: str, queue_id: int, offset: int, max_nums: int, sub: TagFilter | None = None
@@ -55,7 +62,7 @@ class StoreReading(StoreState):
         cq = self._cqs.get((topic, queue_id))
         if cq is None:
             return GetResult(GetStatus.NO_MATCHED_LOGIC_QUEUE, 0, 0, 0)
-        lo, hi = 0, cq.count
+        lo, hi = self.min_offset(topic, queue_id), cq.count
         if hi == 0:
             return GetResult(GetStatus.NO_MESSAGE_IN_QUEUE, 0, lo, hi)
         if offset < lo:
@@ -156,7 +163,7 @@ class StoreReading(StoreState):
 
     def search_offset(self, topic: str, queue_id: int, timestamp: int) -> int:
         """The first queue offset whose message was stored at or after ``timestamp``."""
-        lo, hi = 0, self.max_offset(topic, queue_id)
+        lo, hi = self.min_offset(topic, queue_id), self.max_offset(topic, queue_id)
         while lo < hi:
             mid = (lo + hi) // 2
             if self.store_time(topic, queue_id, mid) < timestamp:
