@@ -7,7 +7,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, messages, pop, stats, topics
+from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, lite, messages, pop, stats, topics
 from mqadmin.server.auth.guard import Guard
 from mqadmin.server.auth.management import AuthManagement
 from mqadmin.server.auth.store import AuthStore
@@ -21,6 +21,7 @@ from mqadmin.server.broker.consumer import ConsumerProcessor
 from mqadmin.server.broker.consumer_admin import ConsumerAdminProcessor
 from mqadmin.server.broker.group_admin import GroupAdmin
 from mqadmin.server.broker.groups import SubscriptionGroupManager
+from mqadmin.server.broker.lite import LiteProcessor
 from mqadmin.server.broker.offsets import ConsumerOffsetManager
 from mqadmin.server.broker.pop import PopProcessor
 from mqadmin.server.broker.pull import PullProcessor
@@ -170,6 +171,13 @@ class Broker:
         serve(brokers.UPDATE_COLD_DATA_FLOW_CTR_CONFIG, cold.update)
         serve(brokers.REMOVE_COLD_DATA_FLOW_CTR_CONFIG, cold.remove)
         serve(brokers.GET_COLD_DATA_FLOW_CTR_INFO, cold.info)
+        lite_ = LiteProcessor(parts)
+        serve(lite.GET_BROKER_LITE_INFO, lite_.broker_info)
+        serve(lite.GET_PARENT_TOPIC_INFO, lite_.parent_topic_info)
+        serve(lite.GET_LITE_TOPIC_INFO, lite_.lite_topic_info)
+        serve(lite.GET_LITE_CLIENT_INFO, lite_.client_info)
+        serve(lite.GET_LITE_GROUP_INFO, lite_.group_info)
+        serve(lite.TRIGGER_LITE_DISPATCH, lite_.trigger_dispatch)
         for rpc, refuse in refusals.refused():
             serve(rpc, refuse)
         if self.auth is not None:

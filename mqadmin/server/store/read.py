@@ -41,6 +41,10 @@ class StoreReading(StoreState):
         header = self.log.read(phys, STORE_TIMESTAMP_BYTES) if phys < self._end else b""
         return store_timestamp(header) if len(header) == STORE_TIMESTAMP_BYTES else -1
 
+    def queue_topics(self) -> set[str]:
+        """The topics that have consume queues in the store."""
+        return {topic for topic, _ in self._cqs}
+
     def max_offset(self, topic: str, queue_id: int) -> int:
         cq = self._cqs.get((topic, queue_id))
         return cq.count if cq is not None else 0

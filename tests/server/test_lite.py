@@ -1,0 +1,41 @@
+"""The lite-topic requests on the embedded broker, which has no lite topics or groups: Apache 5.5's answers for a
+missing topic or group (the answers for a normal one are compared with Apache in tests/conformance)."""
+
+from __future__ import annotations
+
+import json
+
+from mqadmin.wire.codes import ResponseCode as R
+
+from .conftest import request
+from .test_broker_admin import addr_of
+
+GET_PARENT_TOPIC_INFO, GET_LITE_TOPIC_INFO, GET_LITE_GROUP_INFO, TRIGGER_LITE_DISPATCH = 200075, 200076, 200078, 200079
+
+
+async def test_missing_topics_and_groups(make_cluster, transport):
+    cluster = await make_cluster(auto_create=False)
+    addr = addr_of(cluster)
+    for code, ext in [(GET_PARENT_TOPIC_INFO, {"topic": "Nope"}), (GET_LITE_TOPIC_INFO, {"parentTopic": "Nope"})]:
+        resp = await request(transport, addr, code, ext)
+        assert (resp.code, resp.remark) == (R.TOPIC_NOT_EXIST, "Topic [Nope] not exist.")
+    cluster.brokers[0].groups.auto_create = False
+    for code in (GET_LITE_GROUP_INFO, TRIGGER_LITE_DISPATCH):
+        resp = await request(transport, addr, code, {"group": "NoGroup"})
+        assert (resp.code, resp.remark) == (R.SUBSCRIPTION_GROUP_NOT_EXIST, "Group [NoGroup] not exist.")
+
+
+async def test_a_topic_cannot_be_made_lite(cluster, transport):
+    """So no lite topic can exist here: the attribute Apache 5.5 makes one with is refused."""
+    from mqadmin.model.topic import TopicConfig
+
+    from .conftest import topic_ext
+
+    ext = topic_ext(TopicConfig("Chats", attributes={"message.type": "LITE"}))
+    resp = await request(transport, addr_of(cluster), 17, ext)
+    assert (resp.code, resp.remark) == (
+        R.SYSTEM_ERROR,
+        "value is not in set: [UNSPECIFIED, TRANSACTION, FIFO, MIXED, DELAY, NORMAL]",
+    )
+    info = await request(transport, addr_of(cluster), 200074)
+    assert json.loads(info.body)["topicMeta"] == {}
