@@ -16,7 +16,6 @@ address (brokerName, brokerIP1, brokerIP2) left out.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -57,26 +56,12 @@ def render(table: dict[str, Any]) -> str:
     return f'{{\n "version": {json.dumps(table["version"])},\n "keys": {{\n{rows}\n }}\n}}\n'
 
 
-def main(argv: list[str] | None = None) -> int:
-    from tests.realrmq.apache import ensure_distribution
-
-    parser = argparse.ArgumentParser(
-        prog="python -m tests.realrmq.broker_config_table", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument("--check", action="store_true", help="only compare with the committed file; exit 1 if stale")
-    args = parser.parse_args(argv)
-    text = render(build(ensure_distribution(VERSION) / "lib"))
-    if args.check:
-        if OUTPUT.read_text() != text:
-            print(f"{OUTPUT} is out of date: run python -m tests.realrmq.broker_config_table", file=sys.stderr)
-            return 1
-        return 0
-    from mqadmin.files import atomic_write
-
-    atomic_write(OUTPUT, text.encode())
-    print(f"wrote {OUTPUT}")
-    return 0
+def text(lib: Path) -> str:
+    """The table as committed, from Apache's jars in ``lib``."""
+    return render(build(lib))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tests.realrmq.jar_tables import generator_main
+
+    sys.exit(generator_main("tests.realrmq.broker_config_table", __doc__ or "", OUTPUT, text, sys.argv[1:]))

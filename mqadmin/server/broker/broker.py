@@ -7,7 +7,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, lite, messages, pop, stats, topics
+from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, messages, pop, stats, topics
 from mqadmin.server.auth.guard import Guard
 from mqadmin.server.auth.management import AuthManagement
 from mqadmin.server.auth.store import AuthStore
@@ -161,23 +161,9 @@ class Broker:
         serve(ha.GET_BROKER_EPOCH_CACHE, replication.epoch_cache)
         for code in ha.CONTROLLER_ADMIN_CODES:
             self.server.register(code, no_controller)
-        store_admin = StoreAdmin(parts)
-        serve(brokers.DELETE_EXPIRED_COMMITLOG, store_admin.delete_expired_commitlog)
-        serve(brokers.CLEAN_EXPIRED_CONSUMEQUEUE, store_admin.clean_expired_cq)
-        serve(brokers.CLEAN_UNUSED_TOPIC, store_admin.clean_unused_topic)
-        serve(brokers.SET_COMMITLOG_READ_MODE, store_admin.set_read_ahead)
-        serve(brokers.SWITCH_TIMER_ENGINE, store_admin.switch_timer_engine)
-        cold = ColdDataFlowControl(parts)
-        serve(brokers.UPDATE_COLD_DATA_FLOW_CTR_CONFIG, cold.update)
-        serve(brokers.REMOVE_COLD_DATA_FLOW_CTR_CONFIG, cold.remove)
-        serve(brokers.GET_COLD_DATA_FLOW_CTR_INFO, cold.info)
-        lite_ = LiteProcessor(parts)
-        serve(lite.GET_BROKER_LITE_INFO, lite_.broker_info)
-        serve(lite.GET_PARENT_TOPIC_INFO, lite_.parent_topic_info)
-        serve(lite.GET_LITE_TOPIC_INFO, lite_.lite_topic_info)
-        serve(lite.GET_LITE_CLIENT_INFO, lite_.client_info)
-        serve(lite.GET_LITE_GROUP_INFO, lite_.group_info)
-        serve(lite.TRIGGER_LITE_DISPATCH, lite_.trigger_dispatch)
+        StoreAdmin(parts).serve(self.server)
+        ColdDataFlowControl(parts).serve(self.server)
+        LiteProcessor(parts).serve(self.server)
         for rpc, refuse in refusals.refused():
             serve(rpc, refuse)
         if self.auth is not None:

@@ -12,7 +12,7 @@ from mqadmin.model.lite import BrokerLiteInfo
 from mqadmin.model.rpc import lite
 from mqadmin.model.rpc.spec import Decoded
 from mqadmin.server.broker.brokerstore import Processor
-from mqadmin.server.remoting import ClientChannel
+from mqadmin.server.remoting import ClientChannel, RemotingServer
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
@@ -20,6 +20,14 @@ LMQ_PREFIX = "%LMQ%"
 
 
 class LiteProcessor(Processor):
+    def serve(self, server: RemotingServer) -> None:
+        for declared, handler in (
+            (lite.GET_BROKER_LITE_INFO, self.broker_info), (lite.GET_PARENT_TOPIC_INFO, self.parent_topic_info),
+            (lite.GET_LITE_TOPIC_INFO, self.lite_topic_info), (lite.GET_LITE_CLIENT_INFO, self.client_info),
+            (lite.GET_LITE_GROUP_INFO, self.group_info), (lite.TRIGGER_LITE_DISPATCH, self.trigger_dispatch),
+        ):  # fmt: skip
+            server.serve(declared, handler)
+
     async def broker_info(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
         config = self.config.to_properties()
         topics = self.messages.queue_topics()

@@ -11,7 +11,7 @@ import logging
 from mqadmin.model.rpc import brokers
 from mqadmin.model.rpc.spec import Decoded
 from mqadmin.server.broker.brokerstore import BrokerParts, Processor
-from mqadmin.server.remoting import ClientChannel
+from mqadmin.server.remoting import ClientChannel, RemotingServer
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -23,6 +23,16 @@ READ_AHEAD_MODES = {"0": True, "1": False}
 
 
 class StoreAdmin(Processor):
+    def serve(self, server: RemotingServer) -> None:
+        for declared, handler in (
+            (brokers.DELETE_EXPIRED_COMMITLOG, self.delete_expired_commitlog),
+            (brokers.CLEAN_EXPIRED_CONSUMEQUEUE, self.clean_expired_cq),
+            (brokers.CLEAN_UNUSED_TOPIC, self.clean_unused_topic),
+            (brokers.SET_COMMITLOG_READ_MODE, self.set_read_ahead),
+            (brokers.SWITCH_TIMER_ENGINE, self.switch_timer_engine),
+        ):  # fmt: skip
+            server.serve(declared, handler)
+
     async def delete_expired_commitlog(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
         """Apache flags its cleaning service to delete the files past fileReservedTime on its next runs; this
         broker deletes them before it answers."""
@@ -63,6 +73,13 @@ class ColdDataFlowControl(Processor):
     def __init__(self, parts: BrokerParts) -> None:
         super().__init__(parts)
         self.thresholds: dict[str, int] = {}
+
+    def serve(self, server: RemotingServer) -> None:
+        for declared, handler in (
+            (brokers.UPDATE_COLD_DATA_FLOW_CTR_CONFIG, self.update),
+            (brokers.REMOVE_COLD_DATA_FLOW_CTR_CONFIG, self.remove), (brokers.GET_COLD_DATA_FLOW_CTR_INFO, self.info),
+        ):  # fmt: skip
+            server.serve(declared, handler)
 
     async def update(self, req: Decoded[None, dict[str, str]], ch: ClientChannel) -> RemotingCommand:
         """Apache logs and skips a threshold that is not a number, and answers success; this broker refuses the
