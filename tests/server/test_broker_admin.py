@@ -231,7 +231,7 @@ async def test_every_apache_setting_is_reported_and_an_update_stores_it(cluster,
             "isBrokerContainer=true",
             "isBrokerContainer cannot be changed by an update; Apache reads it at start-up only",
         ),
-        ("cleanResourceInterval=soon", "cleanResourceInterval='soon' is not a Java int"),
+        ("accessMessageInMemoryMaxRatio=soon", "accessMessageInMemoryMaxRatio='soon' is not a Java int"),
         (
             "broadcastOffsetExpireSecond=9223372036854775808",
             "broadcastOffsetExpireSecond='9223372036854775808' is not a Java long",

@@ -66,3 +66,43 @@ async def test_unused_topics_lose_their_queues(cluster, transport):
 async def test_timer_engine_switch_refused_as_apache_without_a_timer_store(cluster, transport):
     resp = await request(transport, addr_of(cluster), RC.SWITCH_TIMER_ENGINE, {"E_T": "F"})
     assert (resp.code, resp.remark) == (R.INVALID_PARAMETER, "broker timerWheelEnable is false")
+
+
+async def test_expired_segments_go_at_a_delete_when_hour_as_with_apaches_clean_service(tmp_path, transport):
+    """Without any request: at an hour of deleteWhen the segments older than fileReservedTime are deleted, within
+    cleanResourceInterval; at another hour (and a disk below diskMaxUsedSpaceRatio) they stay."""
+    import asyncio
+    import time
+
+    from mqadmin.server.broker.admin import disk_ratio
+    from mqadmin.server.broker.broker import Broker
+    from mqadmin.server.broker.config import BrokerConfig
+    from tests.conftest import Deadline
+    from tests.store.conftest import message
+
+    other_hour = (time.localtime().tm_hour + 12) % 24
+    config = BrokerConfig(listen_port=0, namesrv_addrs=[], data_dir=tmp_path, mapped_file_size_commitlog=4096)
+    broker = Broker(config)
+    await broker.start()
+    try:
+        messages = broker.store.messages
+        for _ in range(20):
+            await messages.put(message("Old", body=b"x" * 600))
+        await messages.flush()
+        assert len(messages.log.segments()) > 2
+        addr = config.addr
+        body = f"fileReservedTime=0\ndeleteWhen={other_hour}\ndiskMaxUsedSpaceRatio=95\ncleanResourceInterval=100\n"
+        assert (await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=body.encode())).code == R.SUCCESS
+        if disk_ratio(tmp_path) <= 0.95:  # a fuller disk deletes expired segments at any hour
+            assert broker.store_admin.time_to_delete() is False
+        now_hour = time.localtime().tm_hour
+        body = f"deleteWhen={other_hour};{now_hour};{(now_hour + 1) % 24}\n"  # the hour may turn meanwhile
+        assert (await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=body.encode())).code == R.SUCCESS
+        deadline = Deadline(30, "the clean service deleting the expired segments")
+        while len(messages.log.segments()) > 1:
+            if deadline.expired():
+                raise deadline.fail()
+            await asyncio.sleep(0.05)
+        assert messages.min_offset("Old", 0) > 0
+    finally:
+        await broker.stop()

@@ -216,7 +216,7 @@ def runtime_info(parts: BrokerParts) -> dict[str, str]:
         "msgPutTotalYesterdayMorning": stats.put_yesterday_morning,
         "msgGetTotalYesterdayMorning": stats.get_yesterday_morning,
         "startAcceptSendRequestTimeStamp": 0,
-        "commitLogDiskRatio": f"{_disk_ratio(parts.config.data_dir):.4f}",
+        "commitLogDiskRatio": f"{disk_ratio(parts.config.data_dir):.4f}",
         "commitLogDirCapacity": _disk_capacity(parts.config.data_dir),
         "commitLogMaxOffset": 0,
         "commitLogMinOffset": 0,
@@ -244,7 +244,8 @@ def _runtime(ms: int) -> str:
     return f"[ {s // 86400} days, {s // 3600 % 24} hours, {s // 60 % 60} minutes, {s % 60} seconds ]"
 
 
-def _disk_ratio(path: Any) -> float:
+def disk_ratio(path: Any) -> float:
+    """The used share (0..1) of the file system holding ``path``, as Apache's runtime info reports it."""
     try:
         st = os.statvfs(path)
     except OSError:

@@ -77,6 +77,7 @@ class Broker:
         self.consumer_admin = ConsumerAdminProcessor(self.parts, self.data_path("messageRequestMode.json"))
         self.pop = PopProcessor(self.parts, self.consumer_admin.mode_of)
         self.consumer_admin.on_reset = self.pop.reset
+        self.store_admin = StoreAdmin(self.parts)
         self.server.on_close(self.store.clients.channel_closed)
         self.auth: AuthStore | None = None
         if config.auth is not None:
@@ -161,7 +162,7 @@ class Broker:
         serve(ha.GET_BROKER_EPOCH_CACHE, replication.epoch_cache)
         for code in ha.CONTROLLER_ADMIN_CODES:
             self.server.register(code, no_controller)
-        StoreAdmin(parts).serve(self.server)
+        self.store_admin.serve(self.server)
         ColdDataFlowControl(parts).serve(self.server)
         LiteProcessor(parts).serve(self.server)
         for rpc, refuse in refusals.refused():
@@ -180,6 +181,7 @@ class Broker:
         self.schedule.configure()
         await self.store.open()
         self.schedule.start()
+        self.store_admin.start()
         cfg = self.config
         tls = cfg.tls.server_context() if cfg.tls else None
         permissive = cfg.tls is not None and cfg.tls.permissive
@@ -195,6 +197,7 @@ class Broker:
         await self.server.close()
         await self.pop.close()
         await self.schedule.close()  # before the store: it stores due messages
+        await self.store_admin.close()
         try:
             await self.store.close()
         except Exception:  # the tables below must still be written

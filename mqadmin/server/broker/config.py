@@ -66,6 +66,13 @@ class BrokerConfig:
     file_reserved_hours: int = 72
     """How long a commit-log segment is kept after its last write (Java fileReservedTime, in hours): what
     DELETE_EXPIRED_COMMITLOG deletes."""
+    delete_when: str = "04"
+    """The hours (``04;16``) at which expired commit-log segments are deleted (Java deleteWhen)."""
+    disk_max_used_space_ratio: int = 75
+    """Above this percentage of its disk used, expired segments are deleted at any hour (Java
+    diskMaxUsedSpaceRatio)."""
+    clean_resource_interval: float = 10.0
+    """Seconds between the checks for expired segments (Java cleanResourceInterval)."""
     data_read_ahead: bool = True
     """The kernel's read-ahead over the commit log (Java dataReadAheadEnable; SET_COMMITLOG_READ_MODE sets it)."""
     timer_wheel_enable: bool = False
@@ -206,6 +213,9 @@ PROPERTIES: dict[str, Prop] = {
     "brokerIP2": Prop("listen_host", runtime=False),
     "storePathCommitLog": Prop("commitlog_dir", "path", runtime=False),
     "fileReservedTime": Prop("file_reserved_hours", "int"),
+    "deleteWhen": Prop("delete_when"),
+    "diskMaxUsedSpaceRatio": Prop("disk_max_used_space_ratio", "int", low=10, high=95),
+    "cleanResourceInterval": Prop("clean_resource_interval", "ms", low=100),
     "dataReadAheadEnable": Prop("data_read_ahead", "bool"),
     "timerWheelEnable": Prop("timer_wheel_enable", "bool", runtime=False),
     "flushIntervalCommitLog": Prop("flush_interval_commitlog", "ms", low=1),

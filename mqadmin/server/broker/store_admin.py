@@ -6,10 +6,14 @@ switch, refused as Apache refuses it on a broker without a timer-message store."
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import time
 
 from mqadmin.model.rpc import brokers
 from mqadmin.model.rpc.spec import Decoded
+from mqadmin.server.broker.admin import disk_ratio
 from mqadmin.server.broker.brokerstore import BrokerParts, Processor
 from mqadmin.server.remoting import ClientChannel, RemotingServer
 from mqadmin.wire import fastjson
@@ -23,6 +27,38 @@ READ_AHEAD_MODES = {"0": True, "1": False}
 
 
 class StoreAdmin(Processor):
+    def __init__(self, parts: BrokerParts) -> None:
+        super().__init__(parts)
+        self._cleaning: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Check every cleanResourceInterval whether expired segments are to go, as Apache's clean service."""
+        self._cleaning = asyncio.get_running_loop().create_task(self._clean_periodically())
+
+    async def close(self) -> None:
+        if self._cleaning is not None:
+            self._cleaning.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._cleaning
+
+    async def _clean_periodically(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.clean_resource_interval)
+            try:
+                if self.time_to_delete():
+                    await self.messages.delete_expired_segments(self.config.file_reserved_hours)
+            except Exception:  # the next round tries again
+                log.exception("%s: deleting expired commit-log segments failed", self.config.broker_name)
+
+    def time_to_delete(self, now: float | None = None) -> bool:
+        """An hour of deleteWhen (a list holding a non-number matches no hour), or the disk fuller than
+        diskMaxUsedSpaceRatio percent."""
+        hours = [h.strip() for h in self.config.delete_when.split(";")]
+        hour = time.localtime(now).tm_hour
+        if all(h.isdigit() for h in hours) and hour in {int(h) for h in hours}:
+            return True
+        return disk_ratio(self.messages.data_dir) * 100 > self.config.disk_max_used_space_ratio
+
     def serve(self, server: RemotingServer) -> None:
         for declared, handler in (
             (brokers.DELETE_EXPIRED_COMMITLOG, self.delete_expired_commitlog),

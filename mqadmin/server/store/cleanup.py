@@ -1,5 +1,6 @@
 """Store maintenance, as Apache's DefaultMessageStore does it: deleting expired commit-log segments
-(DELETE_EXPIRED_COMMITLOG, and the hours ``fileReservedTime`` keeps them), dropping consume queues whose every
+(DELETE_EXPIRED_COMMITLOG, and the broker's periodic clean at its deleteWhen hours; fileReservedTime says how
+long they are kept), dropping consume queues whose every
 message was in deleted segments (CLEAN_EXPIRED_CONSUMEQUEUE) and the queues of topics the broker no longer
 has (CLEAN_UNUSED_TOPIC).
 
