@@ -22,8 +22,9 @@ def generator_main(module: str, doc: str, output: Path, generate: Callable[[Path
             print(f"{output} is out of date: run python -m {module}", file=sys.stderr)
             return 1
         return 0
-    from mqadmin.files import atomic_write
+    from mqadmin.files import atomic_write, backup_of
 
     atomic_write(output, text.encode())
+    backup_of(output).unlink(missing_ok=True)  # a generated file in the repository: git keeps its history
     print(f"wrote {output}")
     return 0
