@@ -221,6 +221,8 @@ async def test_every_apache_setting_is_reported_and_an_update_stores_it(cluster,
         set(APACHE_DEFAULTS) <= set(before) and len(before) >= 487
     )  # Apache 5.5 reports 487 with storePathCommitLog set
     assert (before["fileReservedTime"], before["flushIntervalCommitLog"]) == ("72", "500")
+    assert (before["brokerRole"], before["haListenPort"]) == ("ASYNC_MASTER", str(broker.config.listen_port + 1))
+    assert before["timerWheelEnable"] == "false"  # no timer store here (Apache's default is true)
     body = b"fileReservedTime=48\nflushIntervalCommitLog=200\nflushConsumerOffsetInterval=1000\n"
     assert (await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=body)).code == R.SUCCESS
     after = await config()
@@ -326,5 +328,7 @@ async def test_a_slave_refuses_topic_and_group_changes(tmp_path, transport):
             resp = await request(transport, addr, code, ext, body)
             assert resp.code == R.SYSTEM_ERROR and resp.remark.startswith("Can't modify topic or subscription group")
         assert slave.topics.get("OnSlave") is None
+        config = await request(transport, addr, RC.GET_BROKER_CONFIG)
+        assert "brokerRole=SLAVE" in config.body.decode().splitlines()
     finally:
         await slave.stop()

@@ -111,7 +111,16 @@ class BrokerConfig:
 
     @property
     def ha_addr(self) -> str:
-        return f"{self.listen_host}:{self.listen_port + 1}"
+        return f"{self.listen_host}:{self.ha_port}"
+
+    @property
+    def ha_port(self) -> int:
+        return self.listen_port + 1
+
+    @property
+    def broker_role(self) -> str:
+        """Java's brokerRole: this broker is an ASYNC_MASTER (id 0) or a SLAVE."""
+        return "ASYNC_MASTER" if self.broker_id == 0 else "SLAVE"
 
     @property
     def commitlog_dir(self) -> Path:
@@ -211,6 +220,8 @@ PROPERTIES: dict[str, Prop] = {
     "flushDiskType": Prop("flush_disk_type", runtime=False),
     "mappedFileSizeCommitLog": Prop("mapped_file_size_commitlog", "int", runtime=False),
     "brokerIP2": Prop("listen_host", runtime=False),
+    "haListenPort": Prop("ha_port", "int", runtime=False),
+    "brokerRole": Prop("broker_role", runtime=False),
     "storePathCommitLog": Prop("commitlog_dir", "path", runtime=False),
     "fileReservedTime": Prop("file_reserved_hours", "int"),
     "deleteWhen": Prop("delete_when"),
