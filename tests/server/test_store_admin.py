@@ -106,3 +106,19 @@ async def test_expired_segments_go_at_a_delete_when_hour_as_with_apaches_clean_s
         assert messages.min_offset("Old", 0) > 0
     finally:
         await broker.stop()
+
+
+async def test_pull_size_limits_follow_the_broker_config(cluster, transport):
+    """maxTransferCountOnMessageInMemory / maxTransferBytesOnMessageInMemory, read by Apache on every pull."""
+    from tests.store.conftest import message
+
+    addr, messages = addr_of(cluster), cluster.brokers[0].store.messages
+    for _ in range(5):
+        await messages.put(message("Limited", body=b"x" * 100))
+    assert len(messages.get_messages("Limited", 0, 0, 32).messages) == 5
+    body = b"maxTransferCountOnMessageInMemory=2\n"
+    assert (await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=body)).code == R.SUCCESS
+    assert len(messages.get_messages("Limited", 0, 0, 32).messages) == 2
+    body = b"maxTransferCountOnMessageInMemory=32\nmaxTransferBytesOnMessageInMemory=1\n"
+    assert (await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=body)).code == R.SUCCESS
+    assert len(messages.get_messages("Limited", 0, 0, 32).messages) == 1  # always at least one

@@ -14,7 +14,7 @@ from mqadmin.model.rpc import brokers, topics
 from mqadmin.model.rpc.spec import Decoded, RequestRefused
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
-from mqadmin.server.broker.brokerstore import BrokerParts, Processor
+from mqadmin.server.broker.brokerstore import BrokerParts, Processor, apply_store_settings
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
@@ -161,10 +161,7 @@ class AdminProcessor(Processor):
         if applied:
             self.parts.config_version.next()
         self.groups.auto_create = cfg.auto_create_subscription_group
-        self.store.messages.flush_interval = cfg.flush_interval_commitlog  # both read before each wait
-        self.store.offsets.flush_interval = cfg.flush_consumer_offset_interval
-        if cfg.data_read_ahead != self.messages.log.read_ahead:
-            self.messages.log.set_read_ahead(cfg.data_read_ahead)
+        apply_store_settings(cfg, self.store)
         if cfg.broker_permission != old_perm:
             self.topics.bump_version()
             await self.announce()

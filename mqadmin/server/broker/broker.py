@@ -14,7 +14,7 @@ from mqadmin.server.auth.store import AuthStore
 from mqadmin.server.broker import refusals
 from mqadmin.server.broker.admin import AdminProcessor
 from mqadmin.server.broker.broker_consume_stats import BrokerConsumeStatsProcessor
-from mqadmin.server.broker.brokerstore import BrokerParts, BrokerStore, store_host
+from mqadmin.server.broker.brokerstore import BrokerParts, BrokerStore, apply_store_settings, store_host
 from mqadmin.server.broker.clients import ClientRegistry
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.broker.consumer import ConsumerProcessor
@@ -63,12 +63,14 @@ class Broker:
             Path(config.data_dir),
             segment_size=config.mapped_file_size_commitlog,
             flush_disk_type=config.flush_disk_type,
-            flush_interval=config.flush_interval_commitlog,
             store_host=store_host(config),
+        )
+        messages_.max_transfer_count, messages_.max_transfer_bytes = (
+            config.max_transfer_count,
+            config.max_transfer_bytes,
         )
         offsets = ConsumerOffsetManager(
             self.data_path("consumerOffset.json"),
-            flush_interval=config.flush_consumer_offset_interval,
             reset_unreadable=config.reset_unreadable_metadata,
         )
         self.store = BrokerStore(messages_, offsets, ClientRegistry(self._notify_enabled))
@@ -180,6 +182,7 @@ class Broker:
         self.consumer_admin.load()
         self.schedule.configure()
         await self.store.open()
+        apply_store_settings(self.config, self.store)
         self.schedule.start()
         self.store_admin.start()
         cfg = self.config

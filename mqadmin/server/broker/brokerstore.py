@@ -78,6 +78,18 @@ class BrokerStore:
         await self.messages.close()
 
 
+def apply_store_settings(config: BrokerConfig, store: BrokerStore) -> None:
+    """The broker settings its open store and offsets read while running (at start, and after each update)."""
+    m = store.messages
+    m.flush_interval, store.offsets.flush_interval = (
+        config.flush_interval_commitlog,
+        config.flush_consumer_offset_interval,
+    )
+    m.max_transfer_count, m.max_transfer_bytes = config.max_transfer_count, config.max_transfer_bytes
+    if config.data_read_ahead != m.log.read_ahead:
+        m.log.set_read_ahead(config.data_read_ahead)
+
+
 def store_host(config: BrokerConfig) -> tuple[str, int]:
     """The address stored in messages (and encoded in their offset ids): where clients reach us."""
     host = config.listen_host

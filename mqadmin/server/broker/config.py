@@ -21,6 +21,7 @@ from mqadmin.server.properties import (
 )
 from mqadmin.server.remoting import ConnectionLimits
 from mqadmin.server.store import DEFAULT_SEGMENT_SIZE, FlushDiskType
+from mqadmin.server.store.types import MAX_TRANSFER_BYTES, MAX_TRANSFER_COUNT
 from mqadmin.server.tls import ServerTls
 from mqadmin.transport.credentials import Credentials
 
@@ -73,6 +74,10 @@ class BrokerConfig:
     diskMaxUsedSpaceRatio)."""
     clean_resource_interval: float = 10.0
     """Seconds between the checks for expired segments (Java cleanResourceInterval)."""
+    max_transfer_count: int = MAX_TRANSFER_COUNT
+    """Most messages one pull returns (Java maxTransferCountOnMessageInMemory)."""
+    max_transfer_bytes: int = MAX_TRANSFER_BYTES
+    """Most bytes one pull returns past its first message (Java maxTransferBytesOnMessageInMemory)."""
     data_read_ahead: bool = True
     """The kernel's read-ahead over the commit log (Java dataReadAheadEnable; SET_COMMITLOG_READ_MODE sets it)."""
     timer_wheel_enable: bool = False
@@ -228,6 +233,8 @@ PROPERTIES: dict[str, Prop] = {
     "diskMaxUsedSpaceRatio": Prop("disk_max_used_space_ratio", "int", low=10, high=95),
     "cleanResourceInterval": Prop("clean_resource_interval", "ms", low=100),
     "dataReadAheadEnable": Prop("data_read_ahead", "bool"),
+    "maxTransferCountOnMessageInMemory": Prop("max_transfer_count", "int", low=1),
+    "maxTransferBytesOnMessageInMemory": Prop("max_transfer_bytes", "int", low=1),
     "timerWheelEnable": Prop("timer_wheel_enable", "bool", runtime=False),
     "flushIntervalCommitLog": Prop("flush_interval_commitlog", "ms", low=1),
     "flushConsumerOffsetInterval": Prop("flush_consumer_offset_interval", "ms", low=1),

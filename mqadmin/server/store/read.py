@@ -8,7 +8,7 @@ import struct
 
 from mqadmin.server.store.records import BadRecord, check_header, record_properties
 from mqadmin.server.store.state import StoreState
-from mqadmin.server.store.types import MAX_TRANSFER_BYTES, MAX_TRANSFER_COUNT, GetResult, GetStatus, TagFilter
+from mqadmin.server.store.types import GetResult, GetStatus, TagFilter
 from mqadmin.wire.message import (
     PHYS_OFFSET_POS,
     PROPERTY_TAGS,
@@ -75,7 +75,7 @@ class StoreReading(StoreState):
             return GetResult(GetStatus.OFFSET_OVERFLOW_ONE, offset, lo, hi)
         if offset > hi:
             return GetResult(GetStatus.OFFSET_OVERFLOW_BADLY, hi, lo, hi)
-        limit = max(1, min(max_nums, MAX_TRANSFER_COUNT))
+        limit = max(1, min(max_nums, self.max_transfer_count))
         scan_end = min(hi, offset + max(16000, max_nums * 20) // 20)
         matcher = sub if sub is not None and not sub.matches_all else None
         picked: list[tuple[int, int]] = []
@@ -83,7 +83,7 @@ class StoreReading(StoreState):
         i = offset
         while i < scan_end:
             phys, size, code = cq.entry(i)
-            if picked and (len(picked) >= limit or total + size > MAX_TRANSFER_BYTES):
+            if picked and (len(picked) >= limit or total + size > self.max_transfer_bytes):
                 break
             i += 1
             if matcher is not None and not matcher.match_code(code):
