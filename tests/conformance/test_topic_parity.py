@@ -316,6 +316,26 @@ def test_lite_requests_on_what_is_not_lite_answered_as_5_5(backend: Backend) -> 
         assert [x["reason"] for x in r.json()["results"]] == [reason, reason], command
 
 
+def test_a_group_bound_to_a_topic_without_lite_topics_has_no_lag(backend: Backend) -> None:
+    """lite.bind.topic on a normal topic: Apache 5.5 and the embedded broker (which has no lite topics) answer the
+    group's lag as empty and a dispatch as done."""
+    if backend.name not in ("apache-5.5", "embedded"):
+        not_applicable(f"{backend.name}: lite groups need 5.5 brokers")
+    topic, group = new_name("Plain"), new_name("Bound")
+    assert mq("updateTopic", *on_cluster(backend), "-t", topic).code == 0
+    wait_for_route(backend, topic, both_brokers)
+    bound = mq("updateSubGroup", *on_cluster(backend), "-g", group, "--attributes", f"+lite.bind.topic={topic}")
+    assert bound.code == 0, bound.out + bound.err
+    n = ["-n", backend.namesrv_addr, "-p", topic, "-g", group]
+    lag = mq("--format", "json", "getLiteGroupInfo", *n).json()
+    assert (lag["totalLagCount"], lag["lagCountTopK"], lag["earliestUnconsumedTimestamp"]) == (0, [], None)
+    assert [r["status"] for r in lag["results"]] == ["ok", "ok"]
+    one = mq("--format", "json", "getLiteGroupInfo", *n, "-l", "room-1").json()
+    assert [r["info"]["totalLagCount"] for r in one["results"]] == [None, None]  # -1: nothing in that queue
+    done = mq("--format", "json", "triggerLiteDispatch", *n).json()
+    assert [r["status"] for r in done["results"]] == ["ok", "ok"]
+
+
 def test_lite_topics_on_5_5(backend: Backend) -> None:
     if version_of(backend) < (5, 5, 0):
         not_applicable(f"{backend.name}: lite topics need 5.5 brokers")

@@ -39,3 +39,21 @@ async def test_a_topic_cannot_be_made_lite(cluster, transport):
     )
     info = await request(transport, addr_of(cluster), 200074)
     assert json.loads(info.body)["topicMeta"] == {}
+
+
+async def test_a_bound_group_has_no_lag(cluster, transport):
+    """A group bound to a parent topic (lite.bind.topic) while no lite topic exists: Apache 5.5's bodies."""
+    from mqadmin.wire import fastjson
+
+    addr = addr_of(cluster)
+    group = {"groupName": "Bound", "attributes": {"+lite.bind.topic": "Chats"}}
+    created = await request(transport, addr, 200, body=fastjson.dumps_bytes(group))
+    assert created.code == R.SUCCESS, created.remark
+    whole = await request(transport, addr, GET_LITE_GROUP_INFO, {"group": "Bound", "topK": "5"})
+    body = json.loads(whole.body)
+    assert (body["parentTopic"], body["totalLagCount"], body["earliestUnconsumedTimestamp"]) == ("Chats", 0, -1)
+    one = json.loads((await request(transport, addr, GET_LITE_GROUP_INFO, {"group": "Bound", "liteTopic": "r"})).body)
+    assert (one["liteTopic"], one["totalLagCount"], one["earliestUnconsumedTimestamp"]) == ("r", -1, -1)
+    no_k = await request(transport, addr, GET_LITE_GROUP_INFO, {"group": "Bound", "topK": "0"})
+    assert (no_k.code, no_k.remark) == (R.SYSTEM_ERROR, "topK=0: it must be at least 1")
+    assert (await request(transport, addr, TRIGGER_LITE_DISPATCH, {"group": "Bound"})).code == R.SUCCESS

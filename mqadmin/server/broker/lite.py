@@ -1,14 +1,15 @@
 """The lite-topic requests of Apache 5.5 (LiteManagerProcessor), answered as a 5.5 broker without lite topics
-or lite groups answers them. This broker has neither: a topic cannot be given message.type=LITE (the attribute
-is refused), and a group config keeps no liteBindTopic. So the broker's lite metadata is all zeros, a topic is
-"not exist" or "type not match", and a group "not exist" or "not a LITE group", with Apache's codes and
-remarks."""
+answers them. This broker has none: a topic cannot be given message.type=LITE (the attribute is refused). So
+the broker's lite metadata is all zeros and a topic is "not exist" or "type not match", with Apache's codes and
+remarks. A group can be bound to a parent topic (the lite.bind.topic attribute, which 5.5 accepts on any
+topic): it then has no lag, as on Apache (total 0, or -1 for a named lite topic, no earliest time), and a
+dispatch has nothing to do; an unbound group is "not a LITE group"."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mqadmin.model.lite import BrokerLiteInfo
+from mqadmin.model.lite import BrokerLiteInfo, LiteGroupInfo
 from mqadmin.model.rpc import lite
 from mqadmin.model.rpc.spec import Decoded
 from mqadmin.server.broker.brokerstore import Processor
@@ -57,17 +58,34 @@ class LiteProcessor(Processor):
     async def client_info(self, req: Decoded[lite.LiteClientHeader, None], ch: ClientChannel) -> RemotingCommand:
         return self._not_lite_topic(req.cmd, req.header.parent_topic or "null")
 
-    async def _not_lite_group(self, cmd: RemotingCommand, group: str) -> RemotingCommand:
-        """Apache looks the group up as a pull does: a missing one is created when autoCreateSubscriptionGroup
-        is on (and is then not a LITE group)."""
-        if await self.groups.find_or_create(group) is None:
+    async def _lite_group(self, cmd: RemotingCommand, group: str) -> str | RemotingCommand:
+        """The parent topic a group is bound to, or Apache's refusal. Apache looks the group up as a pull does: a
+        missing one is created when autoCreateSubscriptionGroup is on (and is then not a LITE group)."""
+        found = await self.groups.find_or_create(group)
+        if found is None:
             return cmd.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"Group [{group}] not exist.")
-        return cmd.response(ResponseCode.INVALID_PARAMETER, f"Group [{group}] is not a LITE group.")
+        bound = (found.get("attributes") or {}).get("lite.bind.topic")
+        if not bound:
+            return cmd.response(ResponseCode.INVALID_PARAMETER, f"Group [{group}] is not a LITE group.")
+        return str(bound)
 
     async def group_info(self, req: Decoded[lite.LiteGroupHeader, Any], ch: ClientChannel) -> RemotingCommand:
-        return await self._not_lite_group(req.cmd, req.header.group)
+        h = req.header
+        parent = await self._lite_group(req.cmd, h.group)
+        if isinstance(parent, RemotingCommand):
+            return parent
+        if h.lite_topic:  # no such lite topic here: Apache's answer for a queue that has no message
+            info = LiteGroupInfo(h.group, parent, h.lite_topic, -1, -1, None, [], [])
+        elif h.top_k <= 0:  # Apache fails building a top-K queue of that size (IllegalArgumentException)
+            return req.cmd.response(ResponseCode.SYSTEM_ERROR, f"topK={h.top_k}: it must be at least 1")
+        else:
+            info = LiteGroupInfo(h.group, parent, None, 0, -1, None, [], [])
+        return lite.GET_LITE_GROUP_INFO.answer(req.cmd, body=info)
 
     async def trigger_dispatch(
         self, req: Decoded[lite.TriggerLiteDispatchHeader, None], ch: ClientChannel
     ) -> RemotingCommand:
-        return await self._not_lite_group(req.cmd, req.header.group)
+        parent = await self._lite_group(req.cmd, req.header.group)
+        if isinstance(parent, RemotingCommand):
+            return parent
+        return req.cmd.response(ResponseCode.SUCCESS)  # no lite topic here: no event to dispatch
