@@ -7,7 +7,6 @@ store), never on the ``Broker`` that assembles them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 
 from mqadmin.model.data_version import DataVersion
@@ -19,6 +18,7 @@ from mqadmin.server.broker.polling import LongPolling
 from mqadmin.server.broker.rates import Rates
 from mqadmin.server.broker.stats import BrokerStats
 from mqadmin.server.broker.topics import TopicConfigManager
+from mqadmin.server.loop import stop_task
 from mqadmin.server.store import MessageStore
 
 CLIENT_SCAN_INTERVAL = 10.0
@@ -70,10 +70,7 @@ class BrokerStore:
         self.offsets.delete_topic(topic)
 
     async def close(self) -> None:
-        if self._scan is not None:
-            self._scan.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._scan
+        await stop_task(self._scan)
         await self.offsets.close()
         await self.messages.close()
 

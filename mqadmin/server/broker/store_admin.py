@@ -7,7 +7,6 @@ switch, refused as Apache refuses it on a broker without a timer-message store."
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 
@@ -15,6 +14,7 @@ from mqadmin.model.rpc import brokers
 from mqadmin.model.rpc.spec import Decoded
 from mqadmin.server.broker.admin import disk_ratio
 from mqadmin.server.broker.brokerstore import BrokerParts, Processor
+from mqadmin.server.loop import stop_task
 from mqadmin.server.remoting import ClientChannel, RemotingServer
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
@@ -36,10 +36,7 @@ class StoreAdmin(Processor):
         self._cleaning = asyncio.get_running_loop().create_task(self._clean_periodically())
 
     async def close(self) -> None:
-        if self._cleaning is not None:
-            self._cleaning.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._cleaning
+        await stop_task(self._cleaning)
 
     async def _clean_periodically(self) -> None:
         while True:
