@@ -1,0 +1,162 @@
+"""Apache RocketMQ in controller mode: a name server running the controller, and one broker group whose
+master the controller elects among its replicas (brokers with ``enableControllerMode=true``; no DLedger
+commit log).
+
+Plain standard-library Python, as ``apache.py``; nothing here imports pytest.
+
+Typical use::
+
+    with ControllerCluster(V55, replicas=2) as cluster:
+        cluster.controller      # "127.0.0.1:<name server port + 1>"
+        cluster.master()        # the Broker the name server lists as broker-a's master
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tests.realrmq.apache import (
+    DEFAULT_CLUSTER,
+    READY_TIMEOUT,
+    STOP_TIMEOUT,
+    Broker,
+    NameServer,
+    StartupError,
+    _remoting_version,
+    cluster_info,
+)
+
+__all__ = ["CONTROLLER_GROUP", "ControllerNameServer", "ControllerBroker", "ControllerCluster"]
+
+CONTROLLER_GROUP = "mqadmin"
+
+# How often a broker in controller mode talks to the controller. Apache's defaults (heartbeats every second;
+# the master checks its sync state set and the replicas sync their metadata every 5 s) are kept: shorter
+# periods would only load the machine. A stopped broker is noticed by the controller after
+# controllerHeartBeatTimeoutMills (10 s) at the next scan (scanNotActiveBrokerInterval, 5 s).
+_BROKER_CONTROLLER_CONFIG: dict[str, object] = {
+    "enableControllerMode": "true",
+    "fetchControllerAddrByDnsLookup": "false",
+}
+
+
+class ControllerNameServer(NameServer):
+    """A name server running the controller (``enableControllerInNamesrv``, one DLedger peer for the
+    controller's own metadata) on its port + 1."""
+
+    def _port_offsets(self) -> list[int]:
+        return [0, 1]
+
+    @property
+    def controller_addr(self) -> str:
+        return f"127.0.0.1:{self.port + 1}"
+
+    def _write_config(self) -> None:
+        assert self.workdir is not None
+        self.config.update(
+            enableControllerInNamesrv="true",
+            controllerDLegerGroup=CONTROLLER_GROUP,
+            controllerDLegerPeers=f"n0-{self.controller_addr}",
+            controllerDLegerSelfId="n0",
+            controllerStorePath=self.workdir / "controller",
+            mappedFileSize=16 * 1024 * 1024,
+        )
+        super()._write_config()
+
+
+class ControllerBroker(Broker):
+    """A broker in controller mode: the controller gives it its broker id and its role, so it is ready when
+    the name server lists its address under its broker name with any id (0 once it is the master)."""
+
+    def __init__(self, version: str, namesrv_addr: str, controller: str, **kw: Any) -> None:
+        config = {**_BROKER_CONTROLLER_CONFIG, "controllerAddr": controller, **(kw.pop("config", None) or {})}
+        super().__init__(version, namesrv_addr, config=config, **kw)
+
+    def registered_id(self) -> int | None:
+        """The broker id the name server lists this broker under (0: the master), or None."""
+        info = cluster_info(self.namesrv_addr, version=_remoting_version(self.version))
+        addrs = (info.get("brokerAddrTable", {}).get(self.broker_name) or {}).get("brokerAddrs") or {}
+        return next((int(bid) for bid, addr in addrs.items() if addr == self.addr), None)
+
+    def registered(self) -> bool:
+        return self.registered_id() is not None
+
+
+class ControllerCluster:
+    """A ``ControllerNameServer`` and ``replicas`` brokers of one broker name (``broker-a``) in controller
+    mode, started together; the controller elects one of them master. ``start`` returns once every broker is
+    listed by the name server and one of them as the master (id 0). Replicas joining the sync state set is
+    for the caller to wait on (it is what the controller commands show)."""
+
+    def __init__(
+        self,
+        version: str,
+        replicas: int = 2,
+        *,
+        broker_name: str = "broker-a",
+        cluster: str = DEFAULT_CLUSTER,
+        broker_config: Mapping[str, object] | None = None,
+        timeout: float = READY_TIMEOUT,
+    ) -> None:
+        self.version = version
+        self.broker_name = broker_name
+        self.cluster = cluster
+        self.timeout = timeout
+        self.broker_config = dict(broker_config or {})
+        self.namesrv = ControllerNameServer(version)
+        self.replicas = replicas
+        self.brokers: list[ControllerBroker] = []
+
+    @property
+    def namesrv_addr(self) -> str:
+        return self.namesrv.addr
+
+    @property
+    def controller(self) -> str:
+        return self.namesrv.controller_addr
+
+    def new_broker(self) -> ControllerBroker:
+        """A broker of this group, not started (``start()`` it; ``stop()`` takes it down)."""
+        return ControllerBroker(
+            self.version,
+            self.namesrv.addr,
+            self.controller,
+            broker_name=self.broker_name,
+            cluster=self.cluster,
+            config=self.broker_config,
+        )
+
+    def master(self) -> ControllerBroker | None:
+        """The broker the name server lists as the master (id 0), if any."""
+        return next((b for b in self.brokers if b.alive() and b.registered_id() == 0), None)
+
+    def start(self) -> ControllerCluster:
+        try:
+            self.namesrv.start(self.timeout)
+            self.brokers = [self.new_broker() for _ in range(self.replicas)]
+            for b in self.brokers:
+                b.launch()
+            for b in self.brokers:
+                b.wait_ready(self.timeout)
+            if self.master() is None:
+                raise StartupError(f"no master of {self.broker_name} registered; brokers: {self.brokers}")
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> None:
+        """Graceful stop of every server at once (SIGTERM, SIGKILL after ``timeout``)."""
+        servers = [*self.brokers, self.namesrv]
+        for s in servers:
+            s.terminate()
+        for s in servers:
+            if s.proc is not None:
+                s.stop(timeout)
+
+    def __enter__(self) -> ControllerCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
