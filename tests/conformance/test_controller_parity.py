@@ -329,3 +329,25 @@ def test_controller_commands_find_the_controller_through_n(cc: Controlled) -> No
     assert states.code == 0 and [b["brokerName"] for b in states.json()["brokers"]] == [BROKER], states.err
     dry = mq("electMaster", "-n", cc.namesrv, "-c", CLUSTER, "-bn", BROKER, "-b", "1", "--dry-run")
     assert dry.code == 0, dry.err
+
+
+# --- last: this one leaves the controller without broker-a ----------------------------------------------------
+
+
+def test_clean_living_brokers_forgets_every_replica_whatever_b_says(cc: Controlled) -> None:
+    """With -l the controller ignores -b: Java's ``-l -b <one id>`` forgets the whole broker group, living master
+    included. Ours refuses -b with -l, and its dry run of -l marks every replica. Runs last: broker-a is gone."""
+    master, slave = master_and_slave(cc)
+    args = ["cleanBrokerMetadata", "-a", cc.controller, "-bn", BROKER, "-l"]
+    both = mq(*args[:1], "-n", cc.namesrv, *args[1:], "-b", str(slave["brokerId"]))
+    assert both.code == 2 and "-b cannot go with -l" in both.err, both.err
+    dry = cc.ours(*args, "--dry-run")
+    assert sorted((r["brokerId"], r["clean"]) for r in dry["replicas"]) == sorted(
+        [(master["brokerId"], True), (slave["brokerId"], True)]
+    )
+    out = cc.java(*args, "-b", str(slave["brokerId"]), expect="success")
+    assert f"clear broker {BROKER} metadata from controller success" in out
+    gone = cc.ours("getSyncStateSet", "-a", cc.controller, "-b", BROKER)
+    assert gone["brokers"] == [], gone  # the master and the slave, not only the slave's id
+    assert "#MasterAddr" not in java_mqadmin(cc.version, ["getSyncStateSet", "-a", cc.controller, "-b", BROKER],
+                                             cc.namesrv).stdout  # fmt: skip

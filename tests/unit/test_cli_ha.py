@@ -247,7 +247,11 @@ def test_elect_master_reports_the_new_master_or_that_it_stays(monkeypatch, capsy
 def test_clean_broker_metadata_checks_its_input_and_dry_run_sends_nothing(monkeypatch, capsys) -> None:
     cli, _, _ = controllers(monkeypatch, capsys)
     assert cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a").code == 2  # -c or -l
-    assert cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-l", "-b", "1;x").code == 2
+    assert cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-c", "DefaultCluster", "-b", "1;x").code == 2
+    # with -l Apache's controller forgets every replica whatever -b says: the pair is refused, nothing is sent
+    both = cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-l", "-b", "3")
+    assert_one_line_error(both, "-b cannot go with -l", "leave -b out")
+    assert both.code == 2 and sent(cli, LEADER) == []
     base = ["cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-c", "DefaultCluster", "-b", "2", "--format", "json"]
     dry = cli(*base, "--dry-run").json()
     assert [(r["brokerId"], r["clean"]) for r in dry["replicas"]] == [(1, False), (2, True)]
