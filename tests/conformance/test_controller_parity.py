@@ -27,6 +27,7 @@ pytestmark = pytest.mark.conformance
 VERSIONS = ["5.3.3", "5.5.0"]
 BROKER = "broker-a"
 CLUSTER = "DefaultCluster"
+TOPIC = "ControllerParity"
 # a broker in controller mode starts in 30-90 s on a loaded machine; the sync state set follows within seconds
 SLOW = 240
 REPLICA = re.compile(r"^(In|NotIn)SyncReplica:\tReplicaIdentity\{brokerName='([^']*)', brokerId=(\d+), "
@@ -103,6 +104,11 @@ def cc(request: pytest.FixtureRequest) -> Iterator[Controlled]:
     with ControllerCluster(request.param, replicas=2) as harness:
         c = Controlled(request.param, harness)
         c.in_sync(2)
+        # a few messages, so that offsets, the slave's acknowledgement and the epochs' ends are not all 0
+        assert mq("updateTopic", "-n", c.namesrv, "-c", CLUSTER, "-t", TOPIC).code == 0
+        for n in range(3):
+            sent = mq("sendMessage", "-n", c.namesrv, "-t", TOPIC, "-p", f"message {n}")
+            assert sent.code == 0 and "SEND_OK" in sent.out, (sent.out, sent.err)
         yield c
 
 
@@ -199,32 +205,53 @@ def test_broker_epoch_matches_java(cc: Controlled) -> None:
         assert java_fields(block, "brokerName") == [cache["brokerName"]] == [BROKER]
         assert java_fields(block, "brokerId") == [str(cache["brokerId"])]
         java_epochs = re.findall(r"#Epoch: EpochEntry\{epoch=(\d+), startOffset=(\d+), endOffset=(\d+)\}", block)
-        assert [(e, s) for e, s, _ in java_epochs] == [
-            (str(e["epoch"]), str(e["startOffset"])) for e in cache["epochList"]
-        ]
+        # nothing is written meanwhile: the current epoch's end (the broker's max offset) is the same for both
+        ours_epochs = [(str(e["epoch"]), str(e["startOffset"]), str(e["endOffset"])) for e in cache["epochList"]]
+        assert java_epochs == ours_epochs, block
+        assert int(java_epochs[-1][2]) > 0, block
     # the master reports broker id 0 (its id in the name server), the slave its controller id
     assert str(ours[master["brokerAddress"]]["brokerId"]) == "0"
     assert str(ours[slave["brokerAddress"]]["brokerId"]) == str(slave["brokerId"])
+    by_cluster = cc.ours("getBrokerEpoch", "-c", CLUSTER)
+    assert {e["addr"]: e["epochCache"] for e in by_cluster["results"]} == ours
 
 
 def test_ha_status_of_the_master_shows_the_slave(cc: Controlled) -> None:
     master, _ = master_and_slave(cc)
     addr = master["brokerAddress"]
 
-    def slave_connected() -> dict[str, Any] | None:
+    def slave_caught_up() -> dict[str, Any] | None:
         (r,) = cc.ours("haStatus", "-b", addr)["results"]
-        return r["haStatus"] if r["haStatus"]["haConnectionInfo"] else None
+        s = r["haStatus"]
+        conns = s["haConnectionInfo"]
+        return s if conns and conns[0]["slaveAckOffset"] == s["masterCommitLogMaxOffset"] > 0 else None
 
-    status = wait_until(slave_connected, timeout=SLOW, what="the slave's HA connection on the master")
+    status = wait_until(slave_caught_up, timeout=SLOW, what="the slave acknowledging the master's max offset")
     assert status["master"] is True and status["inSyncSlaveNums"] == 1
     (conn,) = status["haConnectionInfo"]
+    assert conn["diff"] == 0 and conn["inSync"] is True
     out = cc.java("haStatus", "-b", addr, expect="#SlaveNum")
     assert java_fields(out, "MasterAddr") == [addr]
+    assert java_fields(out, "MasterCommitLogMaxOffset") == [str(status["masterCommitLogMaxOffset"])], out
     assert java_fields(out, "SlaveNum") == ["1"] and java_fields(out, "InSyncSlaveNum") == ["1"], out
     java_row = next(line.split() for line in out.splitlines() if line.startswith(conn["addr"]))
-    assert java_row[0] == conn["addr"] and java_row[4] == "OK", out
+    assert java_row[:3] == [conn["addr"], str(conn["slaveAckOffset"]), "0"] and java_row[4] == "OK", out
+    assert java_row[5] == str(conn["transferFromWhere"]), out
     table = mq("haStatus", "-n", cc.namesrv, "-b", addr)
     assert table.code == 0 and conn["addr"] in table.out and "in sync" in table.out, table.out
+
+
+def test_ha_status_of_the_slave_shows_its_master(cc: Controlled) -> None:
+    _, slave = master_and_slave(cc)
+    addr = slave["brokerAddress"]
+    (entry,) = cc.ours("haStatus", "-b", addr)["results"]
+    client = entry["haStatus"]["haClientRuntimeInfo"]
+    assert entry["haStatus"]["master"] is False and client["masterAddr"] and client["maxOffset"] > 0
+    out = cc.java("haStatus", "-b", addr, expect="#MasterAddr")
+    assert java_fields(out, "MasterAddr") == [client["masterAddr"]], out  # the master's HA port
+    # nothing is written meanwhile: the slave's max offset and the master's flush offset stay as ours read them
+    assert java_fields(out, "CommitLogMaxOffset") == [str(client["maxOffset"])], out
+    assert java_fields(out, "MasterFlushOffset") == [str(client["masterFlushOffset"])], out
 
 
 # --- changes: election and forgetting a replica ---------------------------------------------------------
