@@ -340,6 +340,11 @@ def test_clean_broker_metadata_of_offline_replicas(cc: Controlled) -> None:
     assert gone_java["brokerId"] not in [r["brokerId"] for r in dry["replicas"]]  # Java's clean is seen by ours
     doc = cc.ours(*args, "-b", str(gone_ours["brokerId"]))
     assert doc["controller"] == cc.controller and doc["dryRun"] is False
+    # an id the controller no longer holds: success for both (the controller forgets nothing); ours says so
+    again = mq(*args[:1], "-n", cc.namesrv, *args[1:], "-b", str(gone_java["brokerId"]))
+    assert again.code == 0 and f"holds no replica of {BROKER} with id {gone_java['brokerId']}" in again.err
+    out = cc.java(*args, "-b", str(gone_java["brokerId"]), expect="success")
+    assert f"clear broker {BROKER} metadata from controller success" in out
 
     _, rows = cc.java_state()
     assert {bid for _, _, bid, _, _ in rows} == {r["brokerId"] for r in cc.state()["inSyncReplicas"]}

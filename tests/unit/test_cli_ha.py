@@ -260,6 +260,10 @@ def test_clean_broker_metadata_checks_its_input_and_dry_run_sends_nothing(monkey
     assert done["controller"] == LEADER
     clean = next(r for r in sent(cli, LEADER) if r.code == rpc.CLEAN_BROKER_DATA_CODE)
     assert clean.ext["brokerControllerIdsToClean"] == "2" and clean.ext["isCleanLivingBroker"] == "false"
+    assert "holds no replica" not in cli(*base).err
+    # an id the controller does not hold: it answers success and forgets nothing, which ours says
+    unknown = cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-c", "DefaultCluster", "-b", "2;9")
+    assert unknown.code == 0 and "holds no replica of broker-a with id 9: nothing to forget" in unknown.err
 
 
 def test_controller_commands_explain_a_server_that_is_no_controller(monkeypatch, capsys) -> None:

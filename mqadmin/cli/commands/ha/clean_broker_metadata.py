@@ -53,7 +53,7 @@ def clean_broker_metadata(
     there and sends nothing.
     """
     from mqadmin.cli.commands.ha._shared import controllers, run_controller
-    from mqadmin.cli.render import Column, json_output, print_json, print_lines, print_table
+    from mqadmin.cli.render import Column, json_output, note, print_json, print_lines, print_table
 
     ids = _ids(broker_ids)
     if clean_living and ids is not None:
@@ -83,6 +83,13 @@ def clean_broker_metadata(
         return doc
 
     doc = run_controller([addr], go)
+    held = {r["brokerId"] for r in doc["replicas"]}
+    unknown = [str(i) for i in ids or [] if i not in held]
+    if unknown:  # the controller answers success for them and forgets nothing
+        note(
+            f"mqadmin: the controller holds no replica of {broker_name} with id {', '.join(unknown)}: "
+            "nothing to forget there"
+        )
     if json_output():
         print_json(doc)
         return
