@@ -2,7 +2,7 @@
 mqadmin of the same version.
 
 The cluster (``tests/realrmq/controller.py``): a name server running the controller
-(``enableControllerInNamesrv``) and one broker group, broker-a, of two brokers in controller mode
+(``enableControllerInNamesrv``, DLedger or jRaft) and one broker group, broker-a, of two brokers in controller mode
 (``enableControllerMode=true``, no DLedger commit log) of which the controller elects the master; the slave
 joins the sync state set once it has caught up. Every command gets ``-n``, as scripts give it.
 """
@@ -24,7 +24,9 @@ from tests.realrmq.controller import CONTROLLER_GROUP, ControllerCluster
 
 pytestmark = pytest.mark.conformance
 
-VERSIONS = ["5.3.3", "5.5.0"]
+SETUPS = [("5.5.0", "jRaft"), ("5.5.0", "DLedger"), ("5.3.3", "DLedger")]
+"""(version, controller type): Apache's two controllers (the one it starts by default keeps its metadata with
+DLedger, the other with SOFAJRaft), and the previous release."""
 BROKER = "broker-a"
 CLUSTER = "DefaultCluster"
 TOPIC = "ControllerParity"
@@ -94,15 +96,16 @@ class Controlled:
         wait_until(lambda: broker.registered_id() == 0, timeout=SLOW, interval=0.5, what=f"{addr} listed as master")
 
 
-@pytest.fixture(scope="module", params=VERSIONS)
+@pytest.fixture(scope="module", params=SETUPS, ids=[f"{v}-{t}" for v, t in SETUPS])
 def cc(request: pytest.FixtureRequest) -> Iterator[Controlled]:
     from tests.realrmq.apache import skip_reason
 
-    reason = skip_reason(request.param)
+    version, controller_type = request.param
+    reason = skip_reason(version)
     if reason:
         pytest.skip(reason)
-    with ControllerCluster(request.param, replicas=2) as harness:
-        c = Controlled(request.param, harness)
+    with ControllerCluster(version, replicas=2, controller_type=controller_type) as harness:
+        c = Controlled(version, harness)
         c.in_sync(2)
         # a few messages, so that offsets, the slave's acknowledgement and the epochs' ends are not all 0
         assert mq("updateTopic", "-n", c.namesrv, "-c", CLUSTER, "-t", TOPIC).code == 0
@@ -126,13 +129,14 @@ def master_and_slave(c: Controlled) -> tuple[dict[str, Any], dict[str, Any]]:
 def test_controller_metadata_matches_java(cc: Controlled) -> None:
     doc = cc.ours("getControllerMetaData", "-a", cc.controller)
     check_documented("getControllerMetaData", doc)
-    assert doc["group"] == CONTROLLER_GROUP and doc["isLeader"] is True
-    assert doc["controllerLeaderAddress"] == cc.controller and doc["peers"] == [f"n0:{cc.controller}"]
+    ns = cc.harness.namesrv
+    assert doc["group"] == CONTROLLER_GROUP and doc["isLeader"] is True and doc["controllerLeaderId"] == ns.leader_id
+    assert doc["controllerLeaderAddress"] == cc.controller and doc["peers"] == ns.peers
     out = cc.java("getControllerMetaData", "-a", cc.controller, expect="#ControllerGroup")
     assert java_fields(out, "ControllerGroup") == [CONTROLLER_GROUP], out
-    assert java_fields(out, "ControllerLeaderId") == [doc["controllerLeaderId"]]
+    assert java_fields(out, "ControllerLeaderId") == [ns.leader_id]
     assert java_fields(out, "ControllerLeaderAddress") == [cc.controller]
-    assert java_fields(out, "Peer:") == [f"n0:{cc.controller}"]
+    assert java_fields(out, "Peer:") == ns.peers
 
 
 def test_controller_config_agrees_with_java_both_ways(cc: Controlled) -> None:

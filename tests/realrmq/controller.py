@@ -18,6 +18,7 @@ from typing import Any
 
 from tests.realrmq.apache import (
     DEFAULT_CLUSTER,
+    LOOPBACK,
     READY_TIMEOUT,
     STOP_TIMEOUT,
     Broker,
@@ -27,9 +28,10 @@ from tests.realrmq.apache import (
     cluster_info,
 )
 
-__all__ = ["CONTROLLER_GROUP", "ControllerNameServer", "ControllerBroker", "ControllerCluster"]
+__all__ = ["CONTROLLER_GROUP", "CONTROLLER_TYPES", "ControllerNameServer", "ControllerBroker", "ControllerCluster"]
 
 CONTROLLER_GROUP = "mqadmin"
+CONTROLLER_TYPES = ("DLedger", "jRaft")
 
 # How often a broker in controller mode talks to the controller. Apache's defaults (heartbeats every second;
 # the master checks its sync state set and the replicas sync their metadata every 5 s) are kept: shorter
@@ -42,26 +44,55 @@ _BROKER_CONTROLLER_CONFIG: dict[str, object] = {
 
 
 class ControllerNameServer(NameServer):
-    """A name server running the controller (``enableControllerInNamesrv``, one DLedger peer for the
-    controller's own metadata) on its port + 1."""
+    """A name server running the controller (``enableControllerInNamesrv``) on its port + 1. The controller keeps
+    its own metadata in a one-peer group of ``controller_type``: "DLedger" (Apache's default) or "jRaft" (SOFAJRaft,
+    its Raft peer on the port + 2)."""
+
+    def __init__(self, version: str, controller_type: str = "DLedger", **kw: Any) -> None:
+        if controller_type not in CONTROLLER_TYPES:
+            raise ValueError(f"controller_type {controller_type!r} is none of {CONTROLLER_TYPES}")
+        super().__init__(version, **kw)
+        self.controller_type = controller_type
 
     def _port_offsets(self) -> list[int]:
-        return [0, 1]
+        return [0, 1, 2] if self.controller_type == "jRaft" else [0, 1]
 
     @property
     def controller_addr(self) -> str:
-        return f"127.0.0.1:{self.port + 1}"
+        return f"{LOOPBACK}:{self.port + 1}"
+
+    @property
+    def leader_id(self) -> str:
+        """The leader id the controller reports (it is the only peer): its DLedger self id, or its Raft address."""
+        return f"{LOOPBACK}:{self.port + 2}" if self.controller_type == "jRaft" else "n0"
+
+    @property
+    def peers(self) -> list[str]:
+        """The peers the controller reports, as Java mqadmin prints them."""
+        return [self.controller_addr] if self.controller_type == "jRaft" else [f"n0:{self.controller_addr}"]
 
     def _write_config(self) -> None:
         assert self.workdir is not None
         self.config.update(
             enableControllerInNamesrv="true",
-            controllerDLegerGroup=CONTROLLER_GROUP,
-            controllerDLegerPeers=f"n0-{self.controller_addr}",
-            controllerDLegerSelfId="n0",
+            controllerType=self.controller_type,
             controllerStorePath=self.workdir / "controller",
             mappedFileSize=16 * 1024 * 1024,
         )
+        if self.controller_type == "jRaft":
+            self.config.update(
+                jRaftGroupId=CONTROLLER_GROUP,
+                jRaftServerId=self.leader_id,
+                jRaftInitConf=self.leader_id,
+                jRaftControllerRPCAddr=self.controller_addr,
+                jRaftSnapshotIntervalSecs=3600,  # Apache's default; one snapshot per hour at most
+            )
+        else:
+            self.config.update(
+                controllerDLegerGroup=CONTROLLER_GROUP,
+                controllerDLegerPeers=f"n0-{self.controller_addr}",
+                controllerDLegerSelfId="n0",
+            )
         super()._write_config()
 
 
@@ -84,16 +115,17 @@ class ControllerBroker(Broker):
 
 
 class ControllerCluster:
-    """A ``ControllerNameServer`` and ``replicas`` brokers of one broker name (``broker-a``) in controller
-    mode, started together; the controller elects one of them master. ``start`` returns once every broker is
-    listed by the name server and one of them as the master (id 0). Replicas joining the sync state set is
-    for the caller to wait on (it is what the controller commands show)."""
+    """A ``ControllerNameServer`` (its controller of ``controller_type``) and ``replicas`` brokers of one broker
+    name (``broker-a``) in controller mode, started together; the controller elects one of them master. ``start``
+    returns once every broker is listed by the name server and one of them as the master (id 0). Replicas joining
+    the sync state set is for the caller to wait on (it is what the controller commands show)."""
 
     def __init__(
         self,
         version: str,
         replicas: int = 2,
         *,
+        controller_type: str = "DLedger",
         broker_name: str = "broker-a",
         cluster: str = DEFAULT_CLUSTER,
         broker_config: Mapping[str, object] | None = None,
@@ -104,7 +136,7 @@ class ControllerCluster:
         self.cluster = cluster
         self.timeout = timeout
         self.broker_config = dict(broker_config or {})
-        self.namesrv = ControllerNameServer(version)
+        self.namesrv = ControllerNameServer(version, controller_type)
         self.replicas = replicas
         self.brokers: list[ControllerBroker] = []
 
