@@ -40,14 +40,8 @@ REPLICA = re.compile(r"^(In|NotIn)SyncReplica:\tReplicaIdentity\{brokerName='([^
 class Controlled:
     version: str
     harness: ControllerCluster
-
-    @property
-    def namesrv(self) -> str:
-        return self.harness.namesrv_addr
-
-    @property
-    def controller(self) -> str:
-        return self.harness.controller
+    namesrv: str
+    controller: str
 
     def ours(self, *args: str, code: int = 0) -> Any:
         """Our JSON for ``args`` (the command first), with ``-n``."""
@@ -105,7 +99,7 @@ def cc(request: pytest.FixtureRequest) -> Iterator[Controlled]:
     if reason:
         pytest.skip(reason)
     with ControllerCluster(version, replicas=2, controller_type=controller_type) as harness:
-        c = Controlled(version, harness)
+        c = Controlled(version, harness, harness.namesrv_addr, harness.controller)
         c.in_sync(2)
         # a few messages, so that offsets, the slave's acknowledgement and the epochs' ends are not all 0
         assert mq("updateTopic", "-n", c.namesrv, "-c", CLUSTER, "-t", TOPIC).code == 0
