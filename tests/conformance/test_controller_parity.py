@@ -47,7 +47,7 @@ class Controlled:
         """Our JSON for ``args`` (the command first), with ``-n``."""
         return ours_json(args[0], "-n", self.namesrv, *args[1:], code=code)
 
-    def java(self, *args: str, expect: str = "") -> str:
+    def java(self, *args: str, expect: str) -> str:
         """Java mqadmin's stdout (``-n`` added), run again while it lacks ``expect``: on a loaded machine Java's
         3-second controller requests can time out, and it then prints the exception instead."""
 
