@@ -216,6 +216,22 @@ def test_controller_metadata_and_bad_addresses(monkeypatch, capsys) -> None:
     assert nothing.code == 1
 
 
+def test_a_controller_group_is_reached_through_its_first_live_peer(monkeypatch, capsys) -> None:
+    """-a lists a group's peers as brokers' controllerAddr does: one that cannot be reached is passed over."""
+    cli, _, _ = controllers(monkeypatch, capsys)
+    group = f"127.0.0.1:9;{CTL}"
+    meta = cli("getControllerMetaData", "-a", group, "--format", "json")
+    assert meta.code == 0 and meta.json()["controller"] == CTL
+    assert "controller 127.0.0.1:9 not reachable; asked " + CTL in meta.err
+    states = cli("getSyncStateSet", "-a", group, "-b", "broker-a", "--format", "json")
+    assert states.code == 0 and states.json()["controller"] == CTL and states.json()["brokers"]
+    elect = cli("electMaster", "-a", group, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "2", "--format", "json")
+    assert elect.code == 0 and elect.json()["elected"] is True, elect.err
+    clean = ["cleanBrokerMetadata", "-a", group, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "2"]
+    assert cli(*clean, "--format", "json").json()["controller"] == LEADER
+    assert cli("getSyncStateSet", "-a", "127.0.0.1:9;127.0.0.1:9", "-b", "broker-a").code == 1  # none reachable
+
+
 def test_controller_config_fans_out_and_update_reports_each(monkeypatch, capsys) -> None:
     cli, ctl, leader = controllers(monkeypatch, capsys)
     both = f"{CTL};{LEADER};127.0.0.1:9"

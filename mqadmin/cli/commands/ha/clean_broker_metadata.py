@@ -52,7 +52,7 @@ def clean_broker_metadata(
     holds for -bn before (CONTROLLER_GET_SYNC_STATE_DATA) are listed with the ones to forget; --dry-run stops
     there and sends nothing.
     """
-    from mqadmin.cli.commands.ha._shared import controllers, run_controller
+    from mqadmin.cli.commands.ha._shared import controllers, leader_of, run_controller
     from mqadmin.cli.render import Column, json_output, note, print_json, print_lines, print_table
 
     ids = _ids(broker_ids)
@@ -63,10 +63,11 @@ def clean_broker_metadata(
         )
     if not clean_living and not (cluster or "").strip():
         raise usage_error("-c is required unless -l is given", "give the broker's cluster with -c, or add -l")
-    addr = controllers(controller, namesrv, cluster)[0]
+    addrs = controllers(controller, namesrv, cluster)
 
     async def go(admin: AdminClient) -> dict[str, Any]:
-        before = (await admin.sync_state_sets(addr, [broker_name])).get(broker_name)
+        _, leader = await leader_of(admin, addrs)
+        before = (await admin.sync_state_sets(leader, [broker_name])).get(broker_name)
         replicas = [] if before is None else sorted(before.in_sync + before.not_in_sync, key=lambda r: r.broker_id)
         doc: dict[str, Any] = {
             "clusterName": cluster,
@@ -79,10 +80,11 @@ def clean_broker_metadata(
         }
         if not dry_run:
             ids_text = None if ids is None else ";".join(str(i) for i in ids)
-            doc["controller"] = await admin.clean_broker_metadata(addr, cluster, broker_name, ids_text, clean_living)
+            await admin.clean_broker_metadata(leader, cluster, broker_name, ids_text, clean_living)
+            doc["controller"] = leader
         return doc
 
-    doc = run_controller([addr], go)
+    doc = run_controller(addrs, go)
     held = {r["brokerId"] for r in doc["replicas"]}
     unknown = [str(i) for i in ids or [] if i not in held]
     if unknown:  # the controller answers success for them and forgets nothing
