@@ -24,14 +24,27 @@ from tests.realrmq.apache import (
     Broker,
     NameServer,
     StartupError,
+    _JavaServer,
+    _PortBlock,
     _remoting_version,
+    _reserve_block,
+    _write_properties,
     cluster_info,
+    remoting_request,
 )
 
-__all__ = ["CONTROLLER_GROUP", "CONTROLLER_TYPES", "ControllerNameServer", "ControllerBroker", "ControllerCluster"]
+__all__ = [
+    "CONTROLLER_GROUP",
+    "CONTROLLER_TYPES",
+    "Controller",
+    "ControllerNameServer",
+    "ControllerBroker",
+    "ControllerCluster",
+]
 
 CONTROLLER_GROUP = "mqadmin"
 CONTROLLER_TYPES = ("DLedger", "jRaft")
+_CONTROLLER_GET_METADATA_INFO = 1005
 
 # How often a broker in controller mode talks to the controller. Apache's defaults (heartbeats every second;
 # the master checks its sync state set and the replicas sync their metadata every 5 s) are kept: shorter
@@ -96,6 +109,39 @@ class ControllerNameServer(NameServer):
         super()._write_config()
 
 
+class Controller(_JavaServer):
+    """A standalone controller (ControllerStartup): one peer of a DLedger group of controllers, on a port the
+    group chose (the peers' addresses are in each one's config)."""
+
+    role = "controller"
+    main_class = "org.apache.rocketmq.controller.ControllerStartup"
+    heap = ("-Xms64m", "-Xmx128m")
+
+    def __init__(self, version: str, port: int, self_id: str, peers: str, **kw: Any) -> None:
+        super().__init__(version, port=port, **kw)
+        self.self_id = self_id
+        self.peers = peers
+
+    def _write_config(self) -> None:
+        assert self.workdir is not None
+        props = {
+            "controllerDLegerGroup": CONTROLLER_GROUP,
+            "controllerDLegerPeers": self.peers,
+            "controllerDLegerSelfId": self.self_id,
+            "controllerStorePath": self.workdir / "controller",
+            "mappedFileSize": 16 * 1024 * 1024,
+        }
+        _write_properties(self.workdir / "controller.conf", props)
+
+    def _args(self) -> list[str]:
+        assert self.workdir is not None
+        return ["-c", str(self.workdir / "controller.conf")]
+
+    def _probe(self) -> bool:
+        code, _, _ = remoting_request(self.addr, _CONTROLLER_GET_METADATA_INFO, version=_remoting_version(self.version))
+        return code == 0
+
+
 class ControllerBroker(Broker):
     """A broker in controller mode: the controller gives it its broker id and its role, so it is ready when
     the name server lists its address under its broker name with any id (0 once it is the master)."""
@@ -115,10 +161,12 @@ class ControllerBroker(Broker):
 
 
 class ControllerCluster:
-    """A ``ControllerNameServer`` (its controller of ``controller_type``) and ``replicas`` brokers of one broker
-    name (``broker-a``) in controller mode, started together; the controller elects one of them master. ``start``
-    returns once every broker is listed by the name server and one of them as the master (id 0). Replicas joining
-    the sync state set is for the caller to wait on (it is what the controller commands show)."""
+    """A controller and ``replicas`` brokers of one broker name (``broker-a``) in controller mode, started
+    together; the controller elects one of them master. The controller runs in the name server
+    (``ControllerNameServer``, of ``controller_type``), or with ``peers`` > 0 as that many standalone controllers
+    (``Controller``, one DLedger group) beside a plain name server, the brokers given all their addresses.
+    ``start`` returns once every broker is listed by the name server and one of them as the master (id 0).
+    Replicas joining the sync state set is for the caller to wait on (it is what the controller commands show)."""
 
     def __init__(
         self,
@@ -126,27 +174,40 @@ class ControllerCluster:
         replicas: int = 2,
         *,
         controller_type: str = "DLedger",
+        peers: int = 0,
         broker_name: str = "broker-a",
         cluster: str = DEFAULT_CLUSTER,
         broker_config: Mapping[str, object] | None = None,
         timeout: float = READY_TIMEOUT,
     ) -> None:
+        if peers and controller_type != "DLedger":
+            raise ValueError("standalone controllers (peers > 0) are started as a DLedger group only")
         self.version = version
         self.broker_name = broker_name
         self.cluster = cluster
         self.timeout = timeout
         self.broker_config = dict(broker_config or {})
-        self.namesrv = ControllerNameServer(version, controller_type)
+        self.namesrv: NameServer = NameServer(version) if peers else ControllerNameServer(version, controller_type)
+        self.peers = peers
+        self.controllers: list[Controller] = []
         self.replicas = replicas
         self.brokers: list[ControllerBroker] = []
+        self._ports: _PortBlock | None = None
 
     @property
     def namesrv_addr(self) -> str:
         return self.namesrv.addr
 
     @property
+    def controller_addrs(self) -> list[str]:
+        if isinstance(self.namesrv, ControllerNameServer):
+            return [self.namesrv.controller_addr]
+        return [c.addr for c in self.controllers]
+
+    @property
     def controller(self) -> str:
-        return self.namesrv.controller_addr
+        """The controllers' addresses as a broker's ``controllerAddr`` and mqadmin's ``-a`` take them."""
+        return ";".join(self.controller_addrs)
 
     def new_broker(self) -> ControllerBroker:
         """A broker of this group, not started (``start()`` it; ``stop()`` takes it down)."""
@@ -163,9 +224,21 @@ class ControllerCluster:
         """The broker the name server lists as the master (id 0), if any."""
         return next((b for b in self.brokers if b.alive() and b.registered_id() == 0), None)
 
+    def _start_controllers(self) -> None:
+        self._ports = _reserve_block(range(self.peers))  # every peer's port is in every peer's config
+        base = self._ports.base
+        peers = ";".join(f"n{i}-{LOOPBACK}:{base + i}" for i in range(self.peers))
+        self.controllers = [Controller(self.version, base + i, f"n{i}", peers) for i in range(self.peers)]
+        for c in self.controllers:
+            c.launch()
+        for c in self.controllers:
+            c.wait_ready(self.timeout)
+
     def start(self) -> ControllerCluster:
         try:
             self.namesrv.start(self.timeout)
+            if self.peers:
+                self._start_controllers()
             self.brokers = [self.new_broker() for _ in range(self.replicas)]
             for b in self.brokers:
                 b.launch()
@@ -180,12 +253,15 @@ class ControllerCluster:
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """Graceful stop of every server at once (SIGTERM, SIGKILL after ``timeout``)."""
-        servers = [*self.brokers, self.namesrv]
+        servers = [*self.brokers, *self.controllers, self.namesrv]
         for s in servers:
             s.terminate()
         for s in servers:
             if s.proc is not None:
                 s.stop(timeout)
+        if self._ports is not None:
+            self._ports.release()
+            self._ports = None
 
     def __enter__(self) -> ControllerCluster:
         return self.start()
