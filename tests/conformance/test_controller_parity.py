@@ -24,9 +24,11 @@ from tests.realrmq.controller import CONTROLLER_GROUP, ControllerCluster
 
 pytestmark = pytest.mark.conformance
 
-SETUPS = [("5.5.0", "jRaft"), ("5.5.0", "DLedger"), ("5.3.3", "DLedger")]
-"""(version, controller type): Apache's two controllers (the one it starts by default keeps its metadata with
-DLedger, the other with SOFAJRaft), and the previous release."""
+SETUPS = [("5.5.0", "jRaft"), ("5.3.3", "DLedger")]
+"""(version, controller type): each of Apache's two controllers (the default keeps its metadata with DLedger, the
+other with SOFAJRaft) once, on the current and the previous release; the three-peer group of standalone controllers
+(test_controller_group_parity.py) runs 5.5.0's default. 5.5.0 with DLedger is left out for CI time (about 3.5
+minutes on a loaded 2-core machine): what it would check is covered by 5.3.3's DLedger and 5.5.0's commands."""
 BROKER = "broker-a"
 CLUSTER = "DefaultCluster"
 TOPIC = "ControllerParity"
