@@ -8,7 +8,7 @@ import asyncio
 from mqadmin.admin.messaging import send_message
 from mqadmin.admin.reading import read_messages
 from mqadmin.model.tags import java_string_hash
-from mqadmin.server.broker.send import encode_batch
+from mqadmin.server.broker.batch import encode_batch
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
