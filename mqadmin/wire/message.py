@@ -177,9 +177,14 @@ _HEAD = struct.Struct(">iiiiiqqiq")  # size, magic, crc, queueId, flag, queueOff
 
 MAX_PROPERTIES_BYTES = 32767
 """PROPERTIESLENGTH is a signed 16-bit number."""
-STORED_FIXED = struct.Struct(">iiiiiqqiq8sq8siqi")
-"""Everything before the body: _HEAD, BORNHOST, STORETIMESTAMP, STOREHOST, RECONSUMETIMES,
-PREPAREDTRANSACTIONOFFSET, BODYLENGTH (hosts as IPv4 address + port, ``stored_host``)."""
+STORED_LEAD = struct.Struct(">iiiiiqq")
+"""TOTALSIZE, MAGICCODE, BODYCRC, QUEUEID, FLAG, QUEUEOFFSET, PHYSICALOFFSET: the fields that differ between
+the records of one batch."""
+STORED_SHARED = struct.Struct(">iq8sq8siq")
+"""SYSFLAG, BORNTIMESTAMP, BORNHOST, STORETIMESTAMP, STOREHOST, RECONSUMETIMES, PREPAREDTRANSACTIONOFFSET: the
+fields the records of one batch share (hosts as IPv4 address + port, ``stored_host``)."""
+STORED_FIXED = struct.Struct(f">{STORED_LEAD.format[1:]}{STORED_SHARED.format[1:]}i")
+"""Everything before the body: STORED_LEAD, STORED_SHARED and BODYLENGTH."""
 
 
 def encode_message(m: MessageExt) -> bytes:

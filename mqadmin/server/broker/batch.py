@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 from zlib import crc32
 
-from mqadmin.model.tags import java_string_hash
+from mqadmin.model.tags import tags_code
 from mqadmin.server.store.consumequeue import ENTRY
 from mqadmin.server.store.types import Encoder, PutStatus, Records, Refused
 from mqadmin.wire.message import (
@@ -29,6 +29,8 @@ from mqadmin.wire.message import (
     PROPERTY_UNIQ_KEY,
     PROPERTY_WAIT,
     STORED_FIXED,
+    STORED_LEAD,
+    STORED_SHARED,
     host_hex,
     stored_host,
     stored_topic,
@@ -61,16 +63,17 @@ def batch_records(
     born_at, topic_field = stored_host(born_host), stored_topic(topic)
     fixed_size = STORED_FIXED.size + len(topic_field) + 2
 
+    codes: dict[str, int] = {}  # tags codes of the batch's tags
+
     def encode(qoff: int, phys: int, now: int, store_host: tuple[str, int]) -> Records:
         head, head_size, props_len_at = _HEAD.unpack_from, _HEAD.size, _PROPS_LEN.unpack_from
-        fixed, pack_props_len, entry = STORED_FIXED.pack, _PROPS_LEN.pack, ENTRY.pack
-        store_at, id_prefix = stored_host(store_host), host_hex(store_host)
-        tags_at, keys_at, uniq_at = len(_TAGS), len(_KEYS), len(_UNIQ_KEY)
+        lead, pack_props_len, entry = STORED_LEAD.pack, _PROPS_LEN.pack, ENTRY.pack
+        shared = STORED_SHARED.pack(sys_flag, born_timestamp, born_at, now, stored_host(store_host), reconsume_times, 0)
         view = memoryview(body)
         parts: list[bytes | memoryview] = []
         entries = bytearray()
         keys: list[tuple[str, int]] = []
-        ids: list[str] = []
+        offsets: list[int] = []
         pos, end = 0, len(body)
         while pos < end:
             if pos + head_size > end:
@@ -96,49 +99,50 @@ def batch_records(
             except UnicodeDecodeError:
                 raise _malformed(f"properties at byte {pos} are not UTF-8") from None
             # the text behind a separator, ending with one: every item, the first too, is found as
-            # SEP name NAME_SEP, and the last one found is the one a decoder keeps
+            # SEP name NAME_SEP, and the last one found is the one a decoder keeps (partition and
+            # rpartition: the cheapest calls that find a string)
             text = PROP_SEP + text if not text or text[-1] == PROP_SEP else PROP_SEP + text + PROP_SEP
-            at = text.rfind(_TAGS)
-            tags = text[at + tags_at : text.find(PROP_SEP, at + 1)] if at >= 0 else None
-            at = text.rfind(_UNIQ_KEY)
-            uniq = text[at + uniq_at : text.find(PROP_SEP, at + 1)] if at >= 0 else None
+            _, found, after = text.rpartition(_TAGS)
+            code = 0
+            if found:
+                tags = after.partition(PROP_SEP)[0]
+                code = codes.get(tags)
+                if code is None:
+                    code = codes[tags] = tags_code(tags)
+            _, found, after = text.rpartition(_UNIQ_KEY)
             if _KEYS in text:
-                at = text.rfind(_KEYS)
-                keys_text = text[at + keys_at : text.find(PROP_SEP, at + 1)]
+                keys_text = text.rpartition(_KEYS)[2].partition(PROP_SEP)[0]
                 keys.extend([(k, phys) for k in keys_text.split(" ") if k])
-            at = text.find(_WAIT)
-            if at >= 0:
-                text = text[:at] + text[text.find(PROP_SEP, at + 1) :]
-                if _WAIT in text or _CLUSTER in text:
-                    text = _without(_without(text, _WAIT), _CLUSTER)
-            elif _CLUSTER in text:
-                text = _without(text, _CLUSTER)
+            if found:
+                keys.append((after.partition(PROP_SEP)[0], phys))
+            before, found, after = text.partition(_WAIT)
+            if found:
+                text = before + PROP_SEP + after.partition(PROP_SEP)[2]
+            if _WAIT in text or _CLUSTER in text:
+                text = _without(_without(text, _WAIT), _CLUSTER)
             props = (text[1:] + cluster_item).encode()
             if len(props) > MAX_PROPERTIES_BYTES:
                 raise Refused(
                     PutStatus.PROPERTIES_SIZE_EXCEEDED,
                     f"message properties are longer than {MAX_PROPERTIES_BYTES} bytes",
                 )
-            message = view[pos + head_size : stop]
             size = fixed_size + body_len + len(props)
             parts += (
-                fixed(
-                    size, MAGIC_V1, crc32(message) & 0x7FFFFFFF, queue_id, flag, qoff, phys, sys_flag, born_timestamp,
-                    born_at, now, store_at, reconsume_times, 0, body_len,
-                ),
-                message,
+                lead(size, MAGIC_V1, crc32(view[pos + head_size : stop]) & 0x7FFFFFFF, queue_id, flag, qoff, phys),
+                shared,
+                view[pos + head_size - 4 : stop],  # BODYLENGTH and BODY, as the batch holds them
                 topic_field,
                 pack_props_len(len(props)),
                 props,
-            )  # fmt: skip
-            entries += entry(phys, size, java_string_hash(tags) if tags else 0)
-            if uniq:
-                keys.append((uniq, phys))
-            ids.append(f"{id_prefix}{phys:016X}")
+            )
+            entries += entry(phys, size, code)
+            offsets.append(phys)
             phys += size
             qoff += 1
             pos = nxt
-        return Records(b"".join(parts), entries, keys, ids)
+        ids = struct.pack(f">{len(offsets)}q", *offsets).hex().upper()
+        id_prefix = host_hex(store_host)
+        return Records(b"".join(parts), entries, keys, [id_prefix + ids[i : i + 16] for i in range(0, len(ids), 16)])
 
     return encode
 
@@ -149,10 +153,10 @@ def _malformed(detail: str) -> Refused:
 
 def _without(text: str, item: str) -> str:
     """``text`` (behind a separator, ending with one) without the items starting with ``item``."""
-    at = text.find(item)
-    while at >= 0:
-        text = text[:at] + text[text.find(PROP_SEP, at + 1) :]
-        at = text.find(item, at)
+    before, found, after = text.partition(item)
+    while found:
+        text = before + PROP_SEP + after.partition(PROP_SEP)[2]
+        before, found, after = text.partition(item)
     return text
 
 
