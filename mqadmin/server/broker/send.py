@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable
+from functools import partial
 
 from mqadmin.model.names import DLQ_PREFIX, NOT_ALLOWED_SEND_TOPICS, POP_RETRY_SEPARATOR, RETRY_PREFIX
 from mqadmin.model.rpc.messages import SendBackHeader, SendHeader, SendResultHeader
@@ -245,8 +246,7 @@ class SendProcessor(Processor):
         return msg if isinstance(msg, RemotingCommand) else (self._enqueue(msg), self._stored_form(msg))
 
     def _enqueue(self, msg: MessageExt) -> Enqueue:
-        store = self.messages
-        return lambda stored: store.enqueue([msg], stored)
+        return partial(self.messages.enqueue, [msg])
 
     def _message(
         self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
@@ -315,7 +315,7 @@ class SendProcessor(Processor):
         of an empty one; the store refuses a malformed batch or one with a message too big as a whole."""
         if not cmd.body:
             return cmd.response(ResponseCode.MESSAGE_ILLEGAL, "the batch holds no message")
-        topic, queue_id, cfg, store = h.topic, self._pick_queue(h, tc), self.config, self.messages
+        topic, queue_id, cfg = h.topic, self._pick_queue(h, tc), self.config
         encode = batch_records(
             cmd.body, topic=topic, queue_id=queue_id,
             sys_flag=h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0),
@@ -323,7 +323,7 @@ class SendProcessor(Processor):
             cluster=cfg.cluster_name, max_body=cfg.max_message_size,
         )  # fmt: skip
         self._sync_store_host()
-        return (lambda stored: store.enqueue_records(topic, queue_id, encode, stored)), (topic, queue_id)
+        return partial(self.messages.enqueue_records, topic, queue_id, encode), (topic, queue_id)
 
     # --- CONSUMER_SEND_MSG_BACK ------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import logging
 import struct
 import time
 from collections.abc import Callable
+from functools import partial
 
 from mqadmin.model.tags import tags_code
 from mqadmin.server.paths import UnsafePath
@@ -55,7 +56,7 @@ class StoreWriting(StoreState):
         (ASYNC_FLUSH) or fsynced (SYNC_FLUSH; its timeout is ``put_batch``'s)."""
         if not msgs:
             return PutResult(PutStatus.MESSAGE_ILLEGAL, detail="no message to store")
-        return self.enqueue_records(msgs[0].topic, msgs[0].queue_id, _message_records(msgs), stored)
+        return self.enqueue_records(msgs[0].topic, msgs[0].queue_id, partial(_encode_messages, msgs), stored)
 
     def enqueue_records(self, topic: str, queue_id: int, encode: Encoder, stored: Stored) -> PutResult:
         """``enqueue`` for records the caller encodes (a batch straight from its request body) at the queue
@@ -172,38 +173,31 @@ class StoreWriting(StoreState):
             self.log.truncate(self._end)
 
 
-def _message_records(msgs: list[MessageExt]) -> Encoder:
-    """Messages of one queue encoded one by one (``encode_message``), each given its place."""
-
-    def encode(qoff: int, phys: int, now: int, store_host: tuple[str, int]) -> Records:
-        parts: list[bytes] = []
-        entries = bytearray()
-        keys: list[tuple[str, int]] = []
-        ids = []
-        for m in msgs:
-            m.queue_offset, m.commit_log_offset, m.store_timestamp, m.store_host = qoff, phys, now, store_host
-            try:
-                data = encode_message(m)
-            except struct.error as e:
-                raise Refused(PutStatus.MESSAGE_ILLEGAL, f"a header field is out of range: {e}") from None
-            except ValueError as e:
-                status = PutStatus.PROPERTIES_SIZE_EXCEEDED if "properties" in str(e) else PutStatus.MESSAGE_ILLEGAL
-                raise Refused(status, str(e)) from None
-            props = m.properties
-            entries += ENTRY.pack(phys, len(data), tags_code(props.get(PROPERTY_TAGS)))
-            index_keys(keys, props.get(PROPERTY_KEYS), props.get(PROPERTY_UNIQ_KEY), phys)
-            ids.append(offset_msg_id(store_host, phys))
-            parts.append(data)
-            phys += len(data)
-            qoff += 1
-        return Records(parts[0] if len(parts) == 1 else b"".join(parts), entries, keys, ids)
-
-    return encode
-
-
-def index_keys(out: list[tuple[str, int]], keys: str | None, uniq: str | None, phys: int) -> None:
-    """What the key index gets for a record: each of its KEYS (space-separated) and its UNIQ_KEY."""
-    if keys:
-        out.extend([(k, phys) for k in keys.split(" ") if k])
-    if uniq:
-        out.append((uniq, phys))
+def _encode_messages(msgs: list[MessageExt], qoff: int, phys: int, now: int, store_host: tuple[str, int]) -> Records:
+    """The ``Encoder`` of messages of one queue (bound to them with ``partial``): each encoded by
+    ``encode_message`` at its place."""
+    parts: list[bytes] = []
+    entries = bytearray()
+    keys: list[tuple[str, int]] = []
+    ids = []
+    for m in msgs:
+        m.queue_offset, m.commit_log_offset, m.store_timestamp, m.store_host = qoff, phys, now, store_host
+        try:
+            data = encode_message(m)
+        except struct.error as e:
+            raise Refused(PutStatus.MESSAGE_ILLEGAL, f"a header field is out of range: {e}") from None
+        except ValueError as e:
+            status = PutStatus.PROPERTIES_SIZE_EXCEEDED if "properties" in str(e) else PutStatus.MESSAGE_ILLEGAL
+            raise Refused(status, str(e)) from None
+        props = m.properties
+        entries += ENTRY.pack(phys, len(data), tags_code(props.get(PROPERTY_TAGS)))
+        keys_text, uniq = props.get(PROPERTY_KEYS), props.get(PROPERTY_UNIQ_KEY)
+        if keys_text:
+            keys.extend([(k, phys) for k in keys_text.split(" ") if k])
+        if uniq:
+            keys.append((uniq, phys))
+        ids.append(offset_msg_id(store_host, phys))
+        parts.append(data)
+        phys += len(data)
+        qoff += 1
+    return Records(parts[0] if len(parts) == 1 else b"".join(parts), entries, keys, ids)
