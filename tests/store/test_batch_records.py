@@ -8,7 +8,7 @@ import pytest
 from mqadmin.model.tags import build_subscription
 from mqadmin.server.broker.batch import batch_records, encode_batch
 from mqadmin.server.store import PutStatus
-from mqadmin.wire.message import decode_messages, decode_properties, new_uniq_key, parse_offset_msg_id
+from mqadmin.wire.message import decode_messages, decode_properties, parse_offset_msg_id
 
 from .conftest import crash, message
 
@@ -34,7 +34,7 @@ def stored(store, queue_id: int = 0, offset: int = 0):
 PROPERTY_TEXTS = [
     "",
     "WAIT\x01true\x02",
-    f"TAGS\x01TagA\x02UNIQ_KEY\x01{new_uniq_key()}\x02WAIT\x01true\x02",
+    "TAGS\x01TagA\x02UNIQ_KEY\x017F0000011E832162BB318D75BA0A0000\x02WAIT\x01true\x02",  # as Java sends it
     "WAIT\x01false\x02KEYS\x01k1 k2\x02TAGS\x01b",  # no trailing separator
     "CLUSTER\x01theirs\x02TAGS\x01c\x02",  # the broker's replaces it
     "A\x01TAGS\x01x\x02TAGS\x01d\x02",  # a value holding a name

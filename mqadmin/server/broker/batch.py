@@ -103,7 +103,7 @@ def batch_records(
             # rpartition: the cheapest calls that find a string)
             text = PROP_SEP + text if not text or text[-1] == PROP_SEP else PROP_SEP + text + PROP_SEP
             _, found, after = text.rpartition(_TAGS)
-            code = 0
+            code: int | None = 0
             if found:
                 tags = after.partition(PROP_SEP)[0]
                 code = codes.get(tags)
