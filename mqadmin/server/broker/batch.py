@@ -116,11 +116,10 @@ def batch_records(
             if found:
                 keys.append((after.partition(PROP_SEP)[0], phys))
             before, found, after = text.partition(_WAIT)
-            if found:
-                text = before + PROP_SEP + after.partition(PROP_SEP)[2]
-            if _WAIT in text or _CLUSTER in text:
-                text = _without(_without(text, _WAIT), _CLUSTER)
-            props = (text[1:] + cluster_item).encode()
+            if found and _WAIT not in after and _CLUSTER not in text:  # what producers send: one WAIT
+                props = "".join((before, PROP_SEP, after.partition(PROP_SEP)[2], cluster_item))[1:].encode()
+            else:
+                props = (_without(_without(text, _WAIT), _CLUSTER)[1:] + cluster_item).encode()
             if len(props) > MAX_PROPERTIES_BYTES:
                 raise Refused(
                     PutStatus.PROPERTIES_SIZE_EXCEEDED,
