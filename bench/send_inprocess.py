@@ -9,7 +9,7 @@ server's own path (decoding, checks, store, response), repeatably under ``valgri
     callgrind_annotate /tmp/cg.out | head        # instructions; subtract a --dry run's (set-up, frames)
 
 ``--mode sync`` sends ``--count`` SEND_MESSAGE_V2 frames, ``--in-flight`` at a time; ``--mode batch`` sends
-``--count`` SEND_BATCH_MESSAGE frames of ``--batch`` messages (1 KiB bodies, as bench_server.py's drain part).
+``--count`` SEND_BATCH_MESSAGE frames of ``--batch`` messages (1 KiB bodies and a tag, as bench_server.py's drain part).
 Every response must be SUCCESS.
 """
 
@@ -24,9 +24,9 @@ from typing import Any
 
 from mqadmin.model.rpc.messages import SendHeaderV2
 from mqadmin.model.topic import TopicConfig
+from mqadmin.server.broker.batch import encode_batch
 from mqadmin.server.broker.broker import Broker
 from mqadmin.server.broker.config import BrokerConfig
-from mqadmin.server.broker.send import encode_batch
 from mqadmin.wire.codes import RequestCode, ResponseCode
 from mqadmin.wire.frame import RemotingCommand, decode_frame, encode_frame
 from mqadmin.wire.message import encode_properties, new_uniq_key
@@ -67,7 +67,8 @@ class _Transport:
 
 def _frame(opaque: int, batch: int) -> bytes:
     if batch:
-        items = [(0, BODY, encode_properties({"UNIQ_KEY": new_uniq_key(), "WAIT": "true"})) for _ in range(batch)]
+        items = [(0, BODY, encode_properties({"TAGS": "TagA", "UNIQ_KEY": new_uniq_key(), "WAIT": "true"}))
+                 for _ in range(batch)]  # fmt: skip
         code, body, props = RequestCode.SEND_BATCH_MESSAGE, encode_batch(items), ""
     else:
         code, body = RequestCode.SEND_MESSAGE_V2, BODY

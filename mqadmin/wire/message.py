@@ -95,12 +95,13 @@ class MessageExt:
 
 def offset_msg_id(store_host: tuple[str, int], commit_log_offset: int) -> str:
     """The host's 8 bytes and the offset as a signed 64-bit big-endian number, in upper-case hex."""
-    return f"{_host_hex(store_host)}{commit_log_offset & 0xFFFFFFFFFFFFFFFF:016X}"
+    return f"{host_hex(store_host)}{commit_log_offset & 0xFFFFFFFFFFFFFFFF:016X}"
 
 
 @functools.lru_cache(maxsize=1024)
-def _host_hex(host: tuple[str, int]) -> str:
-    return _host(host).hex().upper()
+def host_hex(host: tuple[str, int]) -> str:
+    """The host's part of an offset message id (upper-case hex of ``stored_host``)."""
+    return stored_host(host).hex().upper()
 
 
 def parse_offset_msg_id(msg_id: str) -> tuple[tuple[str, int], int]:
@@ -174,25 +175,33 @@ def _hex_id(msg_id: str, what: str) -> bytes:
 _HEAD = struct.Struct(">iiiiiqqiq")  # size, magic, crc, queueId, flag, queueOffset, physOffset, sysFlag, born
 
 
-_FIXED = struct.Struct(">iiiiiqqiq8sq8siqi")
-"""Everything before the body: _HEAD, BORNHOST, STORETIMESTAMP, STOREHOST, RECONSUMETIMES,
-PREPAREDTRANSACTIONOFFSET, BODYLENGTH (hosts as IPv4 address + port, ``_host``)."""
+MAX_PROPERTIES_BYTES = 32767
+"""PROPERTIESLENGTH is a signed 16-bit number."""
+STORED_LEAD = struct.Struct(">iiiiiqq")
+"""TOTALSIZE, MAGICCODE, BODYCRC, QUEUEID, FLAG, QUEUEOFFSET, PHYSICALOFFSET: the fields that differ between
+the records of one batch."""
+STORED_SHARED = struct.Struct(">iq8sq8siq")
+"""SYSFLAG, BORNTIMESTAMP, BORNHOST, STORETIMESTAMP, STOREHOST, RECONSUMETIMES, PREPAREDTRANSACTIONOFFSET: the
+fields the records of one batch share (hosts as IPv4 address + port, ``stored_host``)."""
+STORED_FIXED = struct.Struct(f">{STORED_LEAD.format[1:]}{STORED_SHARED.format[1:]}i")
+"""Everything before the body: STORED_LEAD, STORED_SHARED and BODYLENGTH."""
 
 
 def encode_message(m: MessageExt) -> bytes:
     """One message in the stored (magic v1, IPv4) layout."""
-    topic = _topic_field(m.topic)
+    topic = stored_topic(m.topic)
     props = encode_properties(m.properties).encode()
-    if len(props) > 32767:
-        raise ValueError("message properties are longer than 32767 bytes")
+    if len(props) > MAX_PROPERTIES_BYTES:
+        raise ValueError(f"message properties are longer than {MAX_PROPERTIES_BYTES} bytes")
     body = m.body
-    size = _FIXED.size + len(body) + len(topic) + 2 + len(props)
+    size = STORED_FIXED.size + len(body) + len(topic) + 2 + len(props)
     return b"".join(
         (
-            _FIXED.pack(
+            STORED_FIXED.pack(
                 size, MAGIC_V1, body_crc(body), m.queue_id, m.flag, m.queue_offset, m.commit_log_offset,
-                m.sys_flag & ~(SYSFLAG_BORNHOST_V6 | SYSFLAG_STOREHOST_V6), m.born_timestamp, _host(m.born_host),
-                m.store_timestamp, _host(m.store_host), m.reconsume_times, m.prepared_transaction_offset, len(body),
+                m.sys_flag & ~(SYSFLAG_BORNHOST_V6 | SYSFLAG_STOREHOST_V6), m.born_timestamp,
+                stored_host(m.born_host), m.store_timestamp, stored_host(m.store_host), m.reconsume_times,
+                m.prepared_transaction_offset, len(body),
             ),
             body,
             topic,
@@ -207,7 +216,7 @@ _PROPS_LEN = struct.Struct(">h")
 
 
 @functools.lru_cache(maxsize=4096)
-def _topic_field(topic: str) -> bytes:
+def stored_topic(topic: str) -> bytes:
     """TOPICLEN and TOPIC as stored (a store writes to few topics, so cached)."""
     raw = topic.encode()
     if len(raw) > 255:
@@ -216,7 +225,7 @@ def _topic_field(topic: str) -> bytes:
 
 
 @functools.lru_cache(maxsize=1024)
-def _host(host: tuple[str, int]) -> bytes:
+def stored_host(host: tuple[str, int]) -> bytes:
     """An IPv4 host as stored: 4 address bytes and the port (a connection's peer, the broker: few, so cached)."""
     return socket.inet_aton(host[0]) + struct.pack(">i", host[1])
 

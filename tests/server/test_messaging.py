@@ -48,7 +48,7 @@ from mqadmin.model.rpc.messages import (
 )
 from mqadmin.model.rpc.topics import GET_TOPIC_STATS_INFO, TopicHeader
 from mqadmin.model.tags import SubscriptionData, java_string_hash
-from mqadmin.server.broker.send import encode_batch
+from mqadmin.server.broker.batch import encode_batch
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC

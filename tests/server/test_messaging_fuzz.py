@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from mqadmin.model.rpc.messages import PULL_MESSAGE, SEND_MESSAGE
-from mqadmin.server.broker.send import encode_batch
+from mqadmin.server.broker.batch import encode_batch
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.message import decode_messages

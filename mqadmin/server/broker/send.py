@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import logging
 import random
-import struct
+from collections.abc import Callable
+from functools import partial
 
 from mqadmin.model.names import DLQ_PREFIX, NOT_ALLOWED_SEND_TOPICS, POP_RETRY_SEPARATOR, RETRY_PREFIX
 from mqadmin.model.rpc.messages import SendBackHeader, SendHeader, SendResultHeader
 from mqadmin.model.rpc.spec import Decoded
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
+from mqadmin.server.broker.batch import PROPERTY_CLUSTER, batch_records
 from mqadmin.server.broker.brokerstore import Processor, store_host
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.broker.schedule import RETRY_FIRST_LEVEL, delay_levels, schedule_if_delayed
@@ -43,7 +45,6 @@ from mqadmin.wire.message import (
 log = logging.getLogger(__name__)
 
 FAQ_APPLY_TOPIC = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
-PROPERTY_CLUSTER = "CLUSTER"
 PROPERTY_TRANSACTION_PREPARED = "TRAN_MSG"
 PROPERTY_RETRY_TOPIC = "RETRY_TOPIC"
 PROPERTY_ORIGIN_MESSAGE_ID = "ORIGIN_MESSAGE_ID"
@@ -52,6 +53,10 @@ MULTI_TAGS_FLAG = 0x2
 DLQ_QUEUE_NUMS = 1
 MAX_RECONSUME_VERSION = 121
 """Clients older than V3_4_9 cannot set maxReconsumeTimes per message."""
+
+Enqueue = Callable[[Callable[[PutStatus], None]], PutResult]
+"""A send's put, queued in the store (``MessageStore.enqueue`` or ``enqueue_records``) with its ``stored``
+callback."""
 
 
 def born_host(ch: ClientChannel) -> tuple[str, int]:
@@ -184,20 +189,20 @@ class SendProcessor(Processor):
         if isinstance(prepared, RemotingCommand):
             prepared.ext.update(base_ext(self.config))
             return prepared
-        msgs, sent_to = prepared
+        enqueue, sent_to = prepared
         answer = Later()
 
         def stored(status: PutStatus) -> None:
             try:
                 result.status = status
-                response = self._answer(cmd, result, *sent_to, len(msgs))
+                response = self._answer(cmd, result, *sent_to)
             except Exception as e:  # answered SYSTEM_ERROR by the server, never left waiting
                 answer.give(e)
             else:
                 answer.give(response)
 
-        result = store.enqueue(msgs, stored)  # calls ``stored`` in a later turn, never from here
-        return answer if result.stored else self._answer(cmd, result, *sent_to, len(msgs))
+        result = enqueue(stored)  # calls ``stored`` in a later turn, never from here
+        return answer if result.stored else self._answer(cmd, result, *sent_to)
 
     async def _send_message(self, req: Decoded[SendHeader, bytes], ch: ClientChannel) -> RemotingCommand:
         cmd, h = req.cmd, req.header
@@ -205,12 +210,12 @@ class SendProcessor(Processor):
         if isinstance(prepared, RemotingCommand):
             prepared.ext.update(base_ext(self.config))
             return prepared
-        msgs, sent_to = prepared
-        return self._answer(cmd, await self.messages.put_batch(msgs), *sent_to, len(msgs))
+        enqueue, sent_to = prepared
+        return self._answer(cmd, await self.messages.put_encoded(enqueue), *sent_to)
 
     async def _check_slowly(
         self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel
-    ) -> tuple[list[MessageExt], tuple[str, int]] | RemotingCommand:
+    ) -> tuple[Enqueue, tuple[str, int]] | RemotingCommand:
         """``_prepare`` after creating the topic if need be, and sending a message to a retry topic on to its
         group's DLQ when it has used up its retries."""
         tc = await self._check(cmd, h, ch)
@@ -229,17 +234,19 @@ class SendProcessor(Processor):
             return routed
         if routed is not None:
             msg.topic, msg.queue_id = routed, 0
-        return [msg], self._stored_form(msg)
+        return self._enqueue(msg), self._stored_form(msg)
 
     def _prepare(
         self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
-    ) -> tuple[list[MessageExt], tuple[str, int]] | RemotingCommand:
-        """The messages to store and the topic and queue they were sent to, or the refusal."""
+    ) -> tuple[Enqueue, tuple[str, int]] | RemotingCommand:
+        """The put of what was sent and the topic and queue it was sent to, or the refusal."""
         if is_batch(cmd, h):
-            batch = self._batch(cmd, h, ch, tc)
-            return batch if isinstance(batch, RemotingCommand) else (batch, (h.topic, batch[0].queue_id))
+            return self._batch(cmd, h, ch, tc)
         msg = self._message(cmd, h, ch, tc)
-        return msg if isinstance(msg, RemotingCommand) else ([msg], self._stored_form(msg))
+        return msg if isinstance(msg, RemotingCommand) else (self._enqueue(msg), self._stored_form(msg))
+
+    def _enqueue(self, msg: MessageExt) -> Enqueue:
+        return partial(self.messages.enqueue, [msg])
 
     def _message(
         self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
@@ -276,10 +283,10 @@ class SendProcessor(Processor):
             schedule_if_delayed(msg, delay_levels(self.config.message_delay_level))
         return sent_to
 
-    def _answer(self, cmd: RemotingCommand, result: PutResult, topic: str, queue_id: int, n: int) -> RemotingCommand:
-        """The response to ``n`` stored (or refused) messages, counted when stored."""
+    def _answer(self, cmd: RemotingCommand, result: PutResult, topic: str, queue_id: int) -> RemotingCommand:
+        """The response to stored (or refused) messages, counted when stored."""
         if result.stored:
-            self._count(topic, n)
+            self._count(topic, len(result.msg_ids))
         return put_response(cmd, result, queue_id, self.config)
 
     async def _retry_or_dlq(self, cmd: RemotingCommand, h: SendHeader) -> str | None | RemotingCommand:
@@ -303,33 +310,20 @@ class SendProcessor(Processor):
 
     def _batch(
         self, cmd: RemotingCommand, h: SendHeader, ch: ClientChannel, tc: TopicConfig
-    ) -> list[MessageExt] | RemotingCommand:
-        """The messages of a batch, all for one queue, or the refusal of the whole batch."""
-        try:
-            items = decode_batch(cmd.body)
-        except ValueError as e:
-            return cmd.response(ResponseCode.MESSAGE_ILLEGAL, f"the batch body is malformed: {e}")
-        if not items:
+    ) -> tuple[Enqueue, tuple[str, int]] | RemotingCommand:
+        """The put of a batch, all for one queue, as one unit (``mqadmin.server.broker.batch``), or the refusal
+        of an empty one; the store refuses a malformed batch or one with a message too big as a whole."""
+        if not cmd.body:
             return cmd.response(ResponseCode.MESSAGE_ILLEGAL, "the batch holds no message")
-        queue_id = self._pick_queue(h, tc)
-        peer = born_host(ch)
-        sys_flag = h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0)
-        cluster, limit = self.config.cluster_name, self.config.max_message_size
-        topic, born, reconsumed = h.topic, h.born_timestamp, h.reconsume_times or 0
-        msgs = []
-        for flag, body, props_text in items:
-            if len(body) > limit:
-                return self._too_big_refusal(cmd, len(body))
-            props = decode_properties(props_text)
-            props.pop(PROPERTY_WAIT, None)
-            props[PROPERTY_CLUSTER] = cluster
-            msg = MessageExt(
-                topic=topic, body=body, queue_id=queue_id, flag=flag, sys_flag=sys_flag, born_timestamp=born,
-                born_host=peer, reconsume_times=reconsumed, properties=props,
-            )  # fmt: skip
-            msgs.append(msg)
+        topic, queue_id, cfg = h.topic, self._pick_queue(h, tc), self.config
+        encode = batch_records(
+            cmd.body, topic=topic, queue_id=queue_id,
+            sys_flag=h.sys_flag | (MULTI_TAGS_FLAG if tc.topic_filter_type == "MULTI_TAG" else 0),
+            born_timestamp=h.born_timestamp, born_host=born_host(ch), reconsume_times=h.reconsume_times or 0,
+            cluster=cfg.cluster_name, max_body=cfg.max_message_size,
+        )  # fmt: skip
         self._sync_store_host()
-        return msgs
+        return partial(self.messages.enqueue_records, topic, queue_id, encode), (topic, queue_id)
 
     # --- CONSUMER_SEND_MSG_BACK ------------------------------------------------------------
 
@@ -385,50 +379,3 @@ class SendProcessor(Processor):
             return cmd.response(ResponseCode.SYSTEM_ERROR, result.status.name)
         self._count(topic, 1)
         return cmd.response(ResponseCode.SUCCESS)
-
-
-_BATCH_HEAD = struct.Struct(">iiiii")  # totalSize magic bodyCrc flag bodyLen
-_PROPS_LEN = struct.Struct(">h")
-
-
-def decode_batch(data: bytes) -> list[tuple[int, bytes, str]]:
-    """The body of SEND_BATCH_MESSAGE (``MessageDecoder.encodeMessages``): per message
-    ``TOTALSIZE | MAGICCODE | BODYCRC | FLAG | BODYLEN | BODY | PROPLEN (i16) | PROPERTIES``,
-    magic and CRC written as 0. Returns (flag, body, properties text) per message."""
-    out = []
-    pos = 0
-    end = len(data)
-    head, head_size, unpack_props_len = _BATCH_HEAD.unpack_from, _BATCH_HEAD.size, _PROPS_LEN.unpack_from
-    while pos < end:
-        if pos + head_size > end:
-            raise ValueError(f"truncated message header at byte {pos}")
-        total, _magic, _crc, flag, body_len = head(data, pos)
-        p = pos + head_size
-        if body_len < 0 or p + body_len + 2 > end:
-            raise ValueError(f"body length {body_len} at byte {pos} runs past the batch")
-        body = data[p : p + body_len]
-        p += body_len
-        (props_len,) = unpack_props_len(data, p)
-        p += 2
-        if props_len < 0 or p + props_len > end:
-            raise ValueError(f"properties length {props_len} at byte {pos} runs past the batch")
-        try:
-            props = data[p : p + props_len].decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError(f"properties at byte {pos} are not UTF-8") from None
-        p += props_len
-        if total != p - pos:
-            raise ValueError(f"TOTALSIZE {total} at byte {pos} does not match the message ({p - pos} bytes)")
-        out.append((flag, body, props))
-        pos = p
-    return out
-
-
-def encode_batch(messages: list[tuple[int, bytes, str]]) -> bytes:
-    """The inverse of ``decode_batch`` (what a producer sends)."""
-    parts = []
-    for flag, body, props in messages:
-        pb = props.encode()
-        total = _BATCH_HEAD.size + len(body) + 2 + len(pb)
-        parts.append(_BATCH_HEAD.pack(total, 0, 0, flag, len(body)) + body + _PROPS_LEN.pack(len(pb)) + pb)
-    return b"".join(parts)

@@ -35,7 +35,7 @@ class ConsumeQueue:
     def append(self, phys: int, size: int, code: int) -> None:
         self.entries += ENTRY.pack(phys, size, code)
 
-    def extend(self, entries: bytes) -> None:
+    def extend(self, entries: bytes | bytearray) -> None:
         """Append packed ``ENTRY``s (a batch's, in queue-offset order)."""
         self.entries += entries
 

@@ -28,10 +28,18 @@ class KeyIndex:
         self.file_size = 0
 
     def add(self, topic: str, key: str, phys: int) -> None:
-        k = f"{topic}#{key}"
-        self._insert(k, phys)
-        kb = k.encode()[:0xFFFF]
-        self._tail += _REC.pack(phys, len(kb)) + kb
+        self.add_all(topic, [(key, phys)])
+
+    def add_all(self, topic: str, keys: list[tuple[str, int]]) -> None:
+        """Index each (key, commit-log offset) of ``topic``; the offsets ascend."""
+        tail, pack, insert = self._tail, _REC.pack, self._insert
+        for key, phys in keys:
+            k = f"{topic}#{key}"
+            insert(k, phys)
+            kb = k.encode()[:0xFFFF]
+            tail += pack(phys, len(kb)) + kb
+        if keys and keys[-1][1] > self.max_offset:
+            self.max_offset = keys[-1][1]
 
     def _insert(self, key: str, phys: int) -> None:
         old = self._table.get(key)
@@ -41,7 +49,6 @@ class KeyIndex:
             old.append(phys)
         else:
             self._table[key] = [old, phys]
-        self.max_offset = max(self.max_offset, phys)
 
     def lookup(self, topic: str, key: str) -> list[int]:
         """Commit-log offsets indexed under the key, newest first."""
@@ -67,6 +74,7 @@ class KeyIndex:
             except UnicodeDecodeError:
                 break
             self._insert(key, phys)
+            self.max_offset = max(self.max_offset, phys)
             pos = end
         self.file_size = pos
         if pos != len(data):

@@ -23,8 +23,8 @@ from mqadmin.server.store.types import (
 
 log = logging.getLogger(__name__)
 
-Queued = tuple[int, bytes | bytearray, str, int, int, int, list[str], str | None]
-"""A record waiting for the commit: (phys, data, topic, queueId, queueOffset, tagsCode, keys, uniqKey)."""
+Queued = tuple[int, bytes | bytearray, str, int, bytes | bytearray, list[tuple[str, int]]]
+"""Records of one queue waiting for the commit: (phys, data, topic, queueId, consume-queue entries, index keys)."""
 Stored = Callable[[PutStatus], None]
 """Told a queued write's status once it is committed (ASYNC_FLUSH) or fsynced (SYNC_FLUSH),
 in that turn of the loop (no future, no extra turn)."""

@@ -1,10 +1,12 @@
 """The message store: commit log + consume queues + key index, with group writes and recovery.
 
-Writing. ``put``/``put_batch`` give each message its queue offset and commit-log offset at once
-(so callers see them in order), queue the encoded record and schedule one *commit* for the
-current event-loop turn. The commit writes every queued record with one ``pwrite`` per segment,
-indexes them, wakes waiting pulls, and only then acknowledges: a send is answered after its bytes
-are in the operating system. Readers only ever see committed records.
+Writing. ``put``/``put_batch`` (and ``enqueue_records``, for records a caller encodes itself, such as a
+batch straight from its request body) give the messages of one put their queue offsets and commit-log
+offset at once (so callers see them in order), queue their encoded records as one unit, which lies in one
+segment, and schedule one *commit* for the current event-loop turn. The commit writes every queued unit
+with one ``pwrite`` per segment, extends each unit's consume queue once, indexes the keys, wakes waiting
+pulls, and only then acknowledges: a send is answered after its bytes are in the operating system.
+Readers only ever see committed records.
 
 Durability (``flush_disk_type``):
 

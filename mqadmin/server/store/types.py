@@ -27,6 +27,33 @@ class PutStatus(Enum):
     SERVICE_NOT_AVAILABLE = "SERVICE_NOT_AVAILABLE"
 
 
+@dataclass(slots=True)
+class Records:
+    """Consecutive stored records of one queue, encoded for the place the store gave them (``Encoder``)."""
+
+    data: bytes | bytearray
+    entries: bytes | bytearray
+    """Their consume-queue entries (``consumequeue.ENTRY``), in queue-offset order."""
+    keys: list[tuple[str, int]]
+    """(key, commit-log offset) for the key index: each record's KEYS and UNIQ_KEY."""
+    msg_ids: list[str]
+    """Each record's offset message id."""
+
+
+Encoder = Callable[[int, int, int, tuple[str, int]], Records]
+"""Encodes records for (first queue offset, commit-log offset, store timestamp, store host); raises
+``Refused`` for what cannot be stored. The store may call it twice (once more when the records must start
+a new commit-log segment)."""
+
+
+class Refused(Exception):
+    """What an ``Encoder`` refuses to store: the put's result gets ``status`` and the message."""
+
+    def __init__(self, status: PutStatus, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+
+
 class GetStatus(Enum):
     FOUND = "FOUND"
     NO_MATCHED_MESSAGE = "NO_MATCHED_MESSAGE"

@@ -9,14 +9,15 @@ import contextlib
 import logging
 import struct
 import time
+from collections.abc import Callable
+from functools import partial
 
 from mqadmin.model.tags import tags_code
 from mqadmin.server.paths import UnsafePath
-from mqadmin.server.store.consumequeue import ENTRY, ConsumeQueue
+from mqadmin.server.store.consumequeue import ENTRY, ENTRY_SIZE, ConsumeQueue
 from mqadmin.server.store.state import Queued, Stored, StoreState, tell
-from mqadmin.server.store.types import FlushDiskType, PutResult, PutStatus
+from mqadmin.server.store.types import Encoder, FlushDiskType, PutResult, PutStatus, Records, Refused
 from mqadmin.wire.message import (
-    PHYS_OFFSET_POS,
     PROPERTY_KEYS,
     PROPERTY_TAGS,
     PROPERTY_UNIQ_KEY,
@@ -27,8 +28,6 @@ from mqadmin.wire.message import (
 
 log = logging.getLogger(__name__)
 
-_PHYS = struct.Struct(">q")
-
 
 class StoreWriting(StoreState):
     async def put(self, msg: MessageExt) -> PutResult:
@@ -36,13 +35,17 @@ class StoreWriting(StoreState):
 
     async def put_batch(self, msgs: list[MessageExt]) -> PutResult:
         """Store messages of one queue (or one message) atomically, with consecutive queue offsets."""
+        return await self.put_encoded(lambda stored: self.enqueue(msgs, stored))
+
+    async def put_encoded(self, enqueue: Callable[[Stored], PutResult]) -> PutResult:
+        """``enqueue`` (``self.enqueue`` or ``self.enqueue_records``) and wait until it is stored."""
         fut: asyncio.Future[PutStatus] = asyncio.get_running_loop().create_future()
 
         def stored(status: PutStatus) -> None:
             if not fut.done():  # cancelled by SYNC_FLUSH's timeout
                 fut.set_result(status)
 
-        result = self.enqueue(msgs, stored)
+        result = enqueue(stored)
         if result.stored:
             result.status = await self._wait_stored(fut)
         return result
@@ -51,77 +54,51 @@ class StoreWriting(StoreState):
         """``put_batch`` without waiting: a result that is refused at once (it says why; ``stored`` is never
         called), or PUT_OK once queued, and ``stored`` gets the final status when the records are committed
         (ASYNC_FLUSH) or fsynced (SYNC_FLUSH; its timeout is ``put_batch``'s)."""
-        if self.closed:
-            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE, detail="the message store is closed")
         if not msgs:
             return PutResult(PutStatus.MESSAGE_ILLEGAL, detail="no message to store")
-        try:
-            return self._enqueue(msgs, stored)
-        except _Illegal as e:
-            return PutResult(e.status, detail=str(e))
+        return self.enqueue_records(msgs[0].topic, msgs[0].queue_id, partial(_encode_messages, msgs), stored)
 
-    def _enqueue(self, msgs: list[MessageExt], stored: Stored) -> PutResult:
+    def enqueue_records(self, topic: str, queue_id: int, encode: Encoder, stored: Stored) -> PutResult:
+        """``enqueue`` for records the caller encodes (a batch straight from its request body) at the queue
+        offsets and commit-log offset the store gives: one unit, in one segment, one consume-queue extension."""
+        if self.closed:
+            return PutResult(PutStatus.SERVICE_NOT_AVAILABLE, detail="the message store is closed")
+        key = (topic, queue_id)
+        if key not in self._cqs:
+            try:
+                self._cq(topic, queue_id)
+            except UnsafePath as e:
+                return PutResult(PutStatus.MESSAGE_ILLEGAL, detail=str(e))
+        qoff = self._next_queue_offset(key)
+        phys = self._next_phys
         now = int(time.time() * 1000)
         if now < self._last_store_ts:
             now = self._last_store_ts
-        self._last_store_ts = now
-        queued: list[Queued] = []
-        next_qoff: dict[tuple[str, int], int] = {}
-        phys = self._next_phys
-        place, segment_size, store_host = self.log.place, self._segment_size, self.store_host
-        for m in msgs:
-            key = (m.topic, m.queue_id)
-            qoff = next_qoff.get(key)
-            if qoff is None:
-                if key not in self._cqs:
-                    try:
-                        self._cq(m.topic, m.queue_id)
-                    except UnsafePath as e:
-                        raise _Illegal(PutStatus.MESSAGE_ILLEGAL, str(e)) from None
-                qoff = self._next_queue_offset(key)
-            m.queue_offset = qoff
-            m.store_timestamp = now
-            m.store_host = store_host
-            m.commit_log_offset = phys  # where the log ends: the record's place unless it starts a new segment
-            try:
-                data: bytes | bytearray = encode_message(m)
-            except struct.error as e:
-                raise _Illegal(PutStatus.MESSAGE_ILLEGAL, f"a header field is out of range: {e}") from None
-            except ValueError as e:
-                status = PutStatus.PROPERTIES_SIZE_EXCEEDED if "properties" in str(e) else PutStatus.MESSAGE_ILLEGAL
-                raise _Illegal(status, str(e)) from None
-            size = len(data)
-            if size > segment_size:
-                raise _Illegal(
+        store_host = self.store_host
+        try:
+            records = encode(qoff, phys, now, store_host)
+            size = len(records.data)
+            if size > self._segment_size:
+                raise Refused(
                     PutStatus.MESSAGE_ILLEGAL,
-                    f"the stored message takes {size} bytes, more than a commit-log segment ({segment_size})",
+                    f"the stored messages take {size} bytes, more than a commit-log segment ({self._segment_size})",
                 )
-            placed = place(phys, size)
-            if placed != phys:
-                m.commit_log_offset = phys = placed
-                data = bytearray(data)
-                _PHYS.pack_into(data, PHYS_OFFSET_POS, phys)
-            props = m.properties
-            keys_text = props.get(PROPERTY_KEYS)
-            keys = [k for k in keys_text.split(" ") if k] if keys_text else []
-            queued.append((phys, data, m.topic, m.queue_id, qoff, tags_code(props.get(PROPERTY_TAGS)), keys,
-                           props.get(PROPERTY_UNIQ_KEY)))  # fmt: skip
-            next_qoff[key] = qoff + 1
-            phys += size
-        self._next_phys = phys
-        self._next_qoff.update(next_qoff)
-        self._queued.extend(queued)
+            placed = self.log.place(phys, size)
+            if placed != phys:  # the rest of this segment is too small: the next one starts with them
+                phys = placed
+                records = encode(qoff, phys, now, store_host)
+        except Refused as e:
+            return PutResult(e.status, detail=str(e))
+        self._last_store_ts = now
+        self._next_phys = phys + size
+        count = len(records.entries) // ENTRY_SIZE
+        self._next_qoff[key] = qoff + count
+        self._queued.append((phys, records.data, topic, queue_id, records.entries, records.keys))
         self._waiters.append(stored)
         if self._commit_handle is None:
             self._commit_handle = asyncio.get_running_loop().call_soon(self._commit)
-        first = queued[0]
-        return PutResult(
-            PutStatus.PUT_OK,
-            msg_ids=[offset_msg_id(store_host, q[0]) for q in queued],
-            queue_offset=first[4],
-            phys_offset=first[0],
-            wrote_bytes=sum(len(q[1]) for q in queued),
-        )
+        return PutResult(PutStatus.PUT_OK, msg_ids=records.msg_ids, queue_offset=qoff, phys_offset=phys,
+                         wrote_bytes=size)  # fmt: skip
 
     def _next_queue_offset(self, key: tuple[str, int]) -> int:
         qoff = self._next_qoff.get(key)
@@ -152,22 +129,16 @@ class StoreWriting(StoreState):
             self._rollback()
             tell(waiters, PutStatus.SERVICE_NOT_AVAILABLE)
             return
-        entries: dict[tuple[str, int], list[bytes]] = {}  # a batch: one consume-queue extension
-        index, pack = self.index, ENTRY.pack
-        for phys, data, topic, qid, _qoff, code, keys, uniq in queued:
-            key = (topic, qid)
-            packed = entries.get(key)
-            if packed is None:
-                packed = entries[key] = []
-            packed.append(pack(phys, len(data), code))
-            for k in keys:
-                index.add(topic, k, phys)
-            if uniq:
-                index.add(topic, uniq, phys)
+        index = self.index
         touched: dict[tuple[str, int], ConsumeQueue] = {}
-        for key, packed in entries.items():
-            cq = touched[key] = self._cq(*key)
-            cq.extend(b"".join(packed))
+        for _phys, _data, topic, qid, entries, keys in queued:
+            key = (topic, qid)
+            cq = touched.get(key)
+            if cq is None:
+                cq = touched[key] = self._cq(topic, qid)
+            cq.extend(entries)
+            if keys:
+                index.add_all(topic, keys)
         last = queued[-1]
         self._end = last[0] + len(last[1])
         for (topic, qid), cq in touched.items():
@@ -202,7 +173,31 @@ class StoreWriting(StoreState):
             self.log.truncate(self._end)
 
 
-class _Illegal(Exception):
-    def __init__(self, status: PutStatus, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
+def _encode_messages(msgs: list[MessageExt], qoff: int, phys: int, now: int, store_host: tuple[str, int]) -> Records:
+    """The ``Encoder`` of messages of one queue (bound to them with ``partial``): each encoded by
+    ``encode_message`` at its place."""
+    parts: list[bytes] = []
+    entries = bytearray()
+    keys: list[tuple[str, int]] = []
+    ids = []
+    for m in msgs:
+        m.queue_offset, m.commit_log_offset, m.store_timestamp, m.store_host = qoff, phys, now, store_host
+        try:
+            data = encode_message(m)
+        except struct.error as e:
+            raise Refused(PutStatus.MESSAGE_ILLEGAL, f"a header field is out of range: {e}") from None
+        except ValueError as e:
+            status = PutStatus.PROPERTIES_SIZE_EXCEEDED if "properties" in str(e) else PutStatus.MESSAGE_ILLEGAL
+            raise Refused(status, str(e)) from None
+        props = m.properties
+        entries += ENTRY.pack(phys, len(data), tags_code(props.get(PROPERTY_TAGS)))
+        keys_text, uniq = props.get(PROPERTY_KEYS), props.get(PROPERTY_UNIQ_KEY)
+        if keys_text:
+            keys.extend([(k, phys) for k in keys_text.split(" ") if k])
+        if uniq:
+            keys.append((uniq, phys))
+        ids.append(offset_msg_id(store_host, phys))
+        parts.append(data)
+        phys += len(data)
+        qoff += 1
+    return Records(parts[0] if len(parts) == 1 else b"".join(parts), entries, keys, ids)
