@@ -13,7 +13,6 @@ Memory: one entry per (source, cluster, topic) with a tuple per broker, streamed
 from __future__ import annotations
 
 import gc
-import json
 import sys
 import time
 from collections import defaultdict
@@ -34,6 +33,7 @@ from mqadmin.audit.job import (
     evaluate,
     finish_outputs,
     is_system_topic,
+    manifest_from_json,
     new_summary,
     order_conf_sources,
     read_baseline,
@@ -46,7 +46,7 @@ def read_manifests(inputs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
     for root in inputs:
         path = root / MANIFEST
         try:
-            out.append((str(path), json.loads(path.read_text())))
+            out.append((str(path), manifest_from_json(path.read_text())))
         except FileNotFoundError:
             raise AuditInputError(f"{root} has no {MANIFEST} (not an export, or the export did not finish)") from None
         except (ValueError, UnicodeDecodeError) as e:

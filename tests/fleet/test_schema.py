@@ -145,6 +145,33 @@ def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
     assert list(mf.iter_rows(tmp_path, loaded, "groups")) == []
 
 
+def test_the_manifest_file_is_camel_case_and_a_version_1_manifest_still_loads(tmp_path):
+    w = ExportWriter(tmp_path)
+    manifest = mf.new_manifest({"tool": "test"})
+    manifest["sources"].append({"source": "s", "status": "ok", "reason": None, "order_conf_ok": True,
+                                "clusters": [{"cluster": "C", "brokers": [{"broker_name": "b", "broker_id": 0,
+                                                                           "rows": {"consumer_lag": 3}}]}]})  # fmt: skip
+    w.finish(manifest)
+    written = json.loads((tmp_path / "manifest.json").read_text())
+    assert written["schemaVersion"] == SCHEMA_VERSION == 2 and "createdAt" in written
+    assert "orderConf" in written["tables"] and "consumerLag" in written["tables"]
+    source = written["sources"][0]
+    assert source["orderConfOk"] is True
+    assert source["clusters"][0]["brokers"][0] == {"brokerName": "b", "brokerId": 0, "rows": {"consumerLag": 3}}
+    assert mf.load_manifest(tmp_path) == manifest  # snake_case again in memory
+
+    old = mf.load_manifest(ROOT / "tests" / "data" / "fleet-v1" / "export")
+    assert old["schema_version"] == 1 and old["sources"][0]["order_conf_ok"] is True
+    assert old == json.loads((ROOT / "tests" / "data" / "fleet-v1" / "export" / "manifest.json").read_text())
+
+
+def test_camel_and_snake_are_inverse_and_leave_other_keys_alone():
+    for key in ("failed_masters", "topic_rows", "consumer_lag", "order_conf", "generated_at", "lag_threshold"):
+        assert "_" not in job.camel(key) and job.snake(job.camel(key)) == key
+    for key in ("PLACEMENT_SUBSET", "rows", "prod-a", "Mixed_Case", "a__b"):
+        assert job.camel(key) == key and job.snake(key) == key
+
+
 @pytest.mark.parametrize(
     ("content", "fragment"),
     [
@@ -152,6 +179,7 @@ def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
         ("not json", "not valid JSON"),
         ('{"kind": "something-else"}', "not an mqadmin fleet export"),
         ('{"kind": "mqadmin-fleet-export", "schema_version": 99, "tables": {}}', "schema version 99"),
+        ('{"kind": "mqadmin-fleet-export", "schemaVersion": 3, "tables": {}}', "schema version 3"),
         ('{"kind": "mqadmin-fleet-export", "schema_version": 1, "tables": {}}', "lists no files"),
     ],
 )
