@@ -148,9 +148,9 @@ def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
 def test_the_manifest_file_is_camel_case_and_a_version_1_manifest_still_loads(tmp_path):
     w = ExportWriter(tmp_path)
     manifest = mf.new_manifest({"tool": "test"})
+    broker = {"broker_name": "b", "broker_id": 0, "rows": {"consumer_lag": 3}}
     manifest["sources"].append({"source": "s", "status": "ok", "reason": None, "order_conf_ok": True,
-                                "clusters": [{"cluster": "C", "brokers": [{"broker_name": "b", "broker_id": 0,
-                                                                           "rows": {"consumer_lag": 3}}]}]})  # fmt: skip
+                                "clusters": [{"cluster": "C", "brokers": [broker]}]})  # fmt: skip
     w.finish(manifest)
     written = json.loads((tmp_path / "manifest.json").read_text())
     assert written["schemaVersion"] == SCHEMA_VERSION == 2 and "createdAt" in written
