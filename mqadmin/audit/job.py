@@ -1383,7 +1383,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         with contextlib.suppress(Exception):
             stop_session(spark)
-    print(json.dumps(summary, indent=2))
+    print(json.dumps(camel_keys(summary), indent=2))
     return 0
 
 
