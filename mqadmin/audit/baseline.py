@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin.audit.job import (
+    AUDITED_COLUMNS,
     DLQ_PREFIX,
     MANIFEST,
     RETRY_PREFIX,
@@ -57,7 +58,7 @@ def read_manifests(inputs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
 
 def _rows(inputs: list[Path], manifests: list[tuple[str, dict[str, Any]]], table: str) -> Iterator[dict[str, Any]]:
     for root, (_, m) in zip(inputs, manifests, strict=True):
-        yield from table_rows(root, m["tables"][table])
+        yield from table_rows(root, m["tables"][table], AUDITED_COLUMNS.get(table))
 
 
 def audit_findings(

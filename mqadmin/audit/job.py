@@ -898,11 +898,20 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                 yield decode(line)[0]
 
 
-def iter_parquet(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The rows of one local Parquet table file (a table's copy), shaped as ``iter_jsonl`` gives them."""
+AUDITED_COLUMNS = {
+    "topics": ("source", "cluster", "broker_name", "topic", "read_queue_nums", "write_queue_nums", "perm", "order",
+               "attributes"),
+}  # fmt: skip
+"""The columns the rules read of a table that has a Parquet copy: the rest are not decoded."""
+
+
+def iter_parquet(path: str | os.PathLike[str], columns: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of one local Parquet table file (a table's copy), shaped as ``iter_jsonl`` gives them; only
+    ``columns`` (default: all) are read."""
     import pyarrow.parquet as pq
 
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536):
+    wanted = list(columns) if columns is not None else None
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536, columns=wanted):
         names = batch.schema.names
         columns = [c.to_pylist() for c in batch.columns]
         for i, name in enumerate(names):
@@ -912,9 +921,11 @@ def iter_parquet(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
             yield dict(zip(names, values, strict=True))
 
 
-def table_rows(root: str | os.PathLike[str], entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def table_rows(
+    root: str | os.PathLike[str], entry: dict[str, Any], columns: Iterable[str] | None = None
+) -> Iterator[dict[str, Any]]:
     """The rows of one table of a local export (its manifest ``entry``): from its Parquet copy when it has
-    one and pyarrow is installed, else from its gzip JSON Lines."""
+    one and pyarrow is installed (only ``columns`` of it, default all), else from its gzip JSON Lines."""
     if entry.get(PARQUET_KEY):
         try:
             import pyarrow.parquet  # noqa: F401
@@ -922,7 +933,7 @@ def table_rows(root: str | os.PathLike[str], entry: dict[str, Any]) -> Iterator[
             pass
         else:
             for rel in entry[PARQUET_KEY]:
-                yield from iter_parquet(os.path.join(root, rel))
+                yield from iter_parquet(os.path.join(root, rel), columns)
             return
     for rel in entry["files"]:
         yield from iter_jsonl(os.path.join(root, rel))
@@ -991,7 +1002,7 @@ class _Tables:
         if not all(copies):
             return self["topics"]
         files = [root.rstrip("/") + "/" + rel for root, rels in zip(self.inputs, copies, strict=True) for rel in rels]
-        return self.spark.read.schema(self.schemas["topics"]).parquet(*files)
+        return self.spark.read.schema(self.schemas["topics"]).parquet(*files).select(*AUDITED_COLUMNS["topics"])
 
     def add_groups(self, facts: Facts) -> None:
         """The group tables into ``facts``: parsed and reduced to distinct groups and lag sums by pyarrow

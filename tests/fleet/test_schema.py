@@ -117,6 +117,9 @@ def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_p
     entry = w.finish(mf.new_manifest({"tool": "test"}))["tables"]["topics"]
     path = tmp_path / entry["parquet"][0]
     assert list(iter_parquet(path)) == list(iter_jsonl(tmp_path / entry["files"][0])) == rows
+    audited = job.AUDITED_COLUMNS["topics"]
+    assert list(job.table_rows(tmp_path, entry, audited)) == [{c: r[c] for c in audited} for r in rows]
+    assert set(column_names("topics")) - set(audited) == {"topic_sys_flag", "topic_filter_type"}  # not decoded
     meta = pq.ParquetFile(path).metadata
     assert meta.num_rows == 300_000 and meta.num_row_groups == 3  # Spark splits a file by its row groups
     types = {f.name: str(f.type) for f in pq.read_schema(path)}
