@@ -203,23 +203,23 @@ def snake(key: str) -> str:
     return re.sub(r"[A-Z]", lambda m: "_" + m.group().lower(), key) if _CAMEL.match(key) else key
 
 
+def _renamed_keys(value: Any, rename: Callable[[str], str]) -> Any:
+    if isinstance(value, dict):
+        return {rename(k): _renamed_keys(v, rename) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed_keys(v, rename) for v in value]
+    return value
+
+
 def camel_keys(value: Any) -> Any:
     """``value`` with every dict key in camelCase, recursively: how the documents are written. The code keeps
     snake_case names inside; the files' documents hold no keys that are user data (names are values)."""
-    if isinstance(value, dict):
-        return {camel(k): camel_keys(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [camel_keys(v) for v in value]
-    return value
+    return _renamed_keys(value, camel)
 
 
 def snake_keys(value: Any) -> Any:
     """The inverse of ``camel_keys``, for documents read back (a v2 manifest, a baseline's summary)."""
-    if isinstance(value, dict):
-        return {snake(k): snake_keys(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [snake_keys(v) for v in value]
-    return value
+    return _renamed_keys(value, snake)
 
 
 def manifest_from_json(text: str) -> Any:
