@@ -12,6 +12,7 @@ from typing import Any
 from mqadmin.model.names import shown
 from mqadmin.model.rpc import brokers, topics
 from mqadmin.model.rpc.spec import Decoded, RequestRefused
+from mqadmin.model.static_topic import StaticTopicConfig
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
 from mqadmin.server.broker.brokerstore import BrokerParts, Processor
@@ -134,7 +135,7 @@ class AdminProcessor(Processor):
         cfg = self.topics.get(topic)
         if cfg is None:
             return req.cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"No topic in this broker. topic: {topic}")
-        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=cfg)
+        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=StaticTopicConfig(cfg))
 
     async def query_topic_consume_by_who(
         self, req: Decoded[topics.TopicHeader, None], ch: ClientChannel
