@@ -913,11 +913,11 @@ def iter_parquet(path: str | os.PathLike[str], columns: Iterable[str] | None = N
     wanted = list(columns) if columns is not None else None
     for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536, columns=wanted):
         names = batch.schema.names
-        columns = [c.to_pylist() for c in batch.columns]
+        values_of = [c.to_pylist() for c in batch.columns]
         for i, name in enumerate(names):
             if name == "attributes":  # a Parquet map comes back as (key, value) pairs
-                columns[i] = [dict(v) if v else {} for v in columns[i]]
-        for values in zip(*columns, strict=True):
+                values_of[i] = [dict(v) if v else {} for v in values_of[i]]
+        for values in zip(*values_of, strict=True):
             yield dict(zip(names, values, strict=True))
 
 
