@@ -679,7 +679,7 @@ def write_outputs(
     _atomic_lines(jsonl, _tally(findings, counts, changes, fixable))
     plan = build_plan(fixable, namesrv)
     header = {
-        "generated_at": summary.get("generated_at", ""),
+        "generatedAt": summary.get("generated_at", ""),
         "inputs": list(summary.get("inputs", [])),
         "note": "Each [[fix]] is an mqadmin updateTopic -c that creates the topic on every master of the "
         "cluster with the largest queue count seen; review, then run the commands.",

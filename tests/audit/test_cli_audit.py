@@ -4,6 +4,7 @@ so no Spark is needed here; the Spark engine's CLI run is in the end-to-end test
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,9 @@ def test_json_summary(cli, tmp_path):
     assert skew["evidence"] == {"count": 2, "median": 30.0, "factor": 2.0, "minDiff": 10}  # nested, not a string
     summary_file = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary_file["generatedAt"] and summary_file["params"]["lagThreshold"] == 100
-    for document in (doc, summary_file, *lines):
+    plan = tomllib.loads((tmp_path / "out" / "plan.toml").read_text())
+    assert plan["generatedAt"] == summary_file["generatedAt"]
+    for document in (doc, summary_file, *lines, plan):
         assert not snake_case_keys(document), snake_case_keys(document)
 
 
