@@ -211,6 +211,51 @@ async def test_runtime_config_refuses_what_java_does_not_change_while_running(cl
     assert got.header.version is not None and json.loads(got.header.version)["counter"] == 0
 
 
+async def test_every_apache_setting_is_reported_and_an_update_stores_it(cluster, transport):
+    """GET_BROKER_CONFIG reports every setting an Apache 5.5 broker reports (its defaults where this broker has
+    none); an update of one this broker does not implement is stored and reported, of the flush intervals
+    applied to the running store, of a setting Apache reads only at start or of a value its Java type cannot
+    hold refused with the key named."""
+    from mqadmin.server.broker.config import APACHE_DEFAULTS
+
+    addr, broker = addr_of(cluster), cluster.brokers[0]
+
+    async def config() -> dict[str, str]:
+        got = await request(transport, addr, RC.GET_BROKER_CONFIG)
+        return dict(line.split("=", 1) for line in got.body.decode().splitlines())
+
+    before = await config()
+    assert (
+        set(APACHE_DEFAULTS) <= set(before) and len(before) >= 487
+    )  # Apache 5.5 reports 487 with storePathCommitLog set
+    assert (before["fileReservedTime"], before["flushIntervalCommitLog"]) == ("72", "500")
+    assert (before["brokerRole"], before["haListenPort"]) == ("ASYNC_MASTER", str(broker.config.listen_port + 1))
+    assert before["timerWheelEnable"] == "false"  # no timer store here (Apache's default is true)
+    body = b"fileReservedTime=48\nflushIntervalCommitLog=200\nflushConsumerOffsetInterval=1000\n"
+    assert (await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=body)).code == R.SUCCESS
+    after = await config()
+    assert (after["fileReservedTime"], after["flushIntervalCommitLog"]) == ("48", "200")
+    assert broker.store.messages.flush_interval == 0.2 and broker.store.offsets.flush_interval == 1.0
+    for line, remark in [
+        (
+            "isBrokerContainer=true",
+            "isBrokerContainer cannot be changed by an update; Apache reads it at start-up only",
+        ),
+        ("accessMessageInMemoryMaxRatio=soon", "accessMessageInMemoryMaxRatio='soon' is not a Java int"),
+        (
+            "broadcastOffsetExpireSecond=9223372036854775808",
+            "broadcastOffsetExpireSecond='9223372036854775808' is not a Java long",
+        ),
+        ("logicalDiskSpaceCleanForciblyThreshold=0.9", None),
+    ]:
+        resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=f"fileReservedTime=1\n{line}\n".encode())
+        if remark is None:
+            assert resp.code == R.SUCCESS, resp.remark
+        else:
+            assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, remark)
+            assert (await config())["fileReservedTime"] == "48"  # all or nothing
+
+
 async def test_broker_permission_change_reaches_routes(cluster, transport, admin):
     addr = addr_of(cluster)
     await create(transport, addr, TopicConfig("Perm"))
@@ -298,5 +343,7 @@ async def test_a_slave_refuses_topic_and_group_changes(tmp_path, transport):
             resp = await transport.request(addr, cmd)
             assert resp.code == R.SYSTEM_ERROR and resp.remark.startswith("Can't modify topic or subscription group")
         assert slave.topics.get("OnSlave") is None
+        config = await request(transport, addr, RC.GET_BROKER_CONFIG)
+        assert "brokerRole=SLAVE" in config.body.decode().splitlines()
     finally:
         await slave.stop()
