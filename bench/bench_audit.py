@@ -193,7 +193,7 @@ def audit(engine: str, fleet: Path, out: Path, args: argparse.Namespace) -> dict
     row = {k: v for k, v in res.items() if k not in ("stdout", "stderr")}
     if res["returncode"] == 0:
         summary = json.loads(res["stdout"])
-        row["audit_s"] = summary["elapsed_s"]
+        row["audit_s"] = summary["elapsedS"]
         row["findings"] = summary["findings"]
         row["digest"] = findings_digest(out / "findings.jsonl")
     else:

@@ -13,7 +13,6 @@ Memory: one entry per (source, cluster, topic) with a tuple per broker, streamed
 from __future__ import annotations
 
 import gc
-import json
 import sys
 import time
 from collections import defaultdict
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mqadmin.audit.job import (
+    AUDITED_COLUMNS,
     DLQ_PREFIX,
     MANIFEST,
     RETRY_PREFIX,
@@ -34,6 +34,7 @@ from mqadmin.audit.job import (
     evaluate,
     finish_outputs,
     is_system_topic,
+    manifest_from_json,
     new_summary,
     order_conf_sources,
     read_baseline,
@@ -46,7 +47,7 @@ def read_manifests(inputs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
     for root in inputs:
         path = root / MANIFEST
         try:
-            out.append((str(path), json.loads(path.read_text())))
+            out.append((str(path), manifest_from_json(path.read_text())))
         except FileNotFoundError:
             raise AuditInputError(f"{root} has no {MANIFEST} (not an export, or the export did not finish)") from None
         except (ValueError, UnicodeDecodeError) as e:
@@ -57,7 +58,7 @@ def read_manifests(inputs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
 
 def _rows(inputs: list[Path], manifests: list[tuple[str, dict[str, Any]]], table: str) -> Iterator[dict[str, Any]]:
     for root, (_, m) in zip(inputs, manifests, strict=True):
-        yield from table_rows(root, m["tables"][table])
+        yield from table_rows(root, m["tables"][table], AUDITED_COLUMNS.get(table))
 
 
 def audit_findings(

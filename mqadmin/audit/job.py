@@ -104,7 +104,9 @@ RETRY_PREFIX, DLQ_PREFIX = "%RETRY%", "%DLQ%"
 REPLY_SUFFIX = "_REPLY_TOPIC"
 GROUP_SEPARATORS = "_+"  # 5.x POP retry topics: %RETRY%<group>_<topic> (v1) and %RETRY%<group>+<topic> (v2)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Version 2 writes the manifest's keys in camelCase (``schemaVersion``); version 1 (snake_case) still reads."""
+READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
 TABLES = ("clusters", "brokers", "topics", "groups", "consumer_lag", "order_conf")
 PARQUET_KEY = "parquet"
@@ -175,6 +177,57 @@ def evidence_json(obj: dict[str, Any]) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
+def evidence_of(f: dict[str, Any]) -> dict[str, Any]:
+    """A finding's evidence as an object: nested JSON in findings.jsonl, a JSON string in older audits' files
+    and inside the engines (where findings are rows of strings)."""
+    ev = f["evidence"]
+    return json.loads(ev) if isinstance(ev, str) else ev
+
+
+# --- camelCase in the files (manifest.json, summary.json, findings.jsonl) ---------------------------
+
+_SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+_CAMEL = re.compile(r"^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
+
+
+def camel(key: str) -> str:
+    """``failed_masters`` -> ``failedMasters``; anything not lower snake_case (rule ids, names) unchanged."""
+    if not _SNAKE.match(key):
+        return key
+    head, *rest = key.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def snake(key: str) -> str:
+    """The inverse of ``camel``: ``failedMasters`` -> ``failed_masters``."""
+    return re.sub(r"[A-Z]", lambda m: "_" + m.group().lower(), key) if _CAMEL.match(key) else key
+
+
+def _renamed_keys(value: Any, rename: Callable[[str], str]) -> Any:
+    if isinstance(value, dict):
+        return {rename(k): _renamed_keys(v, rename) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed_keys(v, rename) for v in value]
+    return value
+
+
+def camel_keys(value: Any) -> Any:
+    """``value`` with every dict key in camelCase, recursively: how the documents are written. The code keeps
+    snake_case names inside; the files' documents hold no keys that are user data (names are values)."""
+    return _renamed_keys(value, camel)
+
+
+def snake_keys(value: Any) -> Any:
+    """The inverse of ``camel_keys``, for documents read back (a v2 manifest, a baseline's summary)."""
+    return _renamed_keys(value, snake)
+
+
+def manifest_from_json(text: str) -> Any:
+    """A manifest as the code reads it (snake_case keys), from a v2 (camelCase) or v1 (snake_case) file."""
+    doc = json.loads(text)
+    return snake_keys(doc) if isinstance(doc, dict) and "schemaVersion" in doc else doc
+
+
 def finding_sort_key(f: dict[str, Any]) -> tuple:
     return (
         SEVERITY_RANK[f["severity"]],
@@ -191,13 +244,16 @@ def finding_sort_key(f: dict[str, Any]) -> tuple:
 
 
 def check_manifests(manifests: list[tuple[str, dict[str, Any]]]) -> None:
-    """Every input is a v1 export, and no source appears in two inputs (its rows would double up)."""
+    """Every input is an export of a version we read, and no source appears in two inputs (its rows would double up)."""
     seen: dict[str, str] = {}
     for where, m in manifests:
         if not isinstance(m, dict) or m.get("kind") != "mqadmin-fleet-export":
             raise AuditInputError(f"{where} is not an mqadmin fleet export")
-        if m.get("schema_version") != SCHEMA_VERSION:
-            raise AuditInputError(f"{where} has schema version {m.get('schema_version')!r}; expected {SCHEMA_VERSION}")
+        if m.get("schema_version") not in READABLE_VERSIONS:
+            raise AuditInputError(
+                f"{where} has schema version {m.get('schema_version')!r}; this audit reads "
+                + " and ".join(map(str, READABLE_VERSIONS))
+            )
         for s in m.get("sources") or []:
             name = s["source"]
             if name in seen:
@@ -408,7 +464,7 @@ def _topic_findings(s: str, c: str, t: str, configs: list[Config], facts: Facts)
             if ";".join(sorted(e for e in entries if conf_entry_broker(e) not in unseen)) != expected:
                 msg = MESSAGES["ORDER_CONF_MISMATCH"] % (conf, expected)
                 other = sorted(e for e in entries if conf_entry_broker(e) and conf_entry_broker(e) not in names)
-                evidence = {"order_conf": conf, "expected": expected, "other_clusters": other, "brokers": brokers()}
+                evidence = {"orderConf": conf, "expected": expected, "otherClusters": other, "brokers": brokers()}
                 out.append(_finding(s, c, "ORDER_CONF_MISMATCH", msg, evidence, t))
     return out
 
@@ -427,7 +483,7 @@ def _skew_findings(
             for b, n in values.items():
                 x = float(n)
                 if (x > m * f or x * f < m) and abs(x - m) >= params.skew_min:
-                    evidence = {"count": n, "median": m, "factor": f, "min_diff": params.skew_min}
+                    evidence = {"count": n, "median": m, "factor": f, "minDiff": params.skew_min}
                     msg = MESSAGES[rule] % (n, median_text(m))
                     out.append(_finding(s, c, rule, msg, evidence, broker=b))
     return out
@@ -475,7 +531,8 @@ def read_baseline(path: str) -> dict[str, Any]:
         raise BaselineError(f"baseline {findings_path} cannot be read ({e})") from None
     try:
         with open(os.path.join(path, "summary.json"), encoding="utf-8") as f:
-            generated_at = json.load(f).get("generated_at")
+            summary = snake_keys(json.load(f))
+        generated_at = summary.get("generated_at")
     except (OSError, ValueError, AttributeError):
         generated_at = None
     try:
@@ -531,7 +588,7 @@ def plan_entry(findings: list[dict[str, Any]], namesrv: str) -> dict[str, Any]:
     import shlex
 
     f = findings[0]
-    brokers = json.loads(f["evidence"])["brokers"]
+    brokers = evidence_of(f)["brokers"]
     queues = max(max(b["read"], b["write"]) for b in brokers)
     perm = 0
     for b in brokers:
@@ -547,7 +604,7 @@ def plan_entry(findings: list[dict[str, Any]], namesrv: str) -> dict[str, Any]:
         argv += ["-a", ",".join("+" + a for a in attrs)]
     entry = {"source": f["source"], "cluster": f["cluster"], "topic": f["topic"], "fixes": rules,
              "command": shlex.join(argv), "argv": argv}  # fmt: skip
-    other = sorted({e for x in findings for e in json.loads(x["evidence"]).get("other_clusters") or []})
+    other = sorted({e for x in findings for e in evidence_of(x).get("otherClusters") or []})
     if other:  # -c -o true replaces the whole conf with this cluster's brokers
         entry["warning"] = (
             f"orderTopicConf also names other clusters' queues ({';'.join(other)}); the command would drop "
@@ -622,7 +679,7 @@ def write_outputs(
     _atomic_lines(jsonl, _tally(findings, counts, changes, fixable))
     plan = build_plan(fixable, namesrv)
     header = {
-        "generated_at": summary.get("generated_at", ""),
+        "generatedAt": summary.get("generated_at", ""),
         "inputs": list(summary.get("inputs", [])),
         "note": "Each [[fix]] is an mqadmin updateTopic -c that creates the topic on every master of the "
         "cluster with the largest queue count seen; review, then run the commands.",
@@ -670,7 +727,9 @@ def _tally(
             changes[(row["rule"], row["change"])] += 1
         if row["rule"] in PLAN_RULES:
             fixable.append({k: row[k] for k in ("source", "cluster", "topic", "rule", "evidence")})
-        yield json.dumps({c: row.get(c) for c in FINDING_COLUMNS}, separators=(",", ":"), ensure_ascii=False) + "\n"
+        doc = {c: row.get(c) for c in FINDING_COLUMNS}
+        doc["evidence"] = evidence_of(doc)
+        yield json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 def _atomic_lines(path: str, lines: Iterable[str]) -> None:
@@ -683,7 +742,7 @@ def _atomic_lines(path: str, lines: Iterable[str]) -> None:
 
 
 def write_summary(out: str, summary: dict[str, Any]) -> None:
-    _atomic_text(os.path.join(out, "summary.json"), json.dumps(summary, indent=2) + "\n")
+    _atomic_text(os.path.join(out, "summary.json"), json.dumps(camel_keys(summary), indent=2) + "\n")
 
 
 def new_summary(inputs: list[str], engine: str, master: str | None, params: Params) -> dict[str, Any]:
@@ -839,23 +898,34 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                 yield decode(line)[0]
 
 
-def iter_parquet(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The rows of one local Parquet table file (a table's copy), shaped as ``iter_jsonl`` gives them."""
+AUDITED_COLUMNS = {
+    "topics": ("source", "cluster", "broker_name", "topic", "read_queue_nums", "write_queue_nums", "perm", "order",
+               "attributes"),
+}  # fmt: skip
+"""The columns the rules read of a table that has a Parquet copy: the rest are not decoded."""
+
+
+def iter_parquet(path: str | os.PathLike[str], columns: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of one local Parquet table file (a table's copy), shaped as ``iter_jsonl`` gives them; only
+    ``columns`` (default: all) are read."""
     import pyarrow.parquet as pq
 
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536):
+    wanted = list(columns) if columns is not None else None
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536, columns=wanted):
         names = batch.schema.names
-        columns = [c.to_pylist() for c in batch.columns]
+        values_of = [c.to_pylist() for c in batch.columns]
         for i, name in enumerate(names):
             if name == "attributes":  # a Parquet map comes back as (key, value) pairs
-                columns[i] = [dict(v) if v else {} for v in columns[i]]
-        for values in zip(*columns, strict=True):
+                values_of[i] = [dict(v) if v else {} for v in values_of[i]]
+        for values in zip(*values_of, strict=True):
             yield dict(zip(names, values, strict=True))
 
 
-def table_rows(root: str | os.PathLike[str], entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def table_rows(
+    root: str | os.PathLike[str], entry: dict[str, Any], columns: Iterable[str] | None = None
+) -> Iterator[dict[str, Any]]:
     """The rows of one table of a local export (its manifest ``entry``): from its Parquet copy when it has
-    one and pyarrow is installed, else from its gzip JSON Lines."""
+    one and pyarrow is installed (only ``columns`` of it, default all), else from its gzip JSON Lines."""
     if entry.get(PARQUET_KEY):
         try:
             import pyarrow.parquet  # noqa: F401
@@ -863,7 +933,7 @@ def table_rows(root: str | os.PathLike[str], entry: dict[str, Any]) -> Iterator[
             pass
         else:
             for rel in entry[PARQUET_KEY]:
-                yield from iter_parquet(os.path.join(root, rel))
+                yield from iter_parquet(os.path.join(root, rel), columns)
             return
     for rel in entry["files"]:
         yield from iter_jsonl(os.path.join(root, rel))
@@ -901,7 +971,7 @@ def read_manifests_spark(spark: Any, inputs: list[str]) -> list[tuple[str, dict[
         except Exception as e:  # OSError locally, AnalysisException through Spark
             raise AuditInputError(f"{root} has no readable {MANIFEST} ({str(e).splitlines()[0]})") from None
         try:
-            out.append((path, json.loads(text)))
+            out.append((path, manifest_from_json(text)))
         except ValueError as e:
             raise AuditInputError(f"{path} is not valid JSON ({e})") from None
     check_manifests(out)
@@ -932,7 +1002,7 @@ class _Tables:
         if not all(copies):
             return self["topics"]
         files = [root.rstrip("/") + "/" + rel for root, rels in zip(self.inputs, copies, strict=True) for rel in rels]
-        return self.spark.read.schema(self.schemas["topics"]).parquet(*files)
+        return self.spark.read.schema(self.schemas["topics"]).parquet(*files).select(*AUDITED_COLUMNS["topics"])
 
     def add_groups(self, facts: Facts) -> None:
         """The group tables into ``facts``: parsed and reduced to distinct groups and lag sums by pyarrow
@@ -1324,7 +1394,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         with contextlib.suppress(Exception):
             stop_session(spark)
-    print(json.dumps(summary, indent=2))
+    print(json.dumps(camel_keys(summary), indent=2))
     return 0
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mqadmin.audit.job import RULES, SEVERITY_RANK
+from mqadmin.audit.job import RULES, SEVERITY_RANK, evidence_of
 from mqadmin.files import atomic_write
 
 REPORT = "report.html"
@@ -78,7 +78,7 @@ class _Tally:
         if f["rule"] == "PLACEMENT_SUBSET":
             self.placement_count[place] += 1
             if len(self.placement[place]) < PLACEMENT_TOPICS:
-                ev = json.loads(f["evidence"])
+                ev = evidence_of(f)
                 self.placement[place].append({"topic": f["topic"], "present": ev["present"]})
 
 

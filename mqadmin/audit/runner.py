@@ -13,7 +13,6 @@ pyspark 3.5 runs on Java 17 (pyspark 4 would need a full JDK for ``jdk.incubator
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Callable, Mapping
@@ -21,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mqadmin.audit.job import MANIFEST, Params, write_summary
+from mqadmin.audit.job import MANIFEST, Params, manifest_from_json, write_summary
 from mqadmin.audit.progress import SparkProgress
 from mqadmin.audit.report import REPORT, write_report
 
@@ -79,7 +78,7 @@ def topic_rows(inputs: list[str]) -> int | None:
     total = 0
     for root in inputs:
         try:
-            manifest = json.loads((Path(root) / MANIFEST).read_text())
+            manifest = manifest_from_json((Path(root) / MANIFEST).read_text())
             total += int(manifest["tables"]["topics"]["rows"])
         except (OSError, ValueError, KeyError, TypeError):
             return None

@@ -1,20 +1,22 @@
 """``manifest.json``: what an export holds and how collecting it went.
 
-Shape (schema version 1; documented in docs/fleet-schema.md)::
+Shape (schema version 2; documented in docs/fleet-schema.md)::
 
-    {"kind": "mqadmin-fleet-export", "schema_version": 1, "created_at": "2026-01-01T00:00:00Z",
+    {"kind": "mqadmin-fleet-export", "schemaVersion": 2, "createdAt": "2026-01-01T00:00:00Z",
      "producer": {"tool": "mqadmin exportMetadata", "version": "0.1.0"},
      "status": "ok" | "partial" | "failed",
      "tables": {"topics": {"files": ["topics.jsonl.gz"], "rows": 123}, ...},
      "sources": [{"source": "prod-a", "namesrv": ["10.0.0.1:9876"], "status": "ok", "reason": null,
-                  "order_conf_ok": true,
+                  "orderConfOk": true,
                   "clusters": [{"cluster": "DefaultCluster",
-                                "brokers": [{"broker_name": "broker-a", "broker_id": 0, "addr": "...",
+                                "brokers": [{"brokerName": "broker-a", "brokerId": 0, "addr": "...",
                                              "role": "master", "status": "ok", "reason": null,
                                              "errors": [], "rows": {"topics": 10, "groups": 2,
-                                                                    "consumer_lag": 3}}]}]}]}
+                                                                    "consumerLag": 3}}]}]}]}
 
-The manifest is the authority on which files make up the export: readers open the files it lists.
+The manifest is the authority on which files make up the export: readers open the files it lists. The file's
+keys are camelCase; in memory the manifest keeps snake_case names (``schema_version``, ``order_conf_ok``):
+``write_manifest`` and ``load_manifest`` translate, and read version 1 files (snake_case) unchanged.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mqadmin.audit.job import READABLE_VERSIONS, camel_keys, manifest_from_json
 from mqadmin.files import atomic_write
 from mqadmin.fleet.schema import KIND, SCHEMA_VERSION, TABLES
 
@@ -49,13 +52,13 @@ def new_manifest(producer: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
-    atomic_write(root / MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+    atomic_write(root / MANIFEST, (json.dumps(camel_keys(manifest), indent=2, sort_keys=True) + "\n").encode())
 
 
 def load_manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
     try:
-        manifest = json.loads(path.read_text())
+        manifest = manifest_from_json(path.read_text())
     except FileNotFoundError:
         raise ExportFormatError(f"{root} has no {MANIFEST} (not an export, or the export did not finish)") from None
     except (ValueError, UnicodeDecodeError) as e:
@@ -68,8 +71,9 @@ def check_manifest(manifest: Any, where: str) -> None:
     if not isinstance(manifest, dict) or manifest.get("kind") != KIND:
         raise ExportFormatError(f"{where} is not an mqadmin fleet export manifest")
     version = manifest.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise ExportFormatError(f"{where} has schema version {version!r}; this mqadmin reads {SCHEMA_VERSION}")
+    if version not in READABLE_VERSIONS:
+        readable = " and ".join(map(str, READABLE_VERSIONS))
+        raise ExportFormatError(f"{where} has schema version {version!r}; this mqadmin reads {readable}")
     missing = [t for t in TABLES if t not in (manifest.get("tables") or {})]
     if missing:
         raise ExportFormatError(f"{where} lists no files for table(s) {', '.join(missing)}")

@@ -1,4 +1,4 @@
-"""The fleet export format, version 1: the tables, their columns and what each column means.
+"""The fleet export format, version 2: the tables, their columns and what each column means.
 
 An export is a directory holding one gzip JSON Lines table per entity and ``manifest.json``
 (see ``mqadmin.fleet.manifest``). ``docs/fleet-schema.md`` is the prose version of this module;
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: manifest.json in camelCase (1, its keys in snake_case, still reads); the tables' columns are unchanged."""
 KIND = "mqadmin-fleet-export"
 
 

@@ -4,12 +4,14 @@ so no Spark is needed here; the Spark engine's CLI run is in the end-to-end test
 from __future__ import annotations
 
 import json
+import tomllib
+from pathlib import Path
 
 import pytest
 
 from mqadmin.audit.runner import AUTO_SPARK_ROWS
 from mqadmin.fleet.synth import load_ground_truth
-from tests.audit.exports import edge_case_export, keys
+from tests.audit.exports import edge_case_export, keys, truth_keys
 from tests.unit.cli_helpers import Cli, assert_one_line_error
 
 
@@ -42,14 +44,32 @@ def test_json_summary(cli, tmp_path):
     assert result.code == 0, result.err
     doc = result.json()
     assert doc["findings"] == len(expected)
-    assert doc["engine"] == "python" and doc["params"]["lag_threshold"] == 100
+    assert doc["engine"] == "python" and doc["params"]["lagThreshold"] == 100
     assert len(doc["top"]) == 3 and all(f["severity"] == "high" for f in doc["top"])
-    assert sum(r["count"] for r in doc["by_rule"]) == len(expected)
+    assert sum(r["count"] for r in doc["byRule"]) == len(expected)
     assert doc["fixes"] == 7
-    assert doc["coverage"]["failed_brokers"][0]["broker"] == "q"
-    assert doc["coverage"]["sources_without_order_conf"] == ["s2"]
-    lines = (tmp_path / "out" / "findings.jsonl").read_text().splitlines()
-    assert keys([json.loads(x) for x in lines]) == expected
+    assert doc["coverage"]["failedBrokers"][0]["broker"] == "q"
+    assert doc["coverage"]["sourcesWithoutOrderConf"] == ["s2"]
+    assert doc["coverage"]["rows"]["consumerLag"] > 0
+    lines = [json.loads(x) for x in (tmp_path / "out" / "findings.jsonl").read_text().splitlines()]
+    assert keys(lines) == expected
+    skew = next(f for f in lines if f["rule"] == "BROKER_TOPIC_SKEW")
+    assert skew["evidence"] == {"count": 2, "median": 30.0, "factor": 2.0, "minDiff": 10}  # nested, not a string
+    summary_file = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary_file["generatedAt"] and summary_file["params"]["lagThreshold"] == 100
+    plan = tomllib.loads((tmp_path / "out" / "plan.toml").read_text())
+    assert plan["generatedAt"] == summary_file["generatedAt"]
+    for document in (doc, summary_file, *lines, plan):
+        assert not snake_case_keys(document), snake_case_keys(document)
+
+
+def snake_case_keys(value: object) -> set[str]:
+    """Every dict key in ``value`` written in snake_case."""
+    if isinstance(value, dict):
+        return {k for k in value if "_" in k and k.islower()} | set().union(*map(snake_case_keys, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(snake_case_keys, value))
+    return set()
 
 
 @pytest.mark.parametrize(
@@ -94,9 +114,9 @@ def test_auto_engine_runs_python_on_a_small_export_and_says_why(cli, tmp_path):
     assert f"engine: python ({rows:,} topic rows, below {limit:,})" in result.err.splitlines()
     doc = result.json()
     choice = {"requested": "auto", "engine": "python", "reason": f"{rows:,} topic rows, below {limit:,}",
-              "topic_rows": rows, "threshold": limit}  # fmt: skip
-    assert doc["engine"] == "python" and doc["engine_choice"] == choice
-    assert json.loads((tmp_path / "out" / "summary.json").read_text())["engine_choice"] == choice
+              "topicRows": rows, "threshold": limit}  # fmt: skip
+    assert doc["engine"] == "python" and doc["engineChoice"] == choice
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["engineChoice"] == choice
 
 
 def test_auto_engine_picks_spark_from_the_threshold_or_for_a_cluster_master(tmp_path, monkeypatch):
@@ -171,3 +191,34 @@ def test_progress_is_drawn_on_a_terminal_and_absent_when_piped(tmp_path):
     assert piped.returncode == 0, piped.stderr
     assert "auditing" not in piped.stderr and "report: " in piped.stderr
     assert "\x1b" not in piped.stderr + piped.stdout
+
+
+V1 = Path(__file__).parent.parent / "data" / "fleet-v1"
+"""An export (snake_case manifest, schema version 1, gzip JSON Lines only) and its audit (``evidence`` a JSON
+string, snake_case summary), both written by mqadmin before the files went camelCase."""
+
+
+def test_an_export_and_an_audit_from_before_camel_case_still_read(cli, tmp_path):
+    old_manifest = json.loads((V1 / "export" / "manifest.json").read_text())
+    assert old_manifest["schema_version"] == 1 and "parquet" not in old_manifest["tables"]["topics"]
+    result = cli("--format", "json", "audit", str(V1 / "export"), "--out", str(tmp_path / "out"),
+                 "--engine", "python", "--baseline", str(V1 / "audit"))  # fmt: skip
+    assert result.code == 0, result.err
+    new = [json.loads(x) for x in (tmp_path / "out" / "findings.jsonl").read_text().splitlines()]
+    assert keys(new) == truth_keys(load_ground_truth(V1 / "export"))
+    old = [json.loads(x) for x in (V1 / "audit" / "findings.jsonl").read_text().splitlines()]
+    assert [(f["id"], f["message"]) for f in new] == [(f["id"], f["message"]) for f in old]
+    assert all(isinstance(f["evidence"], str) for f in old) and all(isinstance(f["evidence"], dict) for f in new)
+    mismatch = next(f for f in new if f["rule"] == "ORDER_CONF_MISMATCH")
+    old_evidence = json.loads(next(f for f in old if f["id"] == mismatch["id"])["evidence"])
+    assert mismatch["evidence"]["orderConf"] == old_evidence["order_conf"]
+    doc = result.json()
+    assert doc["coverage"]["exports"][0]["createdAt"] == old_manifest["created_at"]
+    assert doc["coverage"]["failedBrokers"] == [
+        {"source": "src-001", "cluster": "cluster-1", "broker": "c1-broker-b",
+         "reason": "synthetic: planted collection failure"}
+    ]  # fmt: skip
+    old_summary = json.loads((V1 / "audit" / "summary.json").read_text())
+    assert doc["baseline"]["generatedAt"] == old_summary["generated_at"]  # the old summary's date, read
+    assert (doc["baseline"]["new"], doc["baseline"]["resolved"]) == (0, 0)
+    assert doc["baseline"]["unchanged"] == len(new)

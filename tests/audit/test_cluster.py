@@ -34,7 +34,7 @@ def test_audit_on_a_standalone_cluster_runs_on_both_workers_and_matches_the_pyth
     assert res.returncode == 0, res.stderr[-3000:]
     summary = json.loads(res.stdout)
     assert summary["engine"] == "spark" and summary["master"] == master
-    assert summary["engine_choice"]["reason"] == f"--master {master} is a Spark cluster"
+    assert summary["engineChoice"]["reason"] == f"--master {master} is a Spark cluster"
     # Each worker launched an executor for the audit's application.
     for i in range(2):
         apps = list((scratch / f"work-{i}").glob("app-*/*"))

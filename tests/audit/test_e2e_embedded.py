@@ -122,8 +122,19 @@ def test_auto_created_topic_is_reported_fixed_by_the_plan_and_no_longer_reported
         assert summary["outputs"]["report"] == str(tmp_path / "audit1" / "report.html")
         assert '<section id="brokers">' in page and "NewTopic" in page and "<svg" in page
 
+        manifest = json.loads((tmp_path / "export1" / "manifest.json").read_text())
+        assert manifest["schemaVersion"] == 2 and manifest["tables"]["topics"]["parquet"]  # the columnar copy
+        python = mqadmin("audit", str(tmp_path / "export1"), "--out", str(tmp_path / "audit1-python"),
+                         "--engine", "python")  # fmt: skip
+        assert python.returncode == 0, python.stderr
+        by_engine = [
+            [json.loads(x) for x in (tmp_path / out / "findings.jsonl").read_text().splitlines()]
+            for out in ("audit1", "audit1-python")
+        ]
+        assert by_engine[0] and by_engine[0] == by_engine[1]  # Spark and python: the same findings
+
         [trap] = placement_findings(tmp_path / "audit1", "NewTopic")
-        evidence = json.loads(trap["evidence"])
+        evidence = trap["evidence"]
         assert len(evidence["present"]) == 1, evidence  # a single broker
         assert sorted(evidence["present"] + evidence["missing"]) == ["broker-a", "broker-b"]
         assert trap["message"] == f"on 1 of 2 writable masters, missing on {evidence['missing'][0]}"
@@ -145,7 +156,7 @@ def test_auto_created_topic_is_reported_fixed_by_the_plan_and_no_longer_reported
     )  # fmt: skip
     assert submitted.returncode == 0, submitted.stderr[-3000:]
     after = json.loads(submitted.stdout)
-    assert after["engine"] == "spark" and after["baseline"]["resolved"] >= 1
+    assert after["engine"] == "spark" and after["baseline"]["resolved"] >= 1 and after["generatedAt"]
     resolved = [json.loads(x) for x in (tmp_path / "audit2" / "resolved.jsonl").read_text().splitlines()]
     assert ("NewTopic", "PLACEMENT_SUBSET", "resolved") in [(f["topic"], f["rule"], f["change"]) for f in resolved]
     findings = [json.loads(x) for x in (tmp_path / "audit2" / "findings.jsonl").read_text().splitlines()]

@@ -85,11 +85,11 @@ def test_baseline_marks_findings_new_unchanged_and_resolved(cli, tmp_path):
     assert resolved[0]["id"] == before[("Trap", "PLACEMENT_SUBSET")]["id"]
 
     base = summary["baseline"]
-    assert base["path"] == str(a1) and base["generated_at"] == json.loads((a1 / "summary.json").read_text())[
-        "generated_at"]  # fmt: skip
+    assert base["path"] == str(a1) and base["generatedAt"] == json.loads((a1 / "summary.json").read_text())[
+        "generatedAt"]  # fmt: skip
     assert (base["new"], base["resolved"]) == (1, 1)
     assert base["unchanged"] == summary["findings"] - 1
-    assert base["by_rule"]["PLACEMENT_SUBSET"] == {"new": 1, "unchanged": 16, "resolved": 1}  # Auto*, hostile
+    assert base["byRule"]["PLACEMENT_SUBSET"] == {"new": 1, "unchanged": 16, "resolved": 1}  # Auto*, hostile
     assert json.loads((a2 / "summary.json").read_text())["baseline"] == base
     pq = pytest.importorskip("pyarrow.parquet")
     table = pq.read_table(a2 / "findings.parquet").to_pylist()

@@ -82,7 +82,7 @@ def test_findings_carry_severity_message_and_evidence(tmp_path):
     lag = next(f for f in findings if f["rule"] == "LAG_OVER_THRESHOLD")
     assert json.loads(lag["evidence"]) == {"lag": 101, "threshold": 100, "topics": [{"topic": "Good", "lag": 101}]}
     skew = next(f for f in findings if f["rule"] == "BROKER_TOPIC_SKEW")
-    assert json.loads(skew["evidence"]) == {"count": 2, "median": 30.0, "factor": 2.0, "min_diff": 10}
+    assert json.loads(skew["evidence"]) == {"count": 2, "median": 30.0, "factor": 2.0, "minDiff": 10}
     assert skew["message"] == "holds 2 topics; cluster median 30"
 
 
@@ -94,7 +94,7 @@ def test_outputs_and_plan(tmp_path):
     assert [tuple(x) for x in lines] == [job.FINDING_COLUMNS] * len(lines)
     assert summary["findings"] == len(lines) == 16
     assert {r["rule"]: r["count"] for r in summary["by_rule"]}["PLACEMENT_SUBSET"] == 4
-    assert json.loads((out / "summary.json").read_text()) == summary
+    assert json.loads((out / "summary.json").read_text()) == job.camel_keys(summary)
     pq = pytest.importorskip("pyarrow.parquet")
     assert pq.read_table(out / "findings.parquet").num_rows == 16
 
@@ -163,8 +163,8 @@ def test_order_conf_parsing():
 def test_not_an_export_is_refused(tmp_path):
     with pytest.raises(job.AuditInputError, match="has no manifest.json"):
         audit_findings([tmp_path], Params())
-    (tmp_path / "manifest.json").write_text(json.dumps({"kind": "mqadmin-fleet-export", "schema_version": 2}))
-    with pytest.raises(job.AuditInputError, match="schema version 2"):
+    (tmp_path / "manifest.json").write_text(json.dumps({"kind": "mqadmin-fleet-export", "schema_version": 3}))
+    with pytest.raises(job.AuditInputError, match="schema version 3"):
         audit_findings([tmp_path], Params())
 
 

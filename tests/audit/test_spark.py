@@ -15,7 +15,7 @@ from mqadmin.audit.baseline import audit_findings, run_python
 from mqadmin.audit.job import Params
 from mqadmin.audit.report import write_report
 from mqadmin.fleet.synth import FleetSpec, generate, load_ground_truth
-from tests.audit.exports import ExportBuilder, edge_case_export, keys
+from tests.audit.exports import ExportBuilder, edge_case_export, keys, truth_keys
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(900)]
 
@@ -68,7 +68,7 @@ def test_starting_spark_leaves_java_home_and_the_rest_of_the_environment_alone(s
 
 def comparable(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Findings with evidence parsed (Spark and Python may spell a double differently: 1.0E7 / 10000000.0)."""
-    return [{**f, "evidence": json.loads(f["evidence"])} for f in findings]
+    return [{**f, "evidence": job.evidence_of(f)} for f in findings]
 
 
 def spark_findings(spark: Any, inputs: list[Path], params: Params) -> list[dict[str, Any]]:
@@ -189,6 +189,14 @@ def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
     table = pq.read_table(tmp_path / "spark" / "findings.parquet")
     assert table.num_rows == s_sum["findings"]
     assert set(table.column_names) == set(job.FINDING_COLUMNS)
+
+
+def test_spark_audits_an_export_from_before_camel_case_like_python(spark, tmp_path):
+    old = Path(__file__).parent.parent / "data" / "fleet-v1" / "export"  # schema 1: snake_case, gzip JSON Lines only
+    params = Params()
+    found = spark_findings(spark, [old], params)
+    assert found and comparable(found) == comparable(audit_findings([old], params))
+    assert keys(found) == truth_keys(load_ground_truth(old))
 
 
 def drop_parquet_copy(root: Path) -> None:

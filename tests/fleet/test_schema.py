@@ -117,6 +117,9 @@ def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_p
     entry = w.finish(mf.new_manifest({"tool": "test"}))["tables"]["topics"]
     path = tmp_path / entry["parquet"][0]
     assert list(iter_parquet(path)) == list(iter_jsonl(tmp_path / entry["files"][0])) == rows
+    audited = job.AUDITED_COLUMNS["topics"]
+    assert list(job.table_rows(tmp_path, entry, audited)) == [{c: r[c] for c in audited} for r in rows]
+    assert set(column_names("topics")) - set(audited) == {"topic_sys_flag", "topic_filter_type"}  # not decoded
     meta = pq.ParquetFile(path).metadata
     assert meta.num_rows == 300_000 and meta.num_row_groups == 3  # Spark splits a file by its row groups
     types = {f.name: str(f.type) for f in pq.read_schema(path)}
@@ -145,6 +148,33 @@ def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
     assert list(mf.iter_rows(tmp_path, loaded, "groups")) == []
 
 
+def test_the_manifest_file_is_camel_case_and_a_version_1_manifest_still_loads(tmp_path):
+    w = ExportWriter(tmp_path)
+    manifest = mf.new_manifest({"tool": "test"})
+    broker = {"broker_name": "b", "broker_id": 0, "rows": {"consumer_lag": 3}}
+    manifest["sources"].append({"source": "s", "status": "ok", "reason": None, "order_conf_ok": True,
+                                "clusters": [{"cluster": "C", "brokers": [broker]}]})  # fmt: skip
+    w.finish(manifest)
+    written = json.loads((tmp_path / "manifest.json").read_text())
+    assert written["schemaVersion"] == SCHEMA_VERSION == 2 and "createdAt" in written
+    assert "orderConf" in written["tables"] and "consumerLag" in written["tables"]
+    source = written["sources"][0]
+    assert source["orderConfOk"] is True
+    assert source["clusters"][0]["brokers"][0] == {"brokerName": "b", "brokerId": 0, "rows": {"consumerLag": 3}}
+    assert mf.load_manifest(tmp_path) == manifest  # snake_case again in memory
+
+    old = mf.load_manifest(ROOT / "tests" / "data" / "fleet-v1" / "export")
+    assert old["schema_version"] == 1 and old["sources"][0]["order_conf_ok"] is True
+    assert old == json.loads((ROOT / "tests" / "data" / "fleet-v1" / "export" / "manifest.json").read_text())
+
+
+def test_camel_and_snake_are_inverse_and_leave_other_keys_alone():
+    for key in ("failed_masters", "topic_rows", "consumer_lag", "order_conf", "generated_at", "lag_threshold"):
+        assert "_" not in job.camel(key) and job.snake(job.camel(key)) == key
+    for key in ("PLACEMENT_SUBSET", "rows", "prod-a", "Mixed_Case", "a__b"):
+        assert job.camel(key) == key and job.snake(key) == key
+
+
 @pytest.mark.parametrize(
     ("content", "fragment"),
     [
@@ -152,6 +182,7 @@ def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
         ("not json", "not valid JSON"),
         ('{"kind": "something-else"}', "not an mqadmin fleet export"),
         ('{"kind": "mqadmin-fleet-export", "schema_version": 99, "tables": {}}', "schema version 99"),
+        ('{"kind": "mqadmin-fleet-export", "schemaVersion": 3, "tables": {}}', "schema version 3"),
         ('{"kind": "mqadmin-fleet-export", "schema_version": 1, "tables": {}}', "lists no files"),
     ],
 )

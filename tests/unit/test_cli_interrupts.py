@@ -226,7 +226,7 @@ async def test_export_metadata_writes_what_it_collected_and_names_the_rest(tmp_p
     assert f"{out} holds what was collected and manifest.json names what was not" in err
     assert "hint: run it again with a new --out" in err and "Traceback" not in err
     manifest = json.loads((out / "manifest.json").read_text())
-    assert [b["broker_name"] for c in manifest["sources"][0]["clusters"] for b in c["brokers"]] == [
+    assert [b["brokerName"] for c in manifest["sources"][0]["clusters"] for b in c["brokers"]] == [
         "broker-a",
         "broker-b",
     ]

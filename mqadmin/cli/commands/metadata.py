@@ -240,20 +240,24 @@ def _print_export(manifest: dict[str, Any], out: Path) -> None:
                 "status": s["status"],
                 "clusters": len(s["clusters"]),
                 "masters": len(brokers),
-                "failed_masters": len(failed),
-                "topic_rows": sum(b["rows"].get("topics", 0) for b in brokers),
+                "failedMasters": len(failed),
+                "topicRows": sum(b["rows"].get("topics", 0) for b in brokers),
                 "reasons": reasons,
             }
         )
     if json_output():
-        print_json({"out": str(out), "status": manifest["status"], "sources": rows, "tables": manifest["tables"]})
+        from mqadmin.audit.job import camel_keys
+
+        print_json(
+            camel_keys({"out": str(out), "status": manifest["status"], "sources": rows, "tables": manifest["tables"]})
+        )
         return
     cols = [Column("SOURCE"), Column("STATUS", styled=True), Column("CLUSTERS", numeric=True),
             Column("MASTERS", numeric=True), Column("FAILED", numeric=True), Column("TOPIC ROWS", numeric=True),
             Column("REASON")]  # fmt: skip
     print_table(
         cols,
-        [[r["source"], r["status"], r["clusters"], r["masters"], r["failed_masters"], r["topic_rows"],
+        [[r["source"], r["status"], r["clusters"], r["masters"], r["failedMasters"], r["topicRows"],
           "; ".join(r["reasons"])] for r in rows],
     )  # fmt: skip
     tables = ", ".join(f"{name} {info['rows']}" for name, info in manifest["tables"].items())
@@ -376,7 +380,9 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
                 if len(shown) >= top:
                     break
     if json_output():
-        print_json({**summary, "top": shown})
+        from mqadmin.audit.job import camel_keys
+
+        print_json(camel_keys({**summary, "top": shown}))
         return
     cov, base = summary["coverage"], summary.get("baseline")
     columns = [Column("RULE"), Column("SEVERITY"), Column("COUNT", numeric=True)]
@@ -439,6 +445,7 @@ def generate_fleet(
     workers: Annotated[int | None, Option("--workers", min=1, help="Processes writing in parallel.")] = None,
 ) -> None:
     """Write a synthetic fleet export with planted defects and their ground_truth.jsonl (tests, benchmarks)."""
+    from mqadmin.audit.job import camel
     from mqadmin.cli.render import json_output, note, print_json
     from mqadmin.fleet.synth import FleetSpec, default_workers, generate, spec_for_rows
 
@@ -458,7 +465,7 @@ def generate_fleet(
         "out": str(out),
         "seed": spec.seed,
         "clusters": spec.clusters,
-        "rows": {t: info["rows"] for t, info in manifest["tables"].items()},
+        "rows": {camel(t): info["rows"] for t, info in manifest["tables"].items()},
         "seconds": round(elapsed, 3),
     }
     if json_output():
