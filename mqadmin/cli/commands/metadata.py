@@ -240,8 +240,8 @@ def _print_export(manifest: dict[str, Any], out: Path) -> None:
                 "status": s["status"],
                 "clusters": len(s["clusters"]),
                 "masters": len(brokers),
-                "failed_masters": len(failed),
-                "topic_rows": sum(b["rows"].get("topics", 0) for b in brokers),
+                "failedMasters": len(failed),
+                "topicRows": sum(b["rows"].get("topics", 0) for b in brokers),
                 "reasons": reasons,
             }
         )
@@ -253,7 +253,7 @@ def _print_export(manifest: dict[str, Any], out: Path) -> None:
             Column("REASON")]  # fmt: skip
     print_table(
         cols,
-        [[r["source"], r["status"], r["clusters"], r["masters"], r["failed_masters"], r["topic_rows"],
+        [[r["source"], r["status"], r["clusters"], r["masters"], r["failedMasters"], r["topicRows"],
           "; ".join(r["reasons"])] for r in rows],
     )  # fmt: skip
     tables = ", ".join(f"{name} {info['rows']}" for name, info in manifest["tables"].items())

@@ -131,7 +131,7 @@ def consume_message(
     with stop_on_ctrl_c("consumeMessage") as interruption:
         run_messaging(namesrv, go)
     if json_output():
-        print_json([message_json_of(f) for f in shown])
+        print_json({"messages": [message_json_of(f) for f in shown]})
     else:
         from mqadmin.cli.render import print_table
 

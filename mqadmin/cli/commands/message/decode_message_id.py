@@ -40,7 +40,7 @@ def decode_message_id(
         raise usage_error("-i names no message id", "for example: -i 7F0000011C2A18B4AAC27A4D0C830000")
     docs = [decode(i) for i in ids]
     if json_output():
-        print_json(docs)
+        print_json({"messageIds": docs})
         return
     blocks = []
     for d in docs:

@@ -80,7 +80,7 @@ def print_msg(
 
     found = run_messaging(namesrv, go)
     if json_output():
-        print_json(messages_json(found, with_body, codec))
+        print_json({"messages": messages_json(found, with_body, codec)})
     else:
         print_table(message_columns(with_body), message_rows(found, with_body, codec))
     if not found:

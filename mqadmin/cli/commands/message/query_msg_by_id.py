@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import BodyFormatOpt, ClusterOpt, check_charset, run_messaging
@@ -43,7 +43,7 @@ def query_msg_by_id(
     over the last three days, as Java mqadmin does. Several ids may be given, comma-separated.
     """
     from mqadmin.admin.lookup import consumptions, find_by_id
-    from mqadmin.cli.commands.message._shared import detail_lines, message_json, print_details
+    from mqadmin.cli.commands.message._shared import detail_lines, print_details
     from mqadmin.cli.render import json_output, print_json
 
     ids = [i.strip() for i in msg_id.split(",") if i.strip()]
@@ -62,14 +62,21 @@ def query_msg_by_id(
 
     found = run_messaging(namesrv, go)
     if json_output():
-        print_json(
-            [
-                {**message_json(f.message, f.broker_name, charset=codec), "consumers": [c.to_json() for c in cs]}
-                for f, cs in found
-            ]
-        )
+        print_json(found_json(found, codec))
         return
     print_details([detail_lines(f.message, f.broker_name, codec) + consumer_lines(cs) for f, cs in found])
+
+
+def found_json(found: list[tuple[FoundMessage, list[Consumption]]], codec: str | None = None) -> dict[str, Any]:
+    """``{"messages": [...]}``: each message with the groups that consume its topic."""
+    from mqadmin.cli.commands.message._shared import message_json
+
+    return {
+        "messages": [
+            {**message_json(f.message, f.broker_name, charset=codec), "consumers": [c.to_json() for c in cs]}
+            for f, cs in found
+        ]
+    }
 
 
 def consumer_lines(consumers: list[Consumption]) -> list[tuple[str, str]]:

@@ -56,7 +56,7 @@ def query_msg_by_key(
 
     found = run_messaging(namesrv, go)
     if json_output():
-        print_json([message_json(f.message, f.broker_name) for f in found])
+        print_json({"messages": [message_json(f.message, f.broker_name) for f in found]})
     else:
         columns = [Column("MSG ID"), Column("OFFSET MSG ID"), Column("BROKER"), Column("QUEUE", True),
                    Column("OFFSET", True), Column("STORE TIME"), Column("KEYS"), Column("TAGS")]  # fmt: skip

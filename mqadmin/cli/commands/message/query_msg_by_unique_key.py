@@ -35,8 +35,8 @@ def query_msg_by_unique_key(
     stored copies: the oldest is shown, or all of them with -a.
     """
     from mqadmin.admin.lookup import consumptions, find_by_unique_key
-    from mqadmin.cli.commands.message._shared import detail_lines, message_json, print_details
-    from mqadmin.cli.commands.message.query_msg_by_id import consumer_lines
+    from mqadmin.cli.commands.message._shared import detail_lines, print_details
+    from mqadmin.cli.commands.message.query_msg_by_id import consumer_lines, found_json
     from mqadmin.cli.render import json_output, print_json
 
     check_topic(topic)
@@ -47,8 +47,6 @@ def query_msg_by_unique_key(
 
     found = run_messaging(namesrv, go)
     if json_output():
-        print_json(
-            [{**message_json(f.message, f.broker_name), "consumers": [c.to_json() for c in cs]} for f, cs in found]
-        )
+        print_json(found_json(found))
         return
     print_details([detail_lines(f.message, f.broker_name) + consumer_lines(cs) for f, cs in found])

@@ -70,7 +70,7 @@ def query_msg_trace_by_id(
 
     views = run_messaging(namesrv, go)
     if json_output():
-        print_json([v.to_json() for v in views])
+        print_json({"traces": [v.to_json() for v in views]})
     else:
         columns = [Column("TYPE"), Column("GROUP"), Column("CLIENT HOST"), Column("TIME"), Column("COST MS", True),
                    Column("STATUS", styled=True)]  # fmt: skip
