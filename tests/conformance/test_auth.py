@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.cli.test_json_contract import documented_shapes, mismatch
+from tests.cli_output import document
 from tests.conformance.backends import Backend
 from tests.conformance.secured import (
     SECURED_VERSIONS,
@@ -44,7 +45,7 @@ class Run:
     err: str
 
     def json(self) -> Any:
-        return json.loads(self.out)
+        return document(self.code, self.out, self.err)
 
     def assert_no_secret(self, *secrets: str) -> None:
         for s in secrets:
