@@ -31,9 +31,11 @@ def schema_id(command: str) -> str:
     return f"urn:mqadmin:json:{CONTRACT_VERSION}:{command}"
 
 
-def command_schema(command: str, document: type) -> dict[str, Any]:
-    """The JSON Schema of ``command``'s document (its TypedDicts under ``$defs``)."""
-    if not is_typeddict(document):
+def command_schema(command: str, document: Any) -> dict[str, Any]:
+    """The JSON Schema of ``command``'s document (its TypedDicts under ``$defs``): a TypedDict, or a union of
+    TypedDicts for a command whose options choose between documents (``consumerProgress`` with and without -g)."""
+    options = get_args(document) if get_origin(document) in (Union, types.UnionType) else (document,)
+    if not all(is_typeddict(o) for o in options):
         raise ContractError(f"{command}: the document must be a TypedDict (an object at the top level)")
     defs: dict[str, Any] = {}
     ref = _schema(document, defs, command)
@@ -174,7 +176,10 @@ def fields(schema: dict[str, Any]) -> list[tuple[str, str, str]]:
             walk(option, path, seen)
 
     walk(schema, "", ())
-    return out
+    first: dict[str, tuple[str, str, str]] = {}
+    for row in out:  # a field of several documents (a union), listed once
+        first.setdefault(row[0], row)
+    return list(first.values())
 
 
 def type_text(s: dict[str, Any], defs: dict[str, Any]) -> str:
