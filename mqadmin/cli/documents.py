@@ -101,7 +101,8 @@ def _object(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     if tp.__doc__:
         schema["description"] = " ".join(tp.__doc__.split())
     schema["properties"] = {k: _schema(v, defs, f"{tp.__name__}.{k}") for k, v in hints.items()}
-    schema["required"] = [k for k in hints if k in tp.__required_keys__]
+    # (under ``from __future__ import annotations`` a TypedDict of 3.11 does not see NotRequired: the hint does)
+    schema["required"] = [k for k, v in hints.items() if k in tp.__required_keys__ and get_origin(v) is not NotRequired]
     schema["additionalProperties"] = False
     return schema
 

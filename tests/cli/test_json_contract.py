@@ -1,9 +1,10 @@
-"""Every command's ``--format json`` output follows the one convention and the shape docs/commands/ shows.
+"""Every command's ``--format json`` output is valid under the JSON Schema the package ships for it.
 
-The convention: object keys are camelCase (RocketMQ's own field names: ``brokerAddr``, ``queueId``),
-maps whose keys are data (topic names, broker ids, config keys) are documented with a ``"<placeholder>"``
-key, and empty results are ``[]`` or ``{}``. Each command runs for real against an embedded cluster and
-its document is compared, key by key, with the example in the command's section of docs/commands/*.md.
+Each command declares its document as a TypedDict (``mqadmin.cli.documents``), from which
+``mqadmin/cli/schemas.json`` is generated; each command runs for real against an embedded cluster and its
+document is validated with that shipped schema (``jsonschema``). A command that declares no document yet
+(``UNDECLARED``) is compared, key by key, with the example in its section of docs/commands/*.md instead: object
+keys camelCase, maps whose keys are data documented with a ``"<placeholder>"`` key, empty results ``[]``/``{}``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from mqadmin.cli import registry
+from mqadmin.cli.documents import declared, shipped_schema
 from tests.devprocs import EmbeddedCluster
 
 REPO = Path(__file__).resolve().parents[2]
@@ -227,6 +229,32 @@ def test_every_command_is_covered_or_exempt_with_a_reason() -> None:
     assert not missing, f"docs/commands/*.md has no JSON example for: {missing}"
 
 
+def schema_errors(name: str, doc: Any) -> list[str]:
+    """Why ``doc`` is not valid under ``name``'s shipped schema (nothing when it is)."""
+    import jsonschema
+
+    schema = shipped_schema(name)
+    assert schema is not None, f"{name} declares no document"
+    validator = jsonschema.Draft202012Validator(schema)
+    return [f"{'/'.join(map(str, e.absolute_path)) or '$'}: {e.message}" for e in validator.iter_errors(doc)]
+
+
+def test_declared_commands_are_shipped_and_their_documented_examples_are_valid() -> None:
+    shapes = documented_shapes()
+    names = declared()
+    assert sorted(names) == sorted(n for n in {e.name for e in registry.COMMANDS} if shipped_schema(n) is not None)
+    bad = {name: errors for name in names for doc in shapes.get(name, []) if (errors := schema_errors(name, doc))}
+    assert not bad, f"docs/commands examples not valid under their schema: {bad}"
+
+
+def test_schema_errors_finds_what_it_should() -> None:
+    doc = {"topics": ["Orders"]}
+    assert schema_errors("topicList", doc) == []
+    assert schema_errors("topicList", [doc])  # a top-level list
+    assert any("topic_rows" in e for e in schema_errors("topicList", {**doc, "topic_rows": 1}))  # an undeclared key
+    assert schema_errors("topicList", {"topics": [1]})  # a wrong type
+
+
 def test_mismatch_finds_what_it_should() -> None:
     doc = {"results": [{"name": "x", "addrs": {"<id>": "a"}}], "outcome": "ok"}
     assert mismatch(doc, {"results": [{"name": "b", "addrs": {"0": "h:1"}}], "outcome": "ok"}) is None
@@ -245,6 +273,7 @@ def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster
     import subprocess
 
     shapes = documented_shapes()
+    schemas = declared()
     failures = []
     seen: dict[str, str] = {}
     for name, invocations in CASES.items():
@@ -258,6 +287,10 @@ def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster
             actual = json.loads(done.stdout)
             if isinstance(actual, dict):
                 seen.update({f"{name}.{k}": str(v) for k, v in actual.items() if isinstance(v, (str, int))})
+            if name in schemas:
+                if errors := schema_errors(name, actual):
+                    failures.append(f"{name} {args}: not valid under its schema: {errors}")
+                continue
             reasons = [mismatch(doc, actual) for doc in shapes[name]]
             if all(reasons):
                 failures.append(f"{name} {args}: {reasons}")
