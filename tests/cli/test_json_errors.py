@@ -167,9 +167,7 @@ def test_the_error_document_is_what_docs_cli_md_shows() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_failure_under_format_json_is_one_error_document_on_stderr(
-    name: str, closed_addr: str, tmp_path: Path
-) -> None:
+def test_failure_under_format_json_is_one_error_document_on_stderr(name: str, closed_addr: str, tmp_path: Path) -> None:
     args, code = CASES[name]
     args = [a.replace(NS, closed_addr).replace("{tmp}", str(tmp_path)) for a in args]
     if name not in NO_NS_OPTION:
