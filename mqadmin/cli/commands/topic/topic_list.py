@@ -76,10 +76,10 @@ def _cluster_model(namesrv: str | None) -> None:
     usages = run_admin(namesrv, go)
     failed = [u for u in usages if u.reason]
     if json_output():
-        rows: list[TopicUsageDoc] = [
+        usage_docs: list[TopicUsageDoc] = [
             {"topic": u.topic, "clusters": u.clusters, "groups": u.groups, "reason": u.reason} for u in usages
         ]
-        doc: TopicListDoc = {"topics": rows}
+        doc: TopicListDoc = {"topics": usage_docs}
         print_json(doc)
     else:
         columns = [Column("CLUSTER"), Column("TOPIC"), Column("CONSUMER GROUP")] + (
