@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import BrokerNameOpt, QueueIdOpt, run_messaging
@@ -20,12 +20,24 @@ MAX_BODY = 4 * 1024 * 1024
 """The brokers' default maxMessageSize."""
 
 
+class SentDoc(TypedDict):
+    topic: str
+    broker: str
+    brokerAddr: str
+    queueId: int
+    queueOffset: int
+    msgId: Annotated[str, "the unique key (UNIQ_KEY): Java's SendResult msgId"]
+    offsetMsgId: Annotated[str, "the broker's id: store host and commit-log offset"]
+    status: Annotated[str, "SEND_OK, FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE"]
+
+
 @command(
     "sendMessage",
     "mqadmin sendMessage -t Orders -p 'hello' -k order-1 -c TagA",
     "echo '{\"id\": 1}' | mqadmin sendMessage -t Orders -p -",
     "mqadmin sendMessage -t Orders -p @payload.bin",
     "mqadmin sendMessage -t Orders -p 'step 2' --order-key order-1",
+    document=SentDoc,
 )
 def send_message(
     topic: TopicOpt,
