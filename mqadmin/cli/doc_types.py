@@ -28,3 +28,14 @@ class TargetResultDoc(TypedDict):
 Outcome = Annotated[
     Literal["ok", "partial", "failed"], "ok: every target done (exit 0); partial: some failed (3); failed: all (1)"
 ]
+
+
+class ClusterTargetDoc(TypedDict):
+    cluster: Annotated[str, "-c"]
+
+
+class BrokerTargetDoc(TypedDict):
+    brokerAddr: Annotated[str, "-b"]
+
+
+Target = Annotated[ClusterTargetDoc | BrokerTargetDoc, "what the command was given: -c CLUSTER or -b BROKER"]
