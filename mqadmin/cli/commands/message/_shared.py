@@ -139,6 +139,17 @@ class MessageDoc(TypedDict):
     bodyEncoding: Annotated[str | None, "utf-8, base64 (not UTF-8) or the charset given"]
 
 
+class SentDoc(TypedDict):
+    topic: str
+    broker: str
+    brokerAddr: str
+    queueId: int
+    queueOffset: int
+    msgId: Annotated[str, "the unique key (UNIQ_KEY): Java's SendResult msgId"]
+    offsetMsgId: Annotated[str, "the broker's id: store host and commit-log offset"]
+    status: Annotated[str, "SEND_OK, FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE"]
+
+
 class MessagesDoc(TypedDict):
     messages: list[MessageDoc]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypedDict
+from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import BrokerNameOpt, QueueIdOpt, run_messaging
+from mqadmin.cli.commands.message._shared import BrokerNameOpt, QueueIdOpt, SentDoc, run_messaging
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
@@ -18,17 +18,6 @@ if TYPE_CHECKING:
 
 MAX_BODY = 4 * 1024 * 1024
 """The brokers' default maxMessageSize."""
-
-
-class SentDoc(TypedDict):
-    topic: str
-    broker: str
-    brokerAddr: str
-    queueId: int
-    queueOffset: int
-    msgId: Annotated[str, "the unique key (UNIQ_KEY): Java's SendResult msgId"]
-    offsetMsgId: Annotated[str, "the broker's id: store host and commit-log offset"]
-    status: Annotated[str, "SEND_OK, FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE"]
 
 
 @command(
