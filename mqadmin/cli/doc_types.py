@@ -38,4 +38,4 @@ class BrokerTargetDoc(TypedDict):
     brokerAddr: Annotated[str, "-b"]
 
 
-Target = Annotated[ClusterTargetDoc | BrokerTargetDoc, "what the command was given: -c CLUSTER or -b BROKER"]
+TargetGiven = Annotated[ClusterTargetDoc | BrokerTargetDoc, "what the command was given: -c CLUSTER or -b BROKER"]

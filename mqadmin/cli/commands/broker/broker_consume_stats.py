@@ -100,7 +100,7 @@ def broker_consume_stats(
 
 def queue_rows(stats: BrokerConsumeStats, level: int) -> list[GroupQueueDoc]:
     """One row per group, topic and queue at least ``level`` behind, sorted by topic, group and queue."""
-    rows = [
+    rows: list[GroupQueueDoc] = [
         {
             "topic": q.topic,
             "group": group,

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
-from mqadmin.cli.doc_types import Outcome, Target, TargetResultDoc
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, GroupOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ class GroupTopicDeletionDoc(TypedDict):
 
 class DeleteSubGroupDoc(TypedDict):
     group: str
-    target: Target
+    target: TargetGiven
     dryRun: bool
     removeOffset: Annotated[bool, "-r: the group's offsets removed too"]
     results: Annotated[list[TargetResultDoc], "each broker"]

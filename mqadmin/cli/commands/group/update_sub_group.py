@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.group._shared import GroupResultDoc
 from mqadmin.cli.declare import Option
-from mqadmin.cli.doc_types import Outcome, Target
+from mqadmin.cli.doc_types import Outcome, TargetGiven
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, GroupOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def _number(short: str, name: str, what: str, default: int) -> Any:
 
 class UpdateSubGroupDoc(TypedDict):
     group: str
-    target: Target
+    target: TargetGiven
     results: list[GroupResultDoc]
     outcome: Outcome
 

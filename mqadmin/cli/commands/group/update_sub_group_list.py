@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
-from mqadmin.cli.doc_types import Outcome, Target, TargetResultDoc
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ class GroupListResultDoc(TargetResultDoc):
 
 class UpdateSubGroupListDoc(TypedDict):
     file: str
-    target: Target
+    target: TargetGiven
     results: list[GroupListResultDoc]
     outcome: Outcome
 

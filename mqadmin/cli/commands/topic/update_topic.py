@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._shared import TopicConfigDoc
 from mqadmin.cli.declare import Option
-from mqadmin.cli.doc_types import Outcome, Target, TargetResultDoc
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, TopicOpt, check_topic, exactly_one, parse_bool
 
@@ -30,7 +30,7 @@ class OrderConfDoc(TypedDict):
 
 class UpdateTopicDoc(TypedDict):
     topic: str
-    target: Target
+    target: TargetGiven
     results: Annotated[list[TopicResultDoc], "each broker"]
     orderConf: Annotated[OrderConfDoc | None, "-o true: the name servers' orderTopicConf (null otherwise)"]
     outcome: Annotated[Outcome, "over the brokers and the name servers"]

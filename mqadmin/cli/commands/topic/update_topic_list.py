@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
-from mqadmin.cli.doc_types import Target, TargetResultDoc
+from mqadmin.cli.doc_types import TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ class TopicListResultDoc(TargetResultDoc):
 
 class UpdateTopicListDoc(TypedDict):
     file: str
-    target: Target
+    target: TargetGiven
     results: Annotated[list[TopicListResultDoc], "each topic on each broker"]
     outcome: Annotated[
         Literal["ok", "partial", "failed", "interrupted"], "interrupted: Ctrl-C stopped it (the rest not sent)"

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
-from mqadmin.cli.doc_types import Outcome, Target, TargetResultDoc
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, TopicOpt, check_topic, exactly_one
 
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class UpdateTopicPermDoc(TypedDict):
     topic: str
     perm: int
-    target: Target
+    target: TargetGiven
     results: list[TargetResultDoc]
     outcome: Outcome
 
