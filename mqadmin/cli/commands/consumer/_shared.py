@@ -18,6 +18,14 @@ T = TypeVar("T")
 GROUPS_HINT = "list the groups with: mqadmin consumerProgress"
 
 
+class ConnectionDoc(TypedDict):
+    clientId: str
+    clientAddr: Annotated[str, "host:port"]
+    language: Annotated[str, "JAVA, CPP, GO, ..."]
+    version: Annotated[int, "the client's version number"]
+    versionDesc: Annotated[str, "e.g. V5_3_3"]
+
+
 class QueueMoveDoc(TypedDict):
     topic: str
     brokerName: str
