@@ -39,3 +39,12 @@ class BrokerTargetDoc(TypedDict):
 
 
 TargetGiven = Annotated[ClusterTargetDoc | BrokerTargetDoc, "what the command was given: -c CLUSTER or -b BROKER"]
+
+
+class SettingDoc(TypedDict):
+    """One config key set on servers (name servers, brokers, controllers)."""
+
+    key: str
+    value: str
+    results: list[TargetResultDoc]
+    outcome: Outcome

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.namesrv._shared import SettingDoc, config_key, config_value
+from mqadmin.cli.commands.namesrv._shared import config_key, config_value
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import SettingDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:

@@ -31,15 +31,6 @@ class WritePermDoc(TypedDict):
     outcome: Outcome
 
 
-class SettingDoc(TypedDict):
-    """A key set on every name server (or broker)."""
-
-    key: str
-    value: str
-    results: list[TargetResultDoc]
-    outcome: Outcome
-
-
 NamespaceOpt = Annotated[
     str, Option("-s", "--namespace", metavar="NAMESPACE", help="KV namespace, e.g. ORDER_TOPIC_CONFIG.")
 ]
