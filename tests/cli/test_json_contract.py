@@ -96,6 +96,7 @@ CASES: dict[str, list[list[str]]] = {
     "rocksDBConfigToJson": [["-c", CLUSTER, "-t", "topics"]],
     "exportPopRecord": [["-c", CLUSTER]],
     "startMonitoring": [["--count", "1"]],
+    "exportMetadata": [["--out", "{tmp}/fleet-export"], ["-c", CLUSTER, "-f", "{tmp}"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
@@ -103,7 +104,8 @@ CASES: dict[str, list[list[str]]] = {
     "deleteSubGroup": [["-c", CLUSTER, "-g", T, "--dry-run"], ["-c", CLUSTER, "-g", T]],
 }
 """Invocations per command, run in this order (so the topic exists until deleteTopic). An argument
-``{command.key}`` is that key of the last JSON document the command printed (a message id, say)."""
+``{command.key}`` is that key of the last JSON document the command printed (a message id, say); ``{tmp}`` a
+temporary directory."""
 
 AUTH_EXEMPT = "needs a broker with ACL 2.0; checked in tests/conformance/test_auth.py"
 
@@ -136,9 +138,8 @@ EXEMPT = {
     "profile": "local config, no cluster; its documents are checked in tests/unit/test_cli_profile.py",
     "dev": "runs servers; its ready lines are documented in docs/dev-cluster.md",
     "help": "prints help text, not data",
-    "exportMetadata": "its document is the export's manifest (fleet schema, docs/fleet-schema.md)",
     "audit": "its document is the audit's summary.json (fleet schema, docs/fleet-schema.md)",
-    "generateFleet": "its document is the generated export's manifest (fleet schema, docs/fleet-schema.md)",
+    "generateFleet": "takes no cluster: test_generate_fleet_document_is_valid below",
     "exportConfigs": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
     "exportMetrics": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
     "remappingStaticTopic": (
@@ -283,7 +284,17 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
         yield c
 
 
-def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster) -> None:
+def test_generate_fleet_document_is_valid(tmp_path: Path) -> None:
+    import subprocess
+
+    cmd = [sys.executable, "-m", "mqadmin", "generateFleet", "--out", str(tmp_path / "fleet"), "--sources", "1",
+           "--clusters-per-source", "1", "--brokers", "2", "--topics", "20", "--format", "json"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert contract_violations("generateFleet", json.loads(done.stdout)) == []
+
+
+def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster, tmp_path: Path) -> None:
     import subprocess
 
     failures = []
@@ -291,6 +302,7 @@ def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster
     for name, invocations in CASES.items():
         for args in invocations:
             args = [seen.get(a[1:-1], a) if a.startswith("{") and a.endswith("}") else a for a in args]
+            args = [a.replace("{tmp}", str(tmp_path)) for a in args]
             cmd = [sys.executable, "-m", "mqadmin", name, *args, "-n", cluster.namesrv_addr, "--format", "json"]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
             if done.returncode != 0:
