@@ -14,7 +14,18 @@ from __future__ import annotations
 
 import re
 import types
-from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_args, get_origin, is_typeddict
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    Required,
+    TypedDict,
+    Union,
+    get_args,
+    get_origin,
+    is_typeddict,
+)
 
 CONTRACT_VERSION = 2
 """1: the documents before they were declared (some top-level lists, snake_case keys); 2: declared documents."""
@@ -31,7 +42,7 @@ def schema_id(command: str) -> str:
     return f"urn:mqadmin:json:{CONTRACT_VERSION}:{command}"
 
 
-def command_schema(command: str, document: Any) -> dict[str, Any]:
+def command_schema(command: str, document: Any, title: str | None = None) -> dict[str, Any]:
     """The JSON Schema of ``command``'s document (its TypedDicts under ``$defs``): a TypedDict, or a union of
     TypedDicts for a command whose options choose between documents (``consumerProgress`` with and without -g)."""
     options = get_args(document) if get_origin(document) in (Union, types.UnionType) else (document,)
@@ -42,7 +53,7 @@ def command_schema(command: str, document: Any) -> dict[str, Any]:
     return {
         "$schema": SCHEMA_DIALECT,
         "$id": schema_id(command),
-        "title": f"mqadmin {command} --format json",
+        "title": title or f"mqadmin {command} --format json",
         "contractVersion": CONTRACT_VERSION,
         **ref,
         "$defs": dict(sorted(defs.items())),
@@ -123,12 +134,27 @@ def declared() -> dict[str, type]:
     return {e.name: doc for e in registry.COMMANDS if e.name in COMMANDS and (doc := COMMANDS[e.name].document)}
 
 
+class ErrorDetailDoc(TypedDict):
+    code: Annotated[str, "the exit code's name: FAILURE, USAGE, PARTIAL, NAMESRV_UNREACHABLE, AUTH, ..."]
+    exitCode: int
+    message: Annotated[str, "what mqadmin: error: says"]
+    hint: Annotated[str | None, "what to do about it"]
+
+
+class ErrorDoc(TypedDict):
+    """What every command prints on stderr when it fails under --format json (mqadmin.cli.errors.error_document)."""
+
+    error: ErrorDetailDoc
+    document: Annotated[Any, "the command's document when it had one before failing (null otherwise)"]
+
+
 def schemas_text() -> str:
-    """``mqadmin/cli/schemas.json``: every declared command's schema, by name."""
+    """``mqadmin/cli/schemas.json``: every declared command's schema, by name, and the error document's."""
     import json
 
     doc = {
         "contractVersion": CONTRACT_VERSION,
+        "error": command_schema("error", ErrorDoc, "mqadmin --format json: a failure, on stderr"),
         "commands": {name: command_schema(name, tp) for name, tp in sorted(declared().items())},
     }
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
@@ -136,12 +162,22 @@ def schemas_text() -> str:
 
 def shipped_schema(command: str) -> dict[str, Any] | None:
     """``command``'s schema as shipped in the package (None: it declares no document yet)."""
+    found: dict[str, Any] | None = _shipped()["commands"].get(command)
+    return found
+
+
+def shipped_error_schema() -> dict[str, Any]:
+    """The error document's schema as shipped in the package."""
+    found: dict[str, Any] = _shipped()["error"]
+    return found
+
+
+def _shipped() -> dict[str, Any]:
     import json
     from importlib.resources import files
 
-    shipped = json.loads(files("mqadmin.cli").joinpath("schemas.json").read_text(encoding="utf-8"))
-    found: dict[str, Any] | None = shipped["commands"].get(command)
-    return found
+    shipped: dict[str, Any] = json.loads(files("mqadmin.cli").joinpath("schemas.json").read_text(encoding="utf-8"))
+    return shipped
 
 
 # --- fields, for help and docs ---------------------------------------------------------------------------

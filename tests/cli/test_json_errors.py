@@ -13,9 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from mqadmin.cli import registry
+from mqadmin.cli.documents import shipped_error_schema
 from mqadmin.cli.errors import ExitCode
 
 NS = "{ns}"
@@ -140,6 +142,8 @@ NO_NS_OPTION = {"decodeMessageId", "audit", "generateFleet", "profile", "dev", "
 """Commands that take no name server (they fail on a local input)."""
 
 REPO = Path(__file__).resolve().parents[2]
+ERRORS = jsonschema.Draft202012Validator(shipped_error_schema())
+"""The error document's schema, as the package ships it."""
 
 
 @pytest.fixture(scope="module")
@@ -163,6 +167,7 @@ def test_the_error_document_is_what_docs_cli_md_shows() -> None:
                   "hint": "pass -n host:9876"},
         "document": None,
     }  # fmt: skip
+    assert list(ERRORS.iter_errors(doc)) == []
     assert '"code": "NAMESRV_UNREACHABLE", "exitCode": 4' in (REPO / "docs" / "cli.md").read_text()
 
 
@@ -176,6 +181,6 @@ def test_failure_under_format_json_is_one_error_document_on_stderr(name: str, cl
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=REPO, stdin=subprocess.DEVNULL)
     assert done.stdout == "", f"{name}: stdout: {done.stdout!r}"
     doc = json.loads(done.stderr.splitlines()[-1])  # after any warning lines
-    assert set(doc) == {"error", "document"} and set(doc["error"]) == {"code", "exitCode", "message", "hint"}, doc
+    assert list(ERRORS.iter_errors(doc)) == [], doc
     assert (done.returncode, doc["error"]["exitCode"], doc["error"]["code"]) == (int(code), int(code), code.name), doc
     assert doc["error"]["message"] and isinstance(doc["error"]["hint"], str | None), doc

@@ -37,7 +37,7 @@ DEFAULT_COUNT = 128
     "mqadmin consumeMessage -t Orders --tags 'TagA || TagB' -s 2024-05-01T10:00:00 -e 2024-05-01T11:00:00",
     "mqadmin consumeMessage -t Orders -f --properties",
     "mqadmin --format json consumeMessage -t Orders | jq -r '.[].body'",
-    document=MessagesDoc,
+    document=MessagesDoc | MessageDoc,  # -f: one message per line
 )
 def consume_message(
     topic: TopicOpt,
