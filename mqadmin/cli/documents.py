@@ -65,7 +65,7 @@ def _schema(tp: Any, defs: dict[str, Any], where: str) -> dict[str, Any]:
     if origin is Annotated:
         base, *meta = get_args(tp)
         schema = _schema(base, defs, where)
-        text = " ".join(m for m in meta if isinstance(m, str))
+        text = "; ".join(m for m in meta if isinstance(m, str))
         return {**schema, "description": text} if text else schema
     if origin in (Required, NotRequired):
         return _schema(get_args(tp)[0], defs, where)
@@ -226,7 +226,7 @@ def type_text(s: dict[str, Any], defs: dict[str, Any]) -> str:
     if "enum" in s:
         return "|".join(f'"{v}"' if isinstance(v, str) else str(v).lower() for v in s["enum"])
     if "anyOf" in s:
-        return "|".join(type_text(o, defs) for o in s["anyOf"])
+        return "|".join(dict.fromkeys(type_text(o, defs) for o in s["anyOf"]))
     kinds = s.get("type")
     if kinds is None:
         return "any"
