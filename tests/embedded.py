@@ -10,7 +10,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mqadmin.model.rpc import topics
+from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
+from mqadmin.model.rpc import groups, topics
 from mqadmin.model.rpc.spec import Reply, Rpc
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.auth.config import AuthSettings
@@ -81,6 +82,14 @@ class ThreadedCluster:
     def topic(self, broker: str, name: str) -> TopicConfig | None:
         """What ``broker`` holds of topic ``name``."""
         return self.call(lambda: self.broker(broker).topics.get(name))
+
+    def create_group(self, broker: str, cfg: SubscriptionGroupConfig) -> None:
+        self.request(self.addr[broker], groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=GroupWrite(cfg))
+
+    def group(self, broker: str, name: str) -> SubscriptionGroupConfig | None:
+        """What ``broker`` holds of subscription group ``name``."""
+        held = self.call(lambda: self.broker(broker).groups.get(name))
+        return SubscriptionGroupConfig.from_json(held, name) if held is not None else None
 
     def broker(self, name: str) -> Broker:
         assert self.cluster is not None

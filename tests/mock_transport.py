@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mqadmin.model.route import BrokerData, ClusterInfo
+from mqadmin.model.route import BrokerData, ClusterInfo, QueueData, TopicRouteData
 from mqadmin.model.rpc.spec import REGISTRY, Decoded, Header, RequestRefused, Rpc
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire.codes import ResponseCode
@@ -63,6 +63,14 @@ def cluster_info(*brokers: tuple[str, int, str], cluster: str = "DefaultCluster"
     return info
 
 
+def topic_route(*brokers: tuple[str, str], queues: int = 4, perm: int = 6) -> TopicRouteData:
+    """A name server's route of a topic on these masters ((broker name, address) each), ``queues`` queues on each."""
+    return TopicRouteData(
+        [BrokerData("DefaultCluster", name, {0: addr}) for name, addr in brokers],
+        [QueueData(name, queues, queues, perm) for name, _ in brokers],
+    )
+
+
 def runtime(version: int, put_tps: str) -> dict[str, str]:
     """GET_BROKER_RUNTIME_INFO as a broker of ``version`` answers it (4.9 spells getTransferedTps), putting
     ``put_tps`` (the figures of the last 10 s, 1 min, 10 min)."""
@@ -83,6 +91,14 @@ def runtime(version: int, put_tps: str) -> dict[str, str]:
 
 def unsupported(req: Decoded[Any, Any]) -> Answer:
     return refuse(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.cmd.code} not supported")
+
+
+def by_method(server: object, req: Decoded[Any, Any]) -> Result:
+    """The answer of ``server``'s method named for the request (``get_max_offset(req)`` for GET_MAX_OFFSET), or
+    REQUEST_CODE_NOT_SUPPORTED when it has none: a scripted server is a class with one method per request."""
+    rpc = REGISTRY.get(req.cmd.code)
+    method = getattr(server, rpc.name.lower(), None) if rpc else None
+    return method(req) if method else unsupported(req)
 
 
 def routes(table: Mapping[Rpc[Any, Any, Any, Any], Answer | Handler]) -> Handler:

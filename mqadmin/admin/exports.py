@@ -18,6 +18,7 @@ from mqadmin.admin.stats import StatsOps
 from mqadmin.model import broker_stats as items
 from mqadmin.model.broker_health import first_number
 from mqadmin.model.broker_stats import BrokerStatsData
+from mqadmin.model.data_version import DataVersion
 from mqadmin.model.exports import broker_config_subset, is_user_group, is_user_topic
 from mqadmin.model.rpc import brokers as broker_rpc
 from mqadmin.model.rpc import clients as client_rpc
@@ -25,7 +26,6 @@ from mqadmin.model.rpc import groups as group_rpc
 from mqadmin.model.rpc import stats as rpc
 from mqadmin.model.rpc import topics as topic_rpc
 from mqadmin.model.topic import TopicConfig
-from mqadmin.wire import fastjson
 
 TRANS_HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
 SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
@@ -35,27 +35,31 @@ SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
 class TopicTable:
     """A broker's user topics (TopicConfigSerializeWrapper)."""
 
-    data_version: Any = None
+    data_version: DataVersion | None = None
     topics: dict[str, TopicConfig] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"dataVersion": self.data_version, "topicConfigTable": _topics_json(self.topics)}
+        return {"dataVersion": _json(self.data_version), "topicConfigTable": _topics_json(self.topics)}
 
 
 @dataclass(slots=True)
 class GroupTable:
     """A broker's user subscription groups (SubscriptionGroupWrapper), configs as the broker wrote them."""
 
-    data_version: Any = None
+    data_version: DataVersion | None = None
     forbidden: dict[str, Any] = field(default_factory=dict)
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "dataVersion": self.data_version,
+            "dataVersion": _json(self.data_version),
             "forbiddenTable": self.forbidden,
             "subscriptionGroupTable": self.groups,
         }
+
+
+def _json(version: DataVersion | None) -> dict[str, Any] | None:
+    return version.to_json() if version is not None else None
 
 
 def _topics_json(topics: dict[str, TopicConfig]) -> dict[str, Any]:
@@ -103,15 +107,15 @@ class ExportOps(StatsOps):
         (GET_SYSTEM_TOPIC_LIST_FROM_BROKER), invalid permissions and, unless ``special``, %RETRY%/%DLQ%."""
         reply = await self.request(addr, topic_rpc.GET_ALL_TOPIC_CONFIG)
         system = set((await self.request(addr, rpc.GET_SYSTEM_TOPIC_LIST_FROM_BROKER)).body or [])
-        kept = {n: c for n, c in (reply.body or {}).items() if is_user_topic(c.with_(topic_name=n), system, special)}
-        return TopicTable(_wrapper(reply.raw.body).get("dataVersion"), kept)
+        table = reply.body or topic_rpc.TopicTable()
+        kept = {n: c for n, c in table.items() if is_user_topic(c.with_(topic_name=n), system, special)}
+        return TopicTable(table.data_version, kept)
 
     async def user_groups(self, addr: str) -> GroupTable:
         """Java's getUserSubscriptionGroup: GET_ALL_SUBSCRIPTIONGROUP_CONFIG without the system groups."""
-        reply = await self.request(addr, group_rpc.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)
-        wrapper = _wrapper(reply.raw.body)  # written as the broker sent it, as Java's export does
-        groups = {n: g for n, g in sorted((wrapper.get("subscriptionGroupTable") or {}).items()) if is_user_group(n)}
-        return GroupTable(wrapper.get("dataVersion"), wrapper.get("forbiddenTable") or {}, groups)
+        table = (await self.request(addr, group_rpc.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)).body or group_rpc.GroupTable()
+        groups = {n: dict(g) for n, g in sorted(table.as_written.items()) if is_user_group(n)}  # as Java's export
+        return GroupTable(table.data_version, dict(table.forbidden), groups)
 
     async def client_versions(self, addr: str, groups: list[str]) -> list[str]:
         """``LANGUAGE%Vx_y_z`` of the consumers of ``groups`` connected to this broker (groups offline skipped)."""
@@ -212,12 +216,6 @@ class ExportOps(StatsOps):
             },
         }
         return TargetResult(t.name, t.addr, Status.OK, data=metrics)
-
-
-def _wrapper(body: bytes) -> dict[str, Any]:
-    """A broker's wrapper body as a JSON object (for its dataVersion and forbiddenTable)."""
-    obj = fastjson.loads(body) if body else {}
-    return obj if isinstance(obj, dict) else {}
 
 
 def _diff(kv: dict[str, str], later: str, earlier: str) -> int:

@@ -23,7 +23,6 @@ from mqadmin.model.route import ClusterInfo
 from mqadmin.model.rpc import static_topics as srpc
 from mqadmin.model.rpc import topics as rpc
 from mqadmin.model.static_topic import MappingError, StaticTopicConfig, StaticTopicPlan, block_round_up
-from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
 
 STATIC_HINT = "static topics need RocketMQ 5.0 or later brokers"
@@ -52,9 +51,9 @@ class StaticTopicOps(TopicOps):
                 if e.code in UNSUPPORTED:
                     return TargetResult(t.name, t.addr, Status.SKIPPED)
                 raise
-            if reply.code == ResponseCode.TOPIC_NOT_EXIST or not reply.raw.body:
+            found = reply.body
+            if reply.code == ResponseCode.TOPIC_NOT_EXIST or found is None:
                 return TargetResult(t.name, t.addr, Status.NOT_FOUND)
-            found = StaticTopicConfig.from_json(fastjson.loads(reply.raw.body))
             if found.mapping is not None and found.mapping.bname != t.name:
                 raise MappingError(f"{t.name} holds the mapping of broker {found.mapping.bname}")
             return TargetResult(t.name, t.addr, Status.OK, data=found)

@@ -132,7 +132,7 @@ class TopicOps(TopicRouteOps):
                 raise
             self.lacking.add((addr, RequestCode.GET_TOPIC_CONFIG))
             return None
-        cfg = reply.body if reply.code == ResponseCode.SUCCESS else None
+        cfg = reply.body.config if reply.code == ResponseCode.SUCCESS and reply.body else None
         return (cfg.with_(topic_name=topic) if cfg and not cfg.topic_name else cfg), reply.version
 
     async def all_topic_config(self, addr: str) -> tuple[dict[str, TopicConfig], int]:

@@ -170,7 +170,8 @@ class StaticTopicConfig:
 
     def to_json(self) -> dict[str, Any]:
         out = self.config.to_json()
-        out["mappingDetail"] = self.mapping.to_json() if self.mapping else None
+        if self.mapping is not None:  # a normal topic's answer has no mappingDetail (fastjson leaves nulls out)
+            out["mappingDetail"] = self.mapping.to_json()
         return out
 
 

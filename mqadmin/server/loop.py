@@ -8,6 +8,7 @@ its wheel runs the standard loop, unchanged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -17,6 +18,14 @@ try:
     import uvloop
 except ImportError:  # Windows, or a platform without the wheel
     uvloop = None  # type: ignore[assignment]  # a module or None: mypy types an import as the module
+
+
+async def stop_task(task: asyncio.Task[Any] | None) -> None:
+    """Cancel a background task (None: never started) and wait until it has stopped."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def run(main: Callable[[], Coroutine[Any, Any, T]]) -> T:

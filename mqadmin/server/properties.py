@@ -44,12 +44,17 @@ def apply_properties(
     Java's answer), every key must be a setting that changes at runtime and every value valid and in
     range. All are checked before any is applied; RequestRefused (SYSTEM_ERROR) names the first bad key,
     so a refused update changes nothing. Returns the Java names applied."""
-    if blacklist & props.keys():
-        raise RequestRefused("Can not update config in black list.", ResponseCode.NO_PERMISSION)
+    refuse_blacklisted(props, blacklist)
     try:
         return _apply(obj, specs, props)
     except ValueError as e:
         raise RequestRefused(str(e)) from None
+
+
+def refuse_blacklisted(props: dict[str, str], blacklist: frozenset[str]) -> None:
+    """RequestRefused NO_PERMISSION, Java's answer, when an update names a key of ``blacklist``."""
+    if blacklist & props.keys():
+        raise RequestRefused("Can not update config in black list.", ResponseCode.NO_PERMISSION)
 
 
 def _apply(obj: Any, specs: dict[str, Prop], props: dict[str, str]) -> list[str]:

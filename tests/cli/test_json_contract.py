@@ -88,13 +88,16 @@ CASES: dict[str, list[list[str]]] = {
     "updateBrokerConfig": [["-c", CLUSTER, "-k", "maxMessageSize", "-v", "8388608"]],
     "brokerConsumeStats": [["-b", "{sendMessage.brokerAddr}"]],
     "sendMsgStatus": [["-b", "broker-a", "-c", "2"]],
-    "cleanExpiredCQ": [["-c", CLUSTER, "--dry-run"]],
-    "cleanUnusedTopic": [["--dry-run"]],
-    "deleteExpiredCommitLog": [["-c", CLUSTER, "--dry-run"]],
+    "cleanExpiredCQ": [["-c", CLUSTER, "--dry-run"], ["-c", CLUSTER]],
+    "cleanUnusedTopic": [["--dry-run"], ["-c", CLUSTER]],
+    "deleteExpiredCommitLog": [["-c", CLUSTER, "--dry-run"], ["-c", CLUSTER]],
     "haStatus": [["-c", CLUSTER]],
-    "checkRocksdbCqWriteProgress": [["-c", CLUSTER, "-t", T, "-cf", "-1d"]],
-    "rocksDBConfigToJson": [["-c", CLUSTER, "-t", "topics"]],
-    "exportPopRecord": [["-c", CLUSTER]],
+    "exportPopRecord": [["-c", CLUSTER, "--dry-run"]],
+    "setCommitLogReadAheadMode": [["-c", CLUSTER, "-m", "0"]],
+    "updateColdDataFlowCtrGroupConfig": [["-c", CLUSTER, "-g", T, "-v", "4096"]],
+    "getColdDataFlowCtrInfo": [["-c", CLUSTER]],
+    "removeColdDataFlowCtrGroupConfig": [["-c", CLUSTER, "-g", T]],
+    "getBrokerLiteInfo": [["-c", CLUSTER]],
     "startMonitoring": [["--count", "1"]],
     "exportMetadata": [["--out", "{tmp}/fleet-export"], ["-c", CLUSTER, "-f", "{tmp}"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
@@ -110,12 +113,16 @@ temporary directory."""
 AUTH_EXEMPT = "needs a broker with ACL 2.0; checked in tests/conformance/test_auth.py"
 
 LITE = (
-    "needs lite topics (5.5 brokers; the embedded broker refuses them): shape checked with a fake 5.5 broker "
+    "needs lite topics (5.5 brokers; the embedded broker cannot hold any): shape checked with a fake 5.5 broker "
     "in tests/unit/test_cli_topic_parity.py"
 )
 BROKER_5X = (
-    "needs an Apache 5.x broker (the embedded one refuses it, REQUEST_CODE_NOT_SUPPORTED): shape checked in "
-    "tests/conformance/test_broker_parity.py"
+    "needs an Apache 5.x broker (the embedded one refuses it as Apache does without the feature): shape checked "
+    "in tests/conformance/test_broker_parity.py"
+)
+ROCKSDB = (
+    "needs an Apache 5.x broker with RocksDB (the embedded one refuses it: it keeps nothing there): shape "
+    "checked in tests/conformance/test_ha_parity.py"
 )
 CONTROLLER = (
     "needs a controller (the embedded servers run none): shape checked against Apache in controller mode in "
@@ -146,7 +153,6 @@ EXEMPT = {
         "needs a static topic (5.x brokers; the embedded broker refuses them): shape checked in "
         "tests/unit/test_cli_topic_parity.py and on Apache 5.x in tests/conformance/test_topic_parity.py"
     ),
-    "getBrokerLiteInfo": LITE,
     "getParentTopicInfo": LITE,
     "getLiteTopicInfo": LITE,
     "getLiteClientInfo": LITE,
@@ -161,11 +167,9 @@ EXEMPT = {
     "producer": f"takes a broker address and needs a producer online: {REAL_CLIENTS}",
     "consumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
     "getConsumerStatus": f"needs a consumer online: {REAL_CLIENTS}",
-    "setCommitLogReadAheadMode": BROKER_5X,
     "switchTimerEngine": BROKER_5X,
-    "getColdDataFlowCtrInfo": BROKER_5X,
-    "updateColdDataFlowCtrGroupConfig": BROKER_5X,
-    "removeColdDataFlowCtrGroupConfig": BROKER_5X,
+    "checkRocksdbCqWriteProgress": ROCKSDB,
+    "rocksDBConfigToJson": ROCKSDB,
     "resetMasterFlushOffset": (
         "needs a slave (the embedded broker has no replication): shape checked on Apache in "
         "tests/conformance/test_broker_parity.py"

@@ -1,8 +1,7 @@
 """Broker commands against real clusters (Apache RocketMQ 5.5, 5.3 and 4.9, and the embedded one), each effect
 confirmed by the real Java mqadmin of the same version: its getBrokerConfig shows the value our
 updateBrokerConfig set, its brokerConsumeStats totals what ours does, its topicStatus counts the messages our
-sendMsgStatus sent; the store-maintenance requests are answered by Apache brokers and refused with a reason by
-the embedded one."""
+sendMsgStatus sent; the store-maintenance requests are answered by Apache brokers and the embedded one alike."""
 
 from __future__ import annotations
 
@@ -76,6 +75,32 @@ def test_config_agrees_with_java_and_java_sees_what_we_set(backend: Backend) -> 
     assert unknown.code == 1 and "unknown key 'noSuchBrokerKey'" in unknown.out
 
 
+def test_apache_settings_reported_and_flush_interval_changed_as_java_sees(backend: Backend) -> None:
+    """Every setting Apache 5.5 reports is reported by an Apache 5.5 broker and the embedded one alike (the table
+    the embedded broker reports is read from the 5.5 jars); flushIntervalCommitLog, which an operator changes at
+    run time, is changed as Java's getBrokerConfig sees."""
+    from mqadmin.server.broker.config import APACHE_DEFAULTS
+
+    n = ["-n", backend.namesrv_addr]
+    addr = backend.brokers["broker-a"]
+    config = ours_json("getBrokerConfig", *n, "-b", addr)["results"][0]["config"]
+    if backend.name in ("apache-5.5", "embedded"):
+        assert set(APACHE_DEFAULTS) <= set(config), sorted(set(APACHE_DEFAULTS) - set(config))
+    if backend.name == "apache-5.5":
+        host = {"brokerName", "brokerIP1", "brokerIP2", "namesrvAddr", "storePathCommitLog"}
+        assert set(config) == set(APACHE_DEFAULTS) | host
+        assert config["fileReservedTime"] == APACHE_DEFAULTS["fileReservedTime"]
+    old = config["flushIntervalCommitLog"]
+    try:
+        done = ours_json("updateBrokerConfig", *n, "-b", addr, "-k", "flushIntervalCommitLog", "-v", "1000")
+        assert [(r["status"], r["changes"]) for r in done["results"]] == [
+            ("updated", {"flushIntervalCommitLog": {"old": old, "new": "1000"}})
+        ]
+        assert java_config(backend, addr)["flushIntervalCommitLog"] == "1000"
+    finally:
+        assert mq("updateBrokerConfig", *n, "-b", addr, "-k", "flushIntervalCommitLog", "-v", old).code == 0
+
+
 def test_broker_consume_stats_totals_as_java(backend: Backend) -> None:
     n = ["-n", backend.namesrv_addr]
     addr = backend.brokers["broker-a"]
@@ -119,15 +144,9 @@ def test_store_maintenance_answered_per_broker(backend: Backend, name: str) -> N
     n = ["-n", backend.namesrv_addr]
     dry = ours_json(name, *n, "-c", backend.cluster, "--dry-run")
     assert {(r["addr"], r["status"]) for r in dry["results"]} == {(a, "would delete") for a in backend.brokers.values()}
-    if backend.name == "embedded":
-        doc = ours_json(name, *n, "-c", backend.cluster, code=1)
-        reasons = {r["reason"] for r in doc["results"]}
-        assert all(r.startswith("REQUEST_CODE_NOT_SUPPORTED (3)") and "embedded broker" in r for r in reasons)
-        assert doc["outcome"] == "failed"
-    else:
-        doc = ours_json(name, *n, "-c", backend.cluster)
-        assert {(r["addr"], r["status"]) for r in doc["results"]} == {(a, "ok") for a in backend.brokers.values()}
-        assert java(backend, name, "-b", backend.brokers["broker-a"]).strip().endswith("success")
+    doc = ours_json(name, *n, "-c", backend.cluster)
+    assert {(r["addr"], r["status"]) for r in doc["results"]} == {(a, "ok") for a in backend.brokers.values()}
+    assert java(backend, name, "-b", backend.brokers["broker-a"]).strip().endswith("success")
     check_documented(name, doc)
 
 
@@ -153,7 +172,7 @@ def refused_as_unsupported(doc: Any) -> bool:
 def test_read_ahead_mode_shows_in_java_get_broker_config(backend: Backend) -> None:
     n = ["-n", backend.namesrv_addr]
     addr = backend.brokers["broker-a"]
-    if backend.name in ("embedded", "apache-4.9"):  # no SET_COMMITLOG_READ_MODE: refused with the reason
+    if backend.name == "apache-4.9":  # no SET_COMMITLOG_READ_MODE: refused with the reason
         assert refused_as_unsupported(ours_json("setCommitLogReadAheadMode", *n, "-b", addr, "-m", "1", code=1))
         return
     try:
@@ -170,7 +189,7 @@ def test_cold_data_group_threshold_seen_by_java(backend: Backend) -> None:
     n = ["-n", backend.namesrv_addr]
     addr = backend.brokers["broker-a"]
     group = f"ColdGroup{uuid.uuid4().hex[:8]}"
-    if backend.name in ("embedded", "apache-4.9"):  # no cold-read flow control: refused with the reason
+    if backend.name == "apache-4.9":  # no cold-read flow control: refused with the reason
         assert refused_as_unsupported(ours_json("getColdDataFlowCtrInfo", *n, "-b", addr, code=1))
         assert refused_as_unsupported(
             ours_json("updateColdDataFlowCtrGroupConfig", *n, "-b", addr, "-g", group, "-v", "1", code=1)
@@ -198,6 +217,11 @@ def test_cold_data_group_threshold_seen_by_java(backend: Backend) -> None:
 def test_switch_timer_engine(backend: Backend) -> None:
     n = ["-n", backend.namesrv_addr]
     addr = backend.brokers["broker-a"]
+    if backend.name == "embedded":  # no timer-message store: refused as Apache 5.5 refuses it without one
+        doc = ours_json("switchTimerEngine", *n, "-b", addr, "-e", "F", code=1)
+        assert doc["results"][0]["reason"] == "INVALID_PARAMETER (29): broker timerWheelEnable is false"
+        assert java_config(backend, addr)["timerWheelEnable"] == "false"
+        return
     if backend.name != "apache-5.5":  # SWITCH_TIMER_ENGINE is new in 5.5: refused with the reason
         assert refused_as_unsupported(ours_json("switchTimerEngine", *n, "-b", addr, "-e", "F", code=1))
         return

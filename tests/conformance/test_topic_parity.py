@@ -268,11 +268,72 @@ def test_static_topics_create_expand_and_remap_as_java_sees_them(backend: Backen
 
 
 def test_lite_commands_need_5_5_and_say_so(backend: Backend) -> None:
-    if version_of(backend) >= (5, 5, 0):
+    if version_of(backend) >= (5, 5, 0) or backend.name == "embedded":
         not_applicable(f"{backend.name} has lite topics: test_lite_topics_on_5_5 covers it")
     r = mq("getBrokerLiteInfo", "-n", backend.namesrv_addr, "-c", backend.cluster)
     assert r.code == 1
     assert r.out.count("REQUEST_CODE_NOT_SUPPORTED (3)") == 2 and "lite topics need RocketMQ 5.5" in r.out
+
+
+def test_lite_requests_on_what_is_not_lite_answered_as_5_5(backend: Backend) -> None:
+    """The embedded broker has no lite topics or groups (it refuses message.type=LITE) and answers the six lite
+    requests as Apache 5.5 answers them for a normal topic and group: Apache's codes and remarks."""
+    if backend.name not in ("apache-5.5", "embedded"):
+        not_applicable(f"{backend.name}: lite topics need 5.5 brokers")
+    topic, group = new_name("Plain"), new_name("PlainReaders")
+    assert mq("updateTopic", *on_cluster(backend), "-t", topic).code == 0
+    wait_for_route(backend, topic, both_brokers)
+    assert mq("updateSubGroup", *on_cluster(backend), "-g", group).code == 0
+    n = ["-n", backend.namesrv_addr]
+    info = mq("--format", "json", "getBrokerLiteInfo", *n, "-b", backend.brokers["broker-a"]).json()["results"][0][
+        "info"
+    ]
+    assert (info["storeType"], info["maxLmqNum"], info["currentLmqNum"], info["liteSubscriptionCount"]) == (
+        "default",
+        20000,
+        0,
+        0,
+    )
+    assert (info["topicMeta"], info["groupMeta"]) == ({}, {})
+    not_lite = f"INVALID_PARAMETER (29): Topic [{topic}] type not match."
+    for command, args, reason in [
+        ("getParentTopicInfo", ["-p", topic], not_lite),
+        ("getLiteTopicInfo", ["-p", topic, "-l", "room-1"], not_lite),
+        ("getLiteClientInfo", ["-p", topic, "-g", group, "-c", "nobody@1"], not_lite),
+        (
+            "getLiteGroupInfo",
+            ["-p", topic, "-g", group],
+            f"INVALID_PARAMETER (29): Group [{group}] is not a LITE group.",
+        ),
+        (
+            "triggerLiteDispatch",
+            ["-p", topic, "-g", group],
+            f"INVALID_PARAMETER (29): Group [{group}] is not a LITE group.",
+        ),
+    ]:
+        r = mq("--format", "json", command, *n, *args)
+        assert r.code == 1, (command, r.out)
+        assert [x["reason"] for x in r.json()["results"]] == [reason, reason], command
+
+
+def test_a_group_bound_to_a_topic_without_lite_topics_has_no_lag(backend: Backend) -> None:
+    """lite.bind.topic on a normal topic: Apache 5.5 and the embedded broker (which has no lite topics) answer the
+    group's lag as empty and a dispatch as done."""
+    if backend.name not in ("apache-5.5", "embedded"):
+        not_applicable(f"{backend.name}: lite groups need 5.5 brokers")
+    topic, group = new_name("Plain"), new_name("Bound")
+    assert mq("updateTopic", *on_cluster(backend), "-t", topic).code == 0
+    wait_for_route(backend, topic, both_brokers)
+    bound = mq("updateSubGroup", *on_cluster(backend), "-g", group, "--attributes", f"+lite.bind.topic={topic}")
+    assert bound.code == 0, bound.out + bound.err
+    n = ["-n", backend.namesrv_addr, "-p", topic, "-g", group]
+    lag = mq("--format", "json", "getLiteGroupInfo", *n).json()
+    assert (lag["totalLagCount"], lag["lagCountTopK"], lag["earliestUnconsumedTimestamp"]) == (0, [], None)
+    assert [r["status"] for r in lag["results"]] == ["ok", "ok"]
+    one = mq("--format", "json", "getLiteGroupInfo", *n, "-l", "room-1").json()
+    assert [r["info"]["totalLagCount"] for r in one["results"]] == [None, None]  # -1: nothing in that queue
+    done = mq("--format", "json", "triggerLiteDispatch", *n).json()
+    assert [r["status"] for r in done["results"]] == ["ok", "ok"]
 
 
 def test_lite_topics_on_5_5(backend: Backend) -> None:

@@ -18,7 +18,6 @@ downloads the jars rather than in ``mqadmin.cli.generate``, which must run witho
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import zipfile
@@ -125,24 +124,12 @@ def render(table: dict[str, Any]) -> str:
     return json.dumps(table, indent=1) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    from tests.realrmq.apache import ensure_distribution
-
-    parser = argparse.ArgumentParser(prog="python -m tests.realrmq.acl_table", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only compare with the committed file; exit 1 if stale")
-    args = parser.parse_args(argv)
-    text = render(build(ensure_distribution(VERSION) / "lib"))
-    if args.check:
-        if OUTPUT.read_text() != text:
-            print(f"{OUTPUT} is out of date: run python -m tests.realrmq.acl_table", file=sys.stderr)
-            return 1
-        return 0
-    from mqadmin.files import atomic_write
-
-    atomic_write(OUTPUT, text.encode())
-    print(f"wrote {OUTPUT}")
-    return 0
+def text(lib: Path) -> str:
+    """The table as committed, from Apache's jars in ``lib``."""
+    return render(build(lib))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tests.realrmq.jar_tables import generator_main
+
+    sys.exit(generator_main("tests.realrmq.acl_table", __doc__ or "", OUTPUT, text, sys.argv[1:]))

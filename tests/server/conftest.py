@@ -1,4 +1,5 @@
-"""An in-process dev cluster (real name server and brokers on 127.0.0.1) and raw request helpers."""
+"""An in-process dev cluster (real name server and brokers on 127.0.0.1), requests built from their declarations
+(``call``) and raw ones (``request``, for what no declaration would send)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from mqadmin.admin.client import AdminClient
 from mqadmin.model.rpc.messages import PullHeader, SendHeader
+from mqadmin.model.rpc.spec import Rpc
 from mqadmin.model.rpc.topics import CreateTopicHeader
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.dev import DevCluster, start_cluster
@@ -19,6 +21,9 @@ from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.message import encode_properties, new_uniq_key
 from tests.conftest import Deadline
+
+H = TypeVar("H")
+B = TypeVar("B")
 
 
 @pytest.fixture
@@ -61,6 +66,13 @@ async def request(
     transport: TcpTransport, addr: str, code: int, ext: dict[str, str] | None = None, body: bytes = b"", **kw: Any
 ) -> RemotingCommand:
     return await transport.request(addr, RemotingCommand(code=code, ext=dict(ext or {}), body=body, **kw))
+
+
+async def call(
+    transport: TcpTransport, addr: str, rpc: Rpc[H, B, Any, Any], header: H | None = None, body: B | None = None
+) -> RemotingCommand:
+    """One request built from its declaration; the answer as it came (``rpc.reply(resp)`` reads it typed)."""
+    return await transport.request(addr, rpc.request(header, body))
 
 
 def topic_ext(cfg: TopicConfig) -> dict[str, str]:

@@ -6,13 +6,14 @@ import json
 
 import pytest
 
+from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
+from mqadmin.model.rpc import brokers, groups, topics
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.groups import SYSTEM_GROUPS
-from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 
-from .conftest import request, topic_ext
+from .conftest import call, request, topic_ext
 
 
 def addr_of(cluster, i: int = 0) -> str:
@@ -20,7 +21,7 @@ def addr_of(cluster, i: int = 0) -> str:
 
 
 async def create(transport, addr: str, cfg: TopicConfig):
-    return await request(transport, addr, RC.UPDATE_AND_CREATE_TOPIC, topic_ext(cfg))
+    return await call(transport, addr, topics.UPDATE_AND_CREATE_TOPIC, topics.CreateTopicHeader.of(cfg))
 
 
 async def test_create_topic_answers_success_without_remark_and_the_route_is_there_at_once(cluster, transport, admin):
@@ -58,6 +59,7 @@ async def test_create_refuses_illegal_and_system_topics_with_code_29(cluster, tr
 
 
 async def test_create_with_bad_header_values(cluster, transport):
+    """Raw fields: no declaration writes a non-number count or leaves a required field out."""
     ext = topic_ext(TopicConfig("Typo")) | {"readQueueNums": "eight"}
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, ext)
     assert resp.code == R.SYSTEM_ERROR and "readQueueNums" in resp.remark
@@ -69,41 +71,40 @@ async def test_create_with_bad_header_values(cluster, transport):
 async def test_create_keeps_attributes_and_order(cluster, transport):
     cfg = TopicConfig("Fifo", order=True, attributes={"message.type": "FIFO"})
     await create(transport, addr_of(cluster), cfg)
-    got = await request(transport, addr_of(cluster), RC.GET_TOPIC_CONFIG, {"topic": "Fifo", "lo": "true"})
+    header = topics.GetTopicConfigHeader(topic="Fifo", lo=True)
+    got = await call(transport, addr_of(cluster), topics.GET_TOPIC_CONFIG, header)
     assert got.code == R.SUCCESS
-    assert TopicConfig.from_json(json.loads(got.body)) == cfg
+    assert topics.GET_TOPIC_CONFIG.reply(got).body.config == cfg
 
 
 async def test_get_topic_config_of_unknown_topic_is_17(cluster, transport):
-    got = await request(transport, addr_of(cluster), RC.GET_TOPIC_CONFIG, {"topic": "Nope"})
+    got = await call(transport, addr_of(cluster), topics.GET_TOPIC_CONFIG, topics.GetTopicConfigHeader(topic="Nope"))
     assert (got.code, got.remark) == (R.TOPIC_NOT_EXIST, "No topic in this broker. topic: Nope")
 
 
 async def test_create_topic_list(cluster, transport, admin):
-    body = fastjson.dumps_bytes({"topicConfigList": [TopicConfig(f"L{i}", 2, 2).to_json() for i in range(3)]})
-    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=body)
+    listed = [TopicConfig(f"L{i}", 2, 2) for i in range(3)]
+    resp = await call(transport, addr_of(cluster), topics.UPDATE_AND_CREATE_TOPIC_LIST, body=listed)
     assert resp.code == R.SUCCESS
     for i in range(3):
         assert (await admin.topic_route(f"L{i}")).queue_datas[0].read_queue_nums == 2
-    bad = fastjson.dumps_bytes(
-        {"topicConfigList": [TopicConfig("Fine").to_json(), TopicConfig("SELF_TEST_TOPIC").to_json()]}
-    )
-    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=bad)
+    bad = [TopicConfig("Fine"), TopicConfig("SELF_TEST_TOPIC")]
+    resp = await call(transport, addr_of(cluster), topics.UPDATE_AND_CREATE_TOPIC_LIST, body=bad)
     assert resp.code == R.INVALID_PARAMETER and "conflict with system topic" in resp.remark
     assert cluster.brokers[0].topics.get("Fine") is None  # validated before anything is created
     configs = [TopicConfig("A1"), TopicConfig("A2", attributes={"+nope": "1"}), TopicConfig("A3")]
-    stopped = fastjson.dumps_bytes({"topicConfigList": [c.to_json() for c in configs]})
-    resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=stopped)
+    resp = await call(transport, addr_of(cluster), topics.UPDATE_AND_CREATE_TOPIC_LIST, body=configs)
     assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "unsupported key: nope")
     held = [cluster.brokers[0].topics.get(t) is not None for t in ("A1", "A2", "A3")]
     assert held == [True, False, False]  # as Apache's: the topics before the refused one are kept
-    broken = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=b"{not json")
+    broken = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=b"{not json")  # raw
     assert broken.code == R.SYSTEM_ERROR
 
 
 async def test_get_all_topic_config_shape(cluster, transport):
+    """The wire shape itself (keys the declaration does not read), so the body is read as JSON."""
     await create(transport, addr_of(cluster), TopicConfig("Listed"))
-    obj = json.loads((await request(transport, addr_of(cluster), RC.GET_ALL_TOPIC_CONFIG)).body)
+    obj = json.loads((await call(transport, addr_of(cluster), topics.GET_ALL_TOPIC_CONFIG)).body)
     assert set(obj) >= {"dataVersion", "topicConfigTable", "topicQueueMappingInfoMap", "topicQueueMappingDetailMap"}
     assert set(obj["dataVersion"]) == {"counter", "stateVersion", "timestamp"}
     assert obj["topicConfigTable"]["Listed"]["topicName"] == "Listed"
@@ -112,15 +113,16 @@ async def test_get_all_topic_config_shape(cluster, transport):
 
 async def test_delete_topic(cluster, transport):
     await create(transport, addr_of(cluster), TopicConfig("Doomed"))
-    assert (await request(transport, addr_of(cluster), RC.DELETE_TOPIC_IN_BROKER, {"topic": "Doomed"})).code == 0
+    delete = topics.DELETE_TOPIC_IN_BROKER
+    assert (await call(transport, addr_of(cluster), delete, topics.TopicHeader(topic="Doomed"))).code == 0
     assert cluster.brokers[0].topics.get("Doomed") is None
-    refused = await request(transport, addr_of(cluster), RC.DELETE_TOPIC_IN_BROKER, {"topic": "TBW102"})
+    refused = await call(transport, addr_of(cluster), delete, topics.TopicHeader(topic="TBW102"))
     assert (refused.code, refused.remark) == (R.INVALID_PARAMETER, "The topic[TBW102] is conflict with system topic.")
 
 
 async def test_runtime_info_has_the_keys_java_tools_read(cluster, transport):
-    resp = await request(transport, addr_of(cluster), RC.GET_BROKER_RUNTIME_INFO)
-    table = json.loads(resp.body)["table"]
+    resp = await call(transport, addr_of(cluster), brokers.GET_BROKER_RUNTIME_INFO)
+    table = brokers.GET_BROKER_RUNTIME_INFO.reply(resp).body
     for key in (
         "brokerVersionDesc", "brokerVersion", "putTps", "getTransferredTps", "getTransferedTps",
         "earliestMessageTimeStamp", "commitLogDiskRatio", "dispatchBehindBytes", "pageCacheLockTimeMills",
@@ -132,8 +134,12 @@ async def test_runtime_info_has_the_keys_java_tools_read(cluster, transport):
         "timerDequeueTps", "sendThreadPoolQueueHeadWaitTimeMills", "pullThreadPoolQueueHeadWaitTimeMills",
     ):  # fmt: skip
         assert key in table, key
-    assert all(isinstance(v, str) for v in table.values())
+    assert all(isinstance(v, str) for v in json.loads(resp.body)["table"].values())  # strings on the wire
     assert len(table["putTps"].split(" ")) == 3 and float(table["commitLogDiskRatio"]) >= 0
+
+
+async def runtime_info(transport, addr: str) -> dict[str, str]:
+    return brokers.GET_BROKER_RUNTIME_INFO.reply(await call(transport, addr, brokers.GET_BROKER_RUNTIME_INFO)).body
 
 
 async def test_runtime_info_counts_sent_messages(cluster, transport, admin):
@@ -141,10 +147,10 @@ async def test_runtime_info_counts_sent_messages(cluster, transport, admin):
     from mqadmin.wire.message import parse_offset_msg_id
 
     await create(transport, addr_of(cluster), TopicConfig("Counted"))
-    empty = json.loads((await request(transport, addr_of(cluster), RC.GET_BROKER_RUNTIME_INFO)).body)["table"]
+    empty = await runtime_info(transport, addr_of(cluster))
     assert empty["earliestMessageTimeStamp"] == "-1"  # as Apache's store with nothing in it
     sent = [await send_message(admin, "Counted", b"x") for _ in range(3)]
-    table = json.loads((await request(transport, addr_of(cluster), RC.GET_BROKER_RUNTIME_INFO)).body)["table"]
+    table = await runtime_info(transport, addr_of(cluster))
     assert table["msgPutTotalTodayNow"] == "3"
     first = await admin.view_message(addr_of(cluster), parse_offset_msg_id(sent[0].msg_id)[1])
     assert table["earliestMessageTimeStamp"] == str(first.store_timestamp)  # clusterList's HOUR counts from it
@@ -153,22 +159,23 @@ async def test_runtime_info_counts_sent_messages(cluster, transport, admin):
 
 async def test_broker_config_get_update_and_blacklist(cluster, transport):
     addr = addr_of(cluster)
-    got = await request(transport, addr, RC.GET_BROKER_CONFIG)
-    props = dict(line.split("=", 1) for line in got.body.decode().splitlines())
-    assert props["brokerName"] == "broker-a" and props["autoCreateTopicEnable"] == "true"
-    assert json.loads(got.ext["version"])["counter"] == 0
+    got = brokers.GET_BROKER_CONFIG.reply(await call(transport, addr, brokers.GET_BROKER_CONFIG))
+    assert got.body["brokerName"] == "broker-a" and got.body["autoCreateTopicEnable"] == "true"
+    assert got.header.version is not None and json.loads(got.header.version)["counter"] == 0
+    update = brokers.UPDATE_BROKER_CONFIG
     for key in ("brokerConfigPath", "configBlackList", "rocketmqHome"):
-        resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=f"{key}=/x\n".encode())
+        resp = await call(transport, addr, update, body={key: "/x"})
         assert (resp.code, resp.remark) == (R.NO_PERMISSION, "Can not update config in black list.")
-    resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"autoCreateTopicEnable=false\nnoSuchKey=1\n")
+    resp = await call(transport, addr, update, body={"autoCreateTopicEnable": "false", "noSuchKey": "1"})
     assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "'noSuchKey' is not a setting this server knows")
     assert cluster.brokers[0].config.auto_create_topic_enable is True  # all or nothing
-    resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"autoCreateTopicEnable=false\n")
+    resp = await call(transport, addr, update, body={"autoCreateTopicEnable": "false"})
     assert resp.code == R.SUCCESS
     assert cluster.brokers[0].config.auto_create_topic_enable is False
-    again = await request(transport, addr, RC.GET_BROKER_CONFIG)
-    assert "autoCreateTopicEnable=false" in again.body.decode() and json.loads(again.ext["version"])["counter"] == 1
-    bad = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"maxMessageSize=many\n")
+    again = brokers.GET_BROKER_CONFIG.reply(await call(transport, addr, brokers.GET_BROKER_CONFIG))
+    assert again.body["autoCreateTopicEnable"] == "false"
+    assert again.header.version is not None and json.loads(again.header.version)["counter"] == 1
+    bad = await call(transport, addr, update, body={"maxMessageSize": "many"})
     assert bad.code == R.SYSTEM_ERROR and "maxMessageSize" in bad.remark
 
 
@@ -193,40 +200,90 @@ START_UP_ONLY = "cannot be changed at runtime; it is read at start-up only"
 )
 async def test_runtime_config_refuses_what_java_does_not_change_while_running(cluster, transport, line, remark):
     """Only the keys a Java broker reads while running change, within Java's ranges; the rest is an
-    error, never a SUCCESS that changes nothing (registerNameServerPeriod=0 used to spin the CPU)."""
+    error, never a SUCCESS that changes nothing (registerNameServerPeriod=0 used to spin the CPU). The lines
+    are sent raw: some hold escapes (\\ud800) as a user would type them into a properties file."""
     broker = cluster.brokers[0]
     before = broker.config.to_properties()
     resp = await request(transport, addr_of(cluster), RC.UPDATE_BROKER_CONFIG, body=f"traceOn=false\n{line}\n".encode())
     assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, remark)
     assert broker.config.to_properties() == before
-    got = await request(transport, addr_of(cluster), RC.GET_BROKER_CONFIG)
-    assert got.code == R.SUCCESS and json.loads(got.ext["version"])["counter"] == 0
+    got = brokers.GET_BROKER_CONFIG.reply(await call(transport, addr_of(cluster), brokers.GET_BROKER_CONFIG))
+    assert got.header.version is not None and json.loads(got.header.version)["counter"] == 0
+
+
+async def test_every_apache_setting_is_reported_and_an_update_stores_it(cluster, transport):
+    """GET_BROKER_CONFIG reports every setting an Apache 5.5 broker reports (its defaults where this broker has
+    none); an update of one this broker does not implement is stored and reported, of the flush intervals
+    applied to the running store, of a setting Apache reads only at start or of a value its Java type cannot
+    hold refused with the key named."""
+    from mqadmin.server.broker.config import APACHE_DEFAULTS
+
+    addr, broker = addr_of(cluster), cluster.brokers[0]
+
+    async def config() -> dict[str, str]:
+        got = await request(transport, addr, RC.GET_BROKER_CONFIG)
+        return dict(line.split("=", 1) for line in got.body.decode().splitlines())
+
+    before = await config()
+    assert (
+        set(APACHE_DEFAULTS) <= set(before) and len(before) >= 487
+    )  # Apache 5.5 reports 487 with storePathCommitLog set
+    assert (before["fileReservedTime"], before["flushIntervalCommitLog"]) == ("72", "500")
+    assert (before["brokerRole"], before["haListenPort"]) == ("ASYNC_MASTER", str(broker.config.listen_port + 1))
+    assert before["timerWheelEnable"] == "false"  # no timer store here (Apache's default is true)
+    body = b"fileReservedTime=48\nflushIntervalCommitLog=200\nflushConsumerOffsetInterval=1000\n"
+    assert (await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=body)).code == R.SUCCESS
+    after = await config()
+    assert (after["fileReservedTime"], after["flushIntervalCommitLog"]) == ("48", "200")
+    assert broker.store.messages.flush_interval == 0.2 and broker.store.offsets.flush_interval == 1.0
+    for line, remark in [
+        (
+            "isBrokerContainer=true",
+            "isBrokerContainer cannot be changed by an update; Apache reads it at start-up only",
+        ),
+        ("accessMessageInMemoryMaxRatio=soon", "accessMessageInMemoryMaxRatio='soon' is not a Java int"),
+        (
+            "broadcastOffsetExpireSecond=9223372036854775808",
+            "broadcastOffsetExpireSecond='9223372036854775808' is not a Java long",
+        ),
+        ("logicalDiskSpaceCleanForciblyThreshold=0.9", None),
+    ]:
+        resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=f"fileReservedTime=1\n{line}\n".encode())
+        if remark is None:
+            assert resp.code == R.SUCCESS, resp.remark
+        else:
+            assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, remark)
+            assert (await config())["fileReservedTime"] == "48"  # all or nothing
 
 
 async def test_broker_permission_change_reaches_routes(cluster, transport, admin):
     addr = addr_of(cluster)
     await create(transport, addr, TopicConfig("Perm"))
-    resp = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"brokerPermission=4\n")
+    resp = await call(transport, addr, brokers.UPDATE_BROKER_CONFIG, body={"brokerPermission": "4"})
     assert resp.code == R.SUCCESS
     assert (await admin.topic_route("Perm")).queue_datas[0].perm == 4
-    bad = await request(transport, addr, RC.UPDATE_BROKER_CONFIG, body=b"brokerPermission=9\n")
+    bad = await call(transport, addr, brokers.UPDATE_BROKER_CONFIG, body={"brokerPermission": "9"})
     assert bad.code == R.SYSTEM_ERROR
 
 
 async def test_subscription_groups_create_get_delete_and_persist(cluster, transport):
     addr = addr_of(cluster)
-    body = fastjson.dumps_bytes({"groupName": "G1", "consumeBroadcastEnable": False, "retryMaxTimes": 3})
-    assert (await request(transport, addr, RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=body)).code == R.SUCCESS
-    wrapper = json.loads((await request(transport, addr, RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)).body)
-    g1 = wrapper["subscriptionGroupTable"]["G1"]
-    assert (g1["consumeBroadcastEnable"], g1["retryMaxTimes"], g1["retryQueueNums"]) == (False, 3, 1)
-    assert "dataVersion" in wrapper and "TOOLS_CONSUMER" in wrapper["subscriptionGroupTable"]
+    write = GroupWrite(SubscriptionGroupConfig("G1", consume_broadcast_enable=False, retry_max_times=3))
+    assert (await call(transport, addr, groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=write)).code == R.SUCCESS
+    table = await group_table(transport, addr)
+    g1 = table["G1"]
+    assert (g1.consume_broadcast_enable, g1.retry_max_times, g1.retry_queue_nums) == (False, 3, 1)
+    assert table.data_version is not None and "TOOLS_CONSUMER" in table
     on_disk = json.loads(cluster.brokers[0].data_path("subscriptionGroup.json").read_text())
     assert on_disk["subscriptionGroupTable"]["G1"]["retryMaxTimes"] == 3
-    delete = {"groupName": "G1", "cleanOffset": "true"}
-    assert (await request(transport, addr, RC.DELETE_SUBSCRIPTIONGROUP, delete)).code == R.SUCCESS
-    wrapper = json.loads((await request(transport, addr, RC.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)).body)
-    assert "G1" not in wrapper["subscriptionGroupTable"]
+    delete = groups.DeleteGroupHeader(group_name="G1", clean_offset=True)
+    assert (await call(transport, addr, groups.DELETE_SUBSCRIPTIONGROUP, delete)).code == R.SUCCESS
+    assert "G1" not in await group_table(transport, addr)
+
+
+async def group_table(transport, addr: str) -> groups.GroupTable:
+    rpc = groups.GET_ALL_SUBSCRIPTIONGROUP_CONFIG
+    return rpc.reply(await call(transport, addr, rpc)).body
 
 
 @pytest.mark.parametrize(
@@ -241,6 +298,7 @@ async def test_subscription_groups_create_get_delete_and_persist(cluster, transp
     ],
 )
 async def test_bad_subscription_group_bodies_are_refused(cluster, transport, body, code):
+    """Raw bodies: malformed ones no declaration would encode."""
     resp = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=body)
     assert resp.code == code
     assert set(cluster.brokers[0].groups.all()) == set(SYSTEM_GROUPS)
@@ -251,18 +309,20 @@ async def test_query_topic_consume_by_who(cluster, transport):
     offsets.commit("CG1", "T", 0, 1)
     offsets.commit("CG2", "T", 1, 5)
     offsets.commit("CG3", "Other", 0, 1)
-    resp = await request(transport, addr_of(cluster), RC.QUERY_TOPIC_CONSUME_BY_WHO, {"topic": "T"})
-    assert json.loads(resp.body)["groupList"] == ["CG1", "CG2"]
+    who = topics.QUERY_TOPIC_CONSUME_BY_WHO
+    assert who.reply(await call(transport, addr_of(cluster), who, topics.TopicHeader(topic="T"))).body == ["CG1", "CG2"]
 
 
 async def test_unknown_code_answers_3(cluster, transport):
+    """Raw: no declaration has code 9999."""
     resp = await request(transport, addr_of(cluster), 9999)
     assert resp.code == R.REQUEST_CODE_NOT_SUPPORTED
 
 
 async def test_acl_fields_are_ignored(cluster, transport):
-    ext = topic_ext(TopicConfig("Signed")) | {"AccessKey": "rocketmq2", "Signature": "xyz="}
-    assert (await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC, ext)).code == R.SUCCESS
+    cmd = topics.UPDATE_AND_CREATE_TOPIC.request(topics.CreateTopicHeader.of(TopicConfig("Signed")))
+    cmd.ext |= {"AccessKey": "rocketmq2", "Signature": "xyz="}  # what a signing client adds to any request
+    assert (await transport.request(addr_of(cluster), cmd)).code == R.SUCCESS
 
 
 async def test_a_slave_refuses_topic_and_group_changes(tmp_path, transport):
@@ -274,14 +334,16 @@ async def test_a_slave_refuses_topic_and_group_changes(tmp_path, transport):
     try:
         addr = slave.config.addr
         requests = [
-            (RC.UPDATE_AND_CREATE_TOPIC, topic_ext(TopicConfig("OnSlave")), b""),
-            (RC.DELETE_TOPIC_IN_BROKER, {"topic": "OnSlave"}, b""),
-            (RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, fastjson.dumps_bytes({"groupName": "G"})),
-            (RC.DELETE_SUBSCRIPTIONGROUP, {"groupName": "G"}, b""),
+            topics.UPDATE_AND_CREATE_TOPIC.request(topics.CreateTopicHeader.of(TopicConfig("OnSlave"))),
+            topics.DELETE_TOPIC_IN_BROKER.request(topics.TopicHeader(topic="OnSlave")),
+            groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP.request(body=GroupWrite(SubscriptionGroupConfig("G"))),
+            groups.DELETE_SUBSCRIPTIONGROUP.request(groups.DeleteGroupHeader(group_name="G")),
         ]
-        for code, ext, body in requests:
-            resp = await request(transport, addr, code, ext, body)
+        for cmd in requests:
+            resp = await transport.request(addr, cmd)
             assert resp.code == R.SYSTEM_ERROR and resp.remark.startswith("Can't modify topic or subscription group")
         assert slave.topics.get("OnSlave") is None
+        config = await request(transport, addr, RC.GET_BROKER_CONFIG)
+        assert "brokerRole=SLAVE" in config.body.decode().splitlines()
     finally:
         await slave.stop()

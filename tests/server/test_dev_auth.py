@@ -264,13 +264,15 @@ def test_remarks_echo_only_a_short_prefix_of_client_input(cluster):
     broker = cluster["brokers"][0]["addr"]
     huge = "k" * (1 << 20)
 
-    async def ask(credentials: Credentials, ext: dict[str, str]) -> RemotingCommand:
+    async def ask(credentials: Credentials, cmd: RemotingCommand) -> RemotingCommand:
         async with TcpTransport(timeout=60.0, credentials=credentials) as transport:
-            return await transport.request(broker, RemotingCommand(code=messages.GET_MAX_OFFSET.code, ext=ext))
+            return await transport.request(broker, cmd)
 
-    unknown = asyncio.run(ask(Credentials(huge, "x"), {"topic": "Orders", "queueId": "0"}))
+    max_offset = messages.GET_MAX_OFFSET.request(messages.QueueHeader(topic="Orders", queue_id=0))
+    unknown = asyncio.run(ask(Credentials(huge, "x"), max_offset))
     assert unknown.code == ResponseCode.NO_PERMISSION
     assert unknown.remark == f"User:{'k' * 48}… ({1 << 20} characters) is not found."
-    not_a_number = asyncio.run(ask(Credentials("admin", SUPER_SECRET), {"topic": "Orders", "queueId": huge}))
+    raw = RemotingCommand(code=messages.GET_MAX_OFFSET.code, ext={"topic": "Orders", "queueId": huge})  # no number
+    not_a_number = asyncio.run(ask(Credentials("admin", SUPER_SECRET), raw))
     assert not_a_number.code == ResponseCode.SYSTEM_ERROR
     assert not_a_number.remark == f"the custom field <queueId> is not a number: {'k' * 48!r}… ({1 << 20} characters)"

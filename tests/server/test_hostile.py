@@ -14,21 +14,24 @@ import json
 import logging
 import signal
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
+from mqadmin.model.rpc import groups, messages, namesrv_admin, topics
+from mqadmin.model.rpc.namesrv import GET_ROUTEINFO_BY_TOPIC, RouteHeader
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.remoting import RemotingServer
 from mqadmin.transport.frames import FrameReader
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand
 from tests.devprocs import start_dev
 
-from .conftest import pull_ext, request, send_ext, topic_ext
+from .conftest import call, pull_header, request, send_ext, send_header, topic_ext
 from .hostile import (
     NAME_CASES,
     NameCase,
@@ -53,7 +56,7 @@ async def hostile_cluster(make_cluster, canary):
     """One broker with a stored message at commit-log offset 0 (so a send-back would go ahead)."""
     cluster = await make_cluster(brokers=1)
     async with TcpTransport(timeout=10) as t:
-        sent = await request(t, cluster.brokers[0].config.addr, RC.SEND_MESSAGE, send_ext("T_OK"), b"first")
+        sent = await call(t, cluster.brokers[0].config.addr, messages.SEND_MESSAGE, send_header("T_OK"), b"first")
         assert sent.code == R.SUCCESS
     return cluster
 
@@ -68,15 +71,17 @@ async def assert_still_serving(cluster, name: str) -> None:
     broker = cluster.brokers[0]
     addr = broker.config.addr
     async with TcpTransport(timeout=10) as t:
-        created = await request(t, addr, RC.UPDATE_AND_CREATE_TOPIC, topic_ext(TopicConfig(name, 1, 1)))
+        created = await call(
+            t, addr, topics.UPDATE_AND_CREATE_TOPIC, topics.CreateTopicHeader.of(TopicConfig(name, 1, 1))
+        )
         assert created.code == R.SUCCESS
-        route = await request(t, cluster.namesrv_addr, RC.GET_ROUTEINFO_BY_TOPIC, {"topic": name})
+        route = await call(t, cluster.namesrv_addr, GET_ROUTEINFO_BY_TOPIC, RouteHeader(topic=name))
         assert route.code == R.SUCCESS
-        assert (await request(t, addr, RC.SEND_MESSAGE, send_ext(name), b"after")).code == R.SUCCESS
-        pulled = await request(t, addr, RC.PULL_MESSAGE, pull_ext(name, group=f"CG_{name}"))
+        assert (await call(t, addr, messages.SEND_MESSAGE, send_header(name), b"after")).code == R.SUCCESS
+        pulled = await call(t, addr, messages.PULL_MESSAGE, pull_header(name, group=f"CG_{name}"))
         assert pulled.code == R.SUCCESS
-        group = fastjson.dumps_bytes({"groupName": f"G_{name}"})
-        assert (await request(t, addr, RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=group)).code == R.SUCCESS
+        group = GroupWrite(SubscriptionGroupConfig(f"G_{name}"))
+        assert (await call(t, addr, groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=group)).code == R.SUCCESS
     on_disk = json.loads(broker.data_path("subscriptionGroup.json").read_text())
     assert f"G_{name}" in on_disk["subscriptionGroupTable"]
 
@@ -168,7 +173,8 @@ async def test_delete_topic_cannot_delete_a_directory(hostile_cluster, canary, t
     cluster = hostile_cluster
     topic = {"absolute": str(canary), "..": "..", ".": "."}[target]
     async with TcpTransport(timeout=10) as t:
-        resp = await request(t, cluster.brokers[0].config.addr, RC.DELETE_TOPIC_IN_BROKER, {"topic": topic})
+        delete = topics.DELETE_TOPIC_IN_BROKER
+        resp = await call(t, cluster.brokers[0].config.addr, delete, topics.TopicHeader(topic=topic))
     assert (resp.code, resp.remark) == (
         R.INVALID_PARAMETER,
         "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
@@ -183,13 +189,14 @@ async def test_send_back_heartbeat_and_group_update_cannot_write_outside(hostile
     cluster = hostile_cluster
     addr = cluster.brokers[0].config.addr
     evil = "x/../../../../" + canary.name + "/evil"
-    back = {"offset": "0", "group": evil, "delayLevel": "0", "originMsgId": "", "originTopic": "T_OK"}
+    back = messages.SendBackHeader(offset=0, group=evil, delay_level=0, origin_msg_id="", origin_topic="T_OK")
     async with TcpTransport(timeout=10) as t:
-        assert (await request(t, addr, RC.CONSUMER_SEND_MSG_BACK, back)).code == R.INVALID_PARAMETER
+        assert (await call(t, addr, messages.CONSUMER_SEND_MSG_BACK, back)).code == R.INVALID_PARAMETER
+        # raw: a heartbeat of only the fields that matter here, as a hand-made client might send it
         hb = json_bytes({"clientID": "c", "consumerDataSet": [{"groupName": evil, "subscriptionDataSet": []}]})
         assert (await request(t, addr, RC.HEART_BEAT, body=hb)).code == R.INVALID_PARAMETER
-        sg = fastjson.dumps_bytes({"groupName": evil})
-        assert (await request(t, addr, RC.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=sg)).code == R.INVALID_PARAMETER
+        sg = GroupWrite(SubscriptionGroupConfig(evil))
+        assert (await call(t, addr, groups.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, body=sg)).code == R.INVALID_PARAMETER
     await assert_broker_files_intact(cluster)
     assert_untouched(canary)
     assert not (canary / "evil").exists()
@@ -221,7 +228,9 @@ async def test_a_lone_surrogate_in_a_kv_namespace_does_not_poison_the_name_serve
     assert resp is not None and resp.code == R.INVALID_PARAMETER
     assert ns.kv.table == {}
     async with TcpTransport(timeout=10) as t:
-        ok = await request(t, ns.addr, RC.PUT_KV_CONFIG, {"namespace": "N", "key": "k", "value": "v"})
+        ok = await call(
+            t, ns.addr, namesrv_admin.PUT_KV_CONFIG, namesrv_admin.PutKvHeader(namespace="N", key="k", value="v")
+        )
         assert ok.code == R.SUCCESS
     assert json.loads(ns.config.kv_config_path.read_text())["configTable"] == {"N": {"k": "v"}}
 
@@ -257,7 +266,7 @@ async def test_a_registration_keeps_topics_with_illegal_names_out_of_the_routes(
         del table["x\ud800"]
         body = json_bytes({"topicConfigSerializeWrapper": {"topicConfigTable": table}})
         caplog.set_level(logging.WARNING, logger="mqadmin.server.namesrv.server")
-        assert (await request(t, ns.addr, RC.REGISTER_BROKER, ext, body)).code == R.SUCCESS
+        assert (await request(t, ns.addr, RC.REGISTER_BROKER, ext, body)).code == R.SUCCESS  # raw, as refused above
         assert ns.routes.route("Fine") is not None and "a/../b" not in ns.routes.topics
         assert any("'a/../b'" in r.getMessage() for r in caplog.records)
 
@@ -279,8 +288,10 @@ def test_sigterm_after_a_poisoning_attempt_exits_0_and_writes_topics_json(tmp_pa
             resp = await raw_request(addr, RC.UPDATE_AND_CREATE_TOPIC, ext)
             assert resp is not None and resp.code == R.INVALID_PARAMETER
             async with TcpTransport(timeout=10) as t:
-                assert (await request(t, addr, RC.UPDATE_AND_CREATE_TOPIC, topic_ext(TopicConfig("Healthy")))).code == 0
-                route = await request(t, ns_info["namesrvAddr"], RC.GET_ROUTEINFO_BY_TOPIC, {"topic": "Healthy"})
+                healthy = topics.CreateTopicHeader.of(TopicConfig("Healthy"))
+                assert (await call(t, addr, topics.UPDATE_AND_CREATE_TOPIC, healthy)).code == 0
+                route_of = RouteHeader(topic="Healthy")
+                route = await call(t, ns_info["namesrvAddr"], GET_ROUTEINFO_BY_TOPIC, route_of)
                 assert route.code == R.SUCCESS
 
         asyncio.run(poison_then_create())
@@ -318,7 +329,8 @@ async def test_a_send_to_a_pop_retry_topic_takes_the_group_before_the_plus(hosti
     """%RETRY%<group>+<topic> is a legal topic (5.x POP); its group is <group>, never 'group+topic'."""
     addr = hostile_cluster.brokers[0].config.addr
     async with TcpTransport(timeout=10) as t:
-        sent = await request(t, addr, RC.SEND_MESSAGE, send_ext("%RETRY%CG_POP+T_OK", reconsumeTimes="1"), b"x")
+        retry = replace(send_header("%RETRY%CG_POP+T_OK"), reconsume_times=1)
+        sent = await call(t, addr, messages.SEND_MESSAGE, retry, b"x")
     assert sent.code == R.SUCCESS
     assert hostile_cluster.brokers[0].groups.get("CG_POP") is not None
     assert_no_illegal_name_is_held(hostile_cluster)

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from mqadmin.model.rpc.namesrv import GET_BROKER_CLUSTER_INFO
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
 from mqadmin.server.ratelog import RateLimitedLog
 from mqadmin.server.remoting import ConnectionLimits, RemotingServer
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import MAX_FRAME_LENGTH, RemotingCommand
 from tests.devprocs import start_dev
@@ -175,7 +175,7 @@ async def test_limits_come_from_the_server_config(tmp_path: Path):
         await until(lambda: peer.closed_by_server, what="the name server to close an idle connection")
         peer.close()
         async with TcpTransport(timeout=10) as t:
-            assert (await request(t, ns.addr, RC.GET_BROKER_CLUSTER_INFO)).code == R.SUCCESS
+            assert (await t.request(ns.addr, GET_BROKER_CLUSTER_INFO.request())).code == R.SUCCESS
     finally:
         await ns.stop()
 

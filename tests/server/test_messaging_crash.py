@@ -13,12 +13,12 @@ import signal
 import sys
 from pathlib import Path
 
+from mqadmin.model.rpc.messages import PULL_MESSAGE, SEND_MESSAGE
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.message import decode_messages
 
-from .conftest import pull_ext, request, send_ext
+from .conftest import call, pull_header, send_header
 
 
 async def dev_up(data_dir: Path) -> tuple[asyncio.subprocess.Process, dict]:
@@ -38,7 +38,7 @@ async def test_acknowledged_messages_survive_kill_9(tmp_path: Path):
         addr = info["brokers"][0]["addr"]
         acked = []
         for i in range(50):
-            resp = await request(transport, addr, RC.SEND_MESSAGE, send_ext("Crash", queue_id=i % 2), b"m%d" % i)
+            resp = await call(transport, addr, SEND_MESSAGE, send_header("Crash", queue_id=i % 2), b"m%d" % i)
             assert resp.code == R.SUCCESS
             acked.append(b"m%d" % i)
         os.kill(proc.pid, signal.SIGKILL)
@@ -54,11 +54,11 @@ async def test_acknowledged_messages_survive_kill_9(tmp_path: Path):
         addr = info["brokers"][0]["addr"]
         got = []
         for qid in (0, 1):
-            resp = await request(transport, addr, RC.PULL_MESSAGE, pull_ext("Crash", queue_id=qid, maxMsgNums="64"))
+            resp = await call(transport, addr, PULL_MESSAGE, pull_header("Crash", queue_id=qid, max_msgs=64))
             got += [m.body for m in decode_messages(resp.body)]
         assert sorted(got) == sorted(acked)
-        nxt = await request(transport, addr, RC.SEND_MESSAGE, send_ext("Crash", queue_id=0), b"after")
-        assert (nxt.code, nxt.ext["queueOffset"]) == (R.SUCCESS, "25")
+        nxt = await call(transport, addr, SEND_MESSAGE, send_header("Crash", queue_id=0), b"after")
+        assert (nxt.code, SEND_MESSAGE.reply(nxt).header.queue_offset) == (R.SUCCESS, 25)
     finally:
         await transport.aclose()
         proc.terminate()

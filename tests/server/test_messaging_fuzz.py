@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import random
 
+from mqadmin.model.rpc.messages import PULL_MESSAGE, SEND_MESSAGE
 from mqadmin.server.broker.send import encode_batch
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.message import decode_messages
 
-from .conftest import pull_ext, request, send_ext
+from .conftest import call, pull_ext, pull_header, request, send_ext, send_header
 
 FIELDS = {
     RC.SEND_MESSAGE: list(send_ext("T")),
@@ -75,10 +76,10 @@ async def test_malformed_requests_get_answers_and_the_broker_keeps_serving(clust
         assert resp.is_response and isinstance(resp.code, int)
         codes_seen.add(resp.code)
     assert R.SYSTEM_ERROR in codes_seen and R.SUCCESS in codes_seen
-    sent = await request(transport, addr, RC.SEND_MESSAGE, send_ext("AfterFuzz"), b"still alive")
+    sent = await call(transport, addr, SEND_MESSAGE, send_header("AfterFuzz"), b"still alive")
     assert sent.code == R.SUCCESS
-    pulled = await request(transport, addr, RC.PULL_MESSAGE, pull_ext("AfterFuzz"))
+    pulled = await call(transport, addr, PULL_MESSAGE, pull_header("AfterFuzz"))
     assert [m.body for m in decode_messages(pulled.body)] == [b"still alive"]
-    fuzz = await request(transport, addr, RC.PULL_MESSAGE, pull_ext("Fuzz", maxMsgNums="1000"))
+    fuzz = await call(transport, addr, PULL_MESSAGE, pull_header("Fuzz", max_msgs=1000))
     for m in decode_messages(fuzz.body):  # whatever was stored is readable
         assert m.topic == "Fuzz"

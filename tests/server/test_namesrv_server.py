@@ -5,23 +5,27 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mqadmin.model.data_version import DataVersion
 from mqadmin.model.register_body import RegisterBody, encode_compressed, encode_json
+from mqadmin.model.route import QueueData, TopicRouteData
+from mqadmin.model.rpc import namesrv, namesrv_admin, registration
+from mqadmin.model.rpc.registration import BrokerIdentityHeader, BrokerLivenessHeader, RegisterBrokerHeader
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import RemotingCommand, SerializeType
 from mqadmin.wire.message import body_crc
 
-from .conftest import request, until
+from .conftest import call, until
 
 BROKER = "127.0.0.1:10911"
 
@@ -47,13 +51,20 @@ async def ns(tmp_path: Path, clock: Clock):
     await server.stop()
 
 
-def register_ext(body: bytes, *, name: str = "broker-a", addr: str = BROKER, broker_id: int = 0, **extra: str):
-    ext = {
-        "brokerName": name, "brokerAddr": addr, "clusterName": "DefaultCluster", "haServerAddr": "127.0.0.1:10912",
-        "brokerId": str(broker_id), "compressed": "false", "bodyCrc32": str(body_crc(body)),
-    }  # fmt: skip
-    ext.update(extra)
-    return ext
+def register_header(body: bytes, **fields: Any) -> RegisterBrokerHeader:
+    """REGISTER_BROKER's header for ``body`` of broker-a at BROKER (``fields``: others, by their names)."""
+    header = RegisterBrokerHeader(
+        broker_name="broker-a", broker_addr=BROKER, cluster_name="DefaultCluster", ha_server_addr="127.0.0.1:10912",
+        broker_id=0, body_crc32=body_crc(body),
+    )  # fmt: skip
+    return replace(header, **fields)
+
+
+async def register_body(transport: TcpTransport, ns: NameServer, header: RegisterBrokerHeader, body: bytes):
+    """REGISTER_BROKER with a body as given (the declaration encodes only the JSON form; brokers also deflate)."""
+    cmd = registration.REGISTER_BROKER.request(header)
+    cmd.body = body
+    return await transport.request(ns.addr, cmd)
 
 
 def wrapper(*topics: TopicConfig, counter: int = 1) -> RegisterBody:
@@ -61,15 +72,31 @@ def wrapper(*topics: TopicConfig, counter: int = 1) -> RegisterBody:
 
 
 TOPICS = (TopicConfig("TopicA", 4, 4, 6), TopicConfig("TBW102", 8, 8, 7))
+BROKER_A = BrokerIdentityHeader(broker_name="broker-a", broker_addr=BROKER, cluster_name="DefaultCluster", broker_id=0)
+K = namesrv_admin.KvHeader(namespace="NS", key="k")
+NS = namesrv_admin.NamespaceHeader(namespace="NS")
+ORDER_CONF = namesrv_admin.PutKvHeader(namespace="ORDER_TOPIC_CONFIG", key="TopicA", value="broker-a:4")
 
 
 async def register(transport: TcpTransport, ns: NameServer, *topics: TopicConfig, **kw) -> RemotingCommand:
-    body = encode_json(wrapper(*(topics or TOPICS)))
-    return await request(transport, ns.addr, RC.REGISTER_BROKER, register_ext(body, **kw), body)
+    body = wrapper(*(topics or TOPICS))
+    header = register_header(encode_json(body), **kw)
+    return await call(transport, ns.addr, registration.REGISTER_BROKER, header, body)
 
 
 async def route(transport: TcpTransport, ns: NameServer, topic: str) -> RemotingCommand:
-    return await request(transport, ns.addr, RC.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
+    return await call(transport, ns.addr, namesrv.GET_ROUTEINFO_BY_TOPIC, namesrv.RouteHeader(topic=topic))
+
+
+async def queues(transport: TcpTransport, ns: NameServer, topic: str) -> list[QueueData]:
+    return namesrv.GET_ROUTEINFO_BY_TOPIC.reply(await route(transport, ns, topic)).body.queue_datas
+
+
+async def read(transport: TcpTransport, ns: NameServer, rpc, header=None, body=None):
+    """A request built from its declaration, its answer read typed (it must be one the declaration accepts)."""
+    resp = await call(transport, ns.addr, rpc, header, body)
+    assert resp.code in rpc.ok, (rpc.name, resp.code, resp.remark)
+    return rpc.reply(resp)
 
 
 async def test_json_registration_makes_routes(ns, transport):
@@ -96,31 +123,30 @@ async def test_compressed_registration_is_accepted(ns, transport):
     dv = DataVersion(5, 0, 1700000000000).to_json()
     topics = {"Zipped": TopicConfig("Zipped", 2, 2, 6, attributes={"message.type": "FIFO"}), "TBW102": TOPICS[1]}
     body = encode_compressed(dv, topics)
-    resp = await request(transport, ns.addr, RC.REGISTER_BROKER, register_ext(body, compressed="true"), body)
+    resp = await register_body(transport, ns, register_header(body, compressed=True), body)
     assert resp.code == R.SUCCESS, resp.remark
-    qd = json.loads((await route(transport, ns, "Zipped")).body)["queueDatas"][0]
-    assert (qd["readQueueNums"], qd["writeQueueNums"]) == (2, 2)
+    (qd,) = await queues(transport, ns, "Zipped")
+    assert (qd.read_queue_nums, qd.write_queue_nums) == (2, 2)
 
 
 async def test_deflated_body_flagged_uncompressed_is_still_read(ns, transport):
     """A 5.x broker with compressedRegister deflates but sends compressed=false."""
     body = encode_compressed(DataVersion(1, 0, 1).to_json(), {t.topic_name: t for t in TOPICS})
-    resp = await request(transport, ns.addr, RC.REGISTER_BROKER, register_ext(body), body)
+    resp = await register_body(transport, ns, register_header(body), body)
     assert resp.code == R.SUCCESS
     assert (await route(transport, ns, "TopicA")).code == R.SUCCESS
 
 
 async def test_crc_mismatch_is_refused(ns, transport):
     body = encode_json(wrapper(*TOPICS))
-    ext = register_ext(body, bodyCrc32=str(body_crc(body) ^ 1))
-    resp = await request(transport, ns.addr, RC.REGISTER_BROKER, ext, body)
+    resp = await register_body(transport, ns, register_header(body, body_crc32=body_crc(body) ^ 1), body)
     assert (resp.code, resp.remark) == (R.SYSTEM_ERROR, "crc32 not match")
     assert (await route(transport, ns, "TopicA")).code == R.TOPIC_NOT_EXIST
 
 
 async def test_crc_zero_skips_the_check(ns, transport):
     body = encode_json(wrapper(*TOPICS))
-    resp = await request(transport, ns.addr, RC.REGISTER_BROKER, register_ext(body, bodyCrc32="0"), body)
+    resp = await register_body(transport, ns, register_header(body, body_crc32=0), body)
     assert resp.code == R.SUCCESS
 
 
@@ -137,116 +163,118 @@ async def test_unknown_topic_answers_17_with_the_java_remark(ns, transport):
 
 async def test_binary_header_requests_get_binary_answers(ns, transport):
     await register(transport, ns)
-    cmd = RemotingCommand(int(RC.GET_ROUTEINFO_BY_TOPIC), ext={"topic": "TopicA"}, serialize=SerializeType.ROCKETMQ)
+    cmd = namesrv.GET_ROUTEINFO_BY_TOPIC.request(namesrv.RouteHeader(topic="TopicA"))
+    cmd.serialize = SerializeType.ROCKETMQ
     resp = await transport.request(ns.addr, cmd)
     assert resp.code == R.SUCCESS and resp.serialize == SerializeType.ROCKETMQ
 
 
 async def test_cluster_info_and_topic_lists(ns, transport):
     await register(transport, ns)
-    await register(transport, ns, *TOPICS, name="broker-b", addr="127.0.0.1:10921")
-    info = fastjson.loads((await request(transport, ns.addr, RC.GET_BROKER_CLUSTER_INFO)).body)
-    assert sorted(info["clusterAddrTable"]["DefaultCluster"]) == ["broker-a", "broker-b"]
-    assert info["brokerAddrTable"]["broker-b"]["brokerAddrs"] == {"0": "127.0.0.1:10921"}
-    all_topics = json.loads((await request(transport, ns.addr, RC.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)).body)
-    assert all_topics == {"topicList": ["TBW102", "TopicA"]}
-    by_cluster = await request(transport, ns.addr, RC.GET_TOPICS_BY_CLUSTER, {"cluster": "DefaultCluster"})
-    assert json.loads(by_cluster.body)["topicList"] == ["TBW102", "TopicA"]
-    system = json.loads((await request(transport, ns.addr, RC.GET_SYSTEM_TOPIC_LIST_FROM_NS)).body)
-    assert system["topicList"] == ["DefaultCluster", "broker-a", "broker-b"] and "brokerAddr" in system
+    await register(transport, ns, *TOPICS, broker_name="broker-b", broker_addr="127.0.0.1:10921")
+    info = (await read(transport, ns, namesrv.GET_BROKER_CLUSTER_INFO)).body
+    assert sorted(info.clusters["DefaultCluster"]) == ["broker-a", "broker-b"]
+    assert info.brokers["broker-b"].broker_addrs == {0: "127.0.0.1:10921"}
+    all_topics = await call(transport, ns.addr, namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)
+    assert json.loads(all_topics.body) == {"topicList": ["TBW102", "TopicA"]}  # nothing else on the wire
+    by_cluster = await read(
+        transport, ns, namesrv.GET_TOPICS_BY_CLUSTER, namesrv.ClusterHeader(cluster="DefaultCluster")
+    )
+    assert by_cluster.body == ["TBW102", "TopicA"]
+    system = await call(transport, ns.addr, namesrv.GET_SYSTEM_TOPIC_LIST_FROM_NS)
+    assert namesrv.GET_SYSTEM_TOPIC_LIST_FROM_NS.reply(system).body == ["DefaultCluster", "broker-a", "broker-b"]
+    assert "brokerAddr" in json.loads(system.body)  # a key the declaration does not read
 
 
 async def test_unregister_and_delete_topic(ns, transport):
     await register(transport, ns)
-    ext = {"topic": "TopicA", "clusterName": "DefaultCluster"}
-    assert (await request(transport, ns.addr, RC.DELETE_TOPIC_IN_NAMESRV, ext)).code == R.SUCCESS
+    delete = namesrv.DeleteTopicHeader(topic="TopicA", cluster_name="DefaultCluster")
+    assert (await call(transport, ns.addr, namesrv.DELETE_TOPIC_IN_NAMESRV, delete)).code == R.SUCCESS
     assert (await route(transport, ns, "TopicA")).code == R.TOPIC_NOT_EXIST
-    ext = {"brokerName": "broker-a", "brokerAddr": BROKER, "clusterName": "DefaultCluster", "brokerId": "0"}
-    assert (await request(transport, ns.addr, RC.UNREGISTER_BROKER, ext)).code == R.SUCCESS
+    assert (await call(transport, ns.addr, registration.UNREGISTER_BROKER, BROKER_A)).code == R.SUCCESS
     assert (await route(transport, ns, "TBW102")).code == R.TOPIC_NOT_EXIST
 
 
 async def test_register_topic_in_namesrv_adds_queue_data_of_known_brokers(ns, transport):
     await register(transport, ns)
-    body = fastjson.dumps_bytes(
-        {"queueDatas": [{"brokerName": "broker-a", "perm": 6, "readQueueNums": 2, "writeQueueNums": 2},
-                        {"brokerName": "stranger", "perm": 6, "readQueueNums": 2, "writeQueueNums": 2}]}
-    )  # fmt: skip
-    assert (await request(transport, ns.addr, RC.REGISTER_TOPIC_IN_NAMESRV, {"topic": "Pushed"}, body)).code == 0
-    assert [q["brokerName"] for q in json.loads((await route(transport, ns, "Pushed")).body)["queueDatas"]] == [
-        "broker-a"
-    ]
+    pushed = TopicRouteData(queue_datas=[QueueData("broker-a", 2, 2, 6), QueueData("stranger", 2, 2, 6)])
+    header = registration.RegisterTopicHeader(topic="Pushed")
+    assert (await call(transport, ns.addr, registration.REGISTER_TOPIC_IN_NAMESRV, header, pushed)).code == 0
+    assert [q.broker_name for q in await queues(transport, ns, "Pushed")] == ["broker-a"]
 
 
 async def test_kv_put_get_list_delete_and_persistence(ns, transport, tmp_path, clock):
-    put = {"namespace": "NS", "key": "k", "value": "v1"}
-    assert (await request(transport, ns.addr, RC.PUT_KV_CONFIG, put)).code == R.SUCCESS
-    got = await request(transport, ns.addr, RC.GET_KV_CONFIG, {"namespace": "NS", "key": "k"})
-    assert (got.code, got.ext["value"]) == (R.SUCCESS, "v1")
-    listed = await request(transport, ns.addr, RC.GET_KVLIST_BY_NAMESPACE, {"namespace": "NS"})
-    assert json.loads(listed.body) == {"table": {"k": "v1"}}
+    put = namesrv_admin.PutKvHeader(namespace="NS", key="k", value="v1")
+    assert (await call(transport, ns.addr, namesrv_admin.PUT_KV_CONFIG, put)).code == R.SUCCESS
+    got = await read(transport, ns, namesrv_admin.GET_KV_CONFIG, K)
+    assert (got.code, got.header.value) == (R.SUCCESS, "v1")
+    listed = await read(
+        transport, ns, namesrv_admin.GET_KVLIST_BY_NAMESPACE, namesrv_admin.NamespaceHeader(namespace="NS")
+    )
+    assert listed.body == {"k": "v1"}
     on_disk = json.loads((tmp_path / "ns" / "kvConfig.json").read_text())
     assert on_disk == {"configTable": {"NS": {"k": "v1"}}}
     # a fresh name server on the same directory has it
     again = NameServer(NamesrvConfig(listen_port=0, data_dir=tmp_path / "ns"), clock=clock)
     again.kv.load()
     assert again.kv.get("NS", "k") == "v1"
-    assert (await request(transport, ns.addr, RC.DELETE_KV_CONFIG, {"namespace": "NS", "key": "k"})).code == 0
-    missing = await request(transport, ns.addr, RC.GET_KV_CONFIG, {"namespace": "NS", "key": "k"})
+    assert (await call(transport, ns.addr, namesrv_admin.DELETE_KV_CONFIG, K)).code == 0
+    missing = await call(transport, ns.addr, namesrv_admin.GET_KV_CONFIG, K)
     assert (missing.code, missing.remark) == (R.QUERY_NOT_FOUND, "No config item, Namespace: NS Key: k")
-    none = await request(transport, ns.addr, RC.GET_KVLIST_BY_NAMESPACE, {"namespace": "NS"})
+    none = await call(
+        transport, ns.addr, namesrv_admin.GET_KVLIST_BY_NAMESPACE, namesrv_admin.NamespaceHeader(namespace="NS")
+    )
     assert none.code == R.QUERY_NOT_FOUND
 
 
 async def test_missing_header_field_is_an_error_not_a_crash(ns, transport):
-    resp = await request(transport, ns.addr, RC.PUT_KV_CONFIG, {"namespace": "NS"})
+    """Raw: no declaration leaves a required field out."""
+    resp = await transport.request(ns.addr, RemotingCommand(code=RC.PUT_KV_CONFIG, ext={"namespace": "NS"}))
     assert resp.code == R.SYSTEM_ERROR and "key" in resp.remark
-    assert (await request(transport, ns.addr, RC.GET_BROKER_CLUSTER_INFO)).code == R.SUCCESS
+    assert (await call(transport, ns.addr, namesrv.GET_BROKER_CLUSTER_INFO)).code == R.SUCCESS
 
 
 async def test_order_topic_config_reaches_routes_and_registration_answers(ns, transport):
-    put = {"namespace": "ORDER_TOPIC_CONFIG", "key": "TopicA", "value": "broker-a:4"}
-    await request(transport, ns.addr, RC.PUT_KV_CONFIG, put)
+    await call(transport, ns.addr, namesrv_admin.PUT_KV_CONFIG, ORDER_CONF)
     resp = await register(transport, ns)
-    assert json.loads(resp.body) == {"table": {"TopicA": "broker-a:4"}}
-    assert json.loads((await route(transport, ns, "TopicA")).body)["orderTopicConf"] == "broker-a:4"
-    assert "orderTopicConf" not in json.loads((await route(transport, ns, "TBW102")).body)
+    assert registration.REGISTER_BROKER.reply(resp).body == {"TopicA": "broker-a:4"}
+    assert (
+        namesrv.GET_ROUTEINFO_BY_TOPIC.reply(await route(transport, ns, "TopicA")).body.order_topic_conf == "broker-a:4"
+    )
+    assert "orderTopicConf" not in json.loads((await route(transport, ns, "TBW102")).body)  # no null on the wire
 
 
 async def test_order_conf_left_out_when_order_message_disabled(ns, transport):
-    await request(
-        transport,
-        ns.addr,
-        RC.PUT_KV_CONFIG,
-        {"namespace": "ORDER_TOPIC_CONFIG", "key": "TopicA", "value": "broker-a:4"},
-    )
+    await call(transport, ns.addr, namesrv_admin.PUT_KV_CONFIG, ORDER_CONF)
     await register(transport, ns)
-    upd = await request(transport, ns.addr, RC.UPDATE_NAMESRV_CONFIG, body=b"orderMessageEnable=false\n")
+    upd = await call(transport, ns.addr, namesrv.UPDATE_NAMESRV_CONFIG, body={"orderMessageEnable": "false"})
     assert upd.code == R.SUCCESS
     assert "orderTopicConf" not in json.loads((await route(transport, ns, "TopicA")).body)
 
 
 async def test_wipe_and_add_write_perm(ns, transport):
     await register(transport, ns)
-    wiped = await request(transport, ns.addr, RC.WIPE_WRITE_PERM_OF_BROKER, {"brokerName": "broker-a"})
-    assert (wiped.code, wiped.ext["wipeTopicCount"]) == (R.SUCCESS, "2")
-    assert json.loads((await route(transport, ns, "TBW102")).body)["queueDatas"][0]["perm"] == 5
-    added = await request(transport, ns.addr, RC.ADD_WRITE_PERM_OF_BROKER, {"brokerName": "broker-a"})
-    assert added.ext["addTopicCount"] == "2"
-    assert json.loads((await route(transport, ns, "TBW102")).body)["queueDatas"][0]["perm"] == 6
+    broker_a = namesrv_admin.BrokerNameHeader(broker_name="broker-a")
+    wiped = await read(transport, ns, namesrv_admin.WIPE_WRITE_PERM_OF_BROKER, broker_a)
+    assert (wiped.code, wiped.header.count) == (R.SUCCESS, 2)
+    assert (await queues(transport, ns, "TBW102"))[0].perm == 5
+    added = await read(transport, ns, namesrv_admin.ADD_WRITE_PERM_OF_BROKER, broker_a)
+    assert added.header.count == 2
+    assert (await queues(transport, ns, "TBW102"))[0].perm == 6
 
 
 async def test_namesrv_config_get_update_and_blacklist(ns, transport):
-    text = (await request(transport, ns.addr, RC.GET_NAMESRV_CONFIG)).body.decode()
-    assert "orderMessageEnable=true" in text and "kvConfigPath=" in text
+    config = (await read(transport, ns, namesrv.GET_NAMESRV_CONFIG)).body
+    assert config["orderMessageEnable"] == "true" and "kvConfigPath" in config
+    update = namesrv.UPDATE_NAMESRV_CONFIG
     for key in ("configStorePath", "kvConfigPath", "configBlackList"):
-        resp = await request(transport, ns.addr, RC.UPDATE_NAMESRV_CONFIG, body=f"{key}=/tmp/x\n".encode())
+        resp = await call(transport, ns.addr, update, body={key: "/tmp/x"})
         assert (resp.code, resp.remark) == (R.NO_PERMISSION, "Can not update config in black list.")
-    bad = await request(transport, ns.addr, RC.UPDATE_NAMESRV_CONFIG, body=b"scanNotActiveBrokerInterval=soon\n")
+    bad = await call(transport, ns.addr, update, body={"scanNotActiveBrokerInterval": "soon"})
     assert bad.code == R.SYSTEM_ERROR and "scanNotActiveBrokerInterval" in bad.remark
-    ok = await request(transport, ns.addr, RC.UPDATE_NAMESRV_CONFIG, body=b"enableAllTopicList=false\n")
+    ok = await call(transport, ns.addr, update, body={"enableAllTopicList": "false"})
     assert ok.code == R.SUCCESS
-    off = await request(transport, ns.addr, RC.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)
+    off = await call(transport, ns.addr, namesrv.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)
     assert (off.code, off.remark) == (R.SYSTEM_ERROR, "disable")
 
 
@@ -261,10 +289,10 @@ async def test_closing_the_registering_connection_unregisters_at_once(ns):
 
 async def test_scan_expires_silent_brokers_and_heartbeat_keeps_them(ns, transport, clock):
     await register(transport, ns)
-    await register(transport, ns, *TOPICS, name="broker-b", addr="127.0.0.1:10921")
+    await register(transport, ns, *TOPICS, broker_name="broker-b", broker_addr="127.0.0.1:10921")
     clock.now += 100
-    hb = {"clusterName": "DefaultCluster", "brokerAddr": "127.0.0.1:10921", "brokerName": "broker-b"}
-    assert (await request(transport, ns.addr, RC.BROKER_HEARTBEAT, hb)).code == R.SUCCESS
+    hb = BrokerLivenessHeader(cluster_name="DefaultCluster", broker_addr="127.0.0.1:10921", broker_name="broker-b")
+    assert (await call(transport, ns.addr, registration.BROKER_HEARTBEAT, hb)).code == R.SUCCESS
     clock.now += 30
     ns.scan()
     assert set(ns.routes.brokers) == {"broker-b"}
@@ -272,12 +300,13 @@ async def test_scan_expires_silent_brokers_and_heartbeat_keeps_them(ns, transpor
 
 async def test_query_data_version(ns, transport):
     await register(transport, ns)
-    ext = {"brokerName": "broker-a", "brokerAddr": BROKER, "clusterName": "DefaultCluster", "brokerId": "0"}
-    same = fastjson.dumps_bytes(DataVersion(1, 0, 1700000000000).to_json())
-    resp = await request(transport, ns.addr, RC.QUERY_DATA_VERSION, ext, same)
-    assert resp.ext["changed"] == "false" and json.loads(resp.body)["counter"] == 1
-    newer = fastjson.dumps_bytes(DataVersion(2, 0, 1700000000000).to_json())
-    assert (await request(transport, ns.addr, RC.QUERY_DATA_VERSION, ext, newer)).ext["changed"] == "true"
+    header = BrokerLivenessHeader(
+        cluster_name="DefaultCluster", broker_addr=BROKER, broker_name="broker-a", broker_id=0
+    )
+    query = registration.QUERY_DATA_VERSION
+    same = await read(transport, ns, query, header, DataVersion(1, 0, 1700000000000))
+    assert same.header.changed is False and same.body == DataVersion(1, 0, 1700000000000)
+    assert (await read(transport, ns, query, header, DataVersion(2, 0, 1700000000000))).header.changed is True
 
 
 async def test_expiry_by_the_periodic_scan(tmp_path):

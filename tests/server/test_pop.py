@@ -7,25 +7,26 @@ from __future__ import annotations
 import asyncio
 
 from mqadmin.model.queue import MessageQueue
+from mqadmin.model.rpc import clients, messages
 from mqadmin.model.rpc import consumers as crpc
 from mqadmin.model.rpc import pop as rpc
 from mqadmin.model.rpc.consumers import RequestMode
 from mqadmin.server.broker.pop import allocate, allocate_for_pop
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.message import decode_messages
 from tests.conftest import Deadline
 
-from .conftest import request, send_ext
-from .test_messaging import heartbeat
+from .conftest import call, send_header
+from .test_messaging import beat
 
 TOPIC, GROUP = "PopTopic", "CG_POP"
 
 
 async def produce(t: TcpTransport, addr: str, count: int, queue_id: int = 0, tags: str = "") -> None:
     for i in range(count):
-        r = await request(t, addr, RC.SEND_MESSAGE, send_ext(TOPIC, queue_id=queue_id, keys=f"k{i}", tags=tags), b"x")
+        header = send_header(TOPIC, queue_id=queue_id, keys=f"k{i}", tags=tags)
+        r = await call(t, addr, messages.SEND_MESSAGE, header, b"x")
         assert r.code == R.SUCCESS, r.remark
 
 
@@ -34,7 +35,7 @@ def pop_header(**kw: object) -> rpc.PopHeader:
         "consumer_group": GROUP, "topic": TOPIC, "queue_id": -1, "max_msg_nums": 32, "invisible_time": 60_000,
         "poll_time": 0, "born_time": 0, "init_mode": rpc.INIT_MODE_MIN, "exp_type": "TAG", "exp": "*",
     }  # fmt: skip
-    return rpc.PopHeader(**{**fields, **kw})  # type: ignore[arg-type]
+    return rpc.PopHeader(**{**fields, **kw})  # type: ignore[arg-type]  # the test's fields by name
 
 
 async def pop(t: TcpTransport, addr: str, **kw: object) -> list[int]:
@@ -50,21 +51,20 @@ async def ack(t: TcpTransport, addr: str, offset: int, queue_id: int = 0) -> Non
 
 
 async def committed(t: TcpTransport, addr: str, queue_id: int = 0) -> int:
-    r = await request(t, addr, RC.QUERY_CONSUMER_OFFSET, {"consumerGroup": GROUP, "topic": TOPIC,
-                                                          "queueId": str(queue_id)})  # fmt: skip
-    return int(r.ext["offset"])
+    header = clients.QueryOffsetHeader(consumer_group=GROUP, topic=TOPIC, queue_id=queue_id)
+    return clients.QUERY_CONSUMER_OFFSET.reply(await call(t, addr, clients.QUERY_CONSUMER_OFFSET, header)).header.offset
 
 
 async def set_mode(t: TcpTransport, addr: str, mode: str, share: int = 0) -> None:
-    body = crpc.REQUEST_MODE.encode(RequestMode(TOPIC, GROUP, mode, share))
-    assert (await request(t, addr, RC.SET_MESSAGE_REQUEST_MODE, body=body)).code == R.SUCCESS
+    body = RequestMode(TOPIC, GROUP, mode, share)
+    assert (await call(t, addr, crpc.SET_MESSAGE_REQUEST_MODE, body=body)).code == R.SUCCESS
 
 
 async def assignment(t: TcpTransport, addr: str, client: str) -> list[tuple[MessageQueue, str]]:
     body = rpc.AssignmentRequest(TOPIC, GROUP, client)
     resp = await t.request(addr, rpc.QUERY_ASSIGNMENT.request(body=body))
     assert resp.code == R.SUCCESS, resp.remark
-    return rpc.ASSIGNMENTS.decode(resp.body)
+    return rpc.QUERY_ASSIGNMENT.reply(resp).body
 
 
 async def test_assignment_follows_the_request_mode(make_cluster, transport):
@@ -74,8 +74,8 @@ async def test_assignment_follows_the_request_mode(make_cluster, transport):
         await produce(transport, b.config.addr, 1)  # the topic on both brokers (auto-created, 4 queues)
     a, b = TcpTransport(), TcpTransport()
     try:
-        await request(a, addr, RC.HEART_BEAT, body=heartbeat("client-a", GROUP, TOPIC))
-        await request(b, addr, RC.HEART_BEAT, body=heartbeat("client-b", GROUP, TOPIC))
+        await beat(a, addr, "client-a", GROUP, TOPIC)
+        await beat(b, addr, "client-b", GROUP, TOPIC)
 
         deadline = Deadline(10, "the route to list the queues of both brokers")
         while len({mq for c in ("client-a", "client-b") for mq, _ in await assignment(transport, addr, c)}) < 8:
@@ -137,8 +137,8 @@ async def test_tags_filter_and_reset_moves_pops(cluster, transport):
     await ack(transport, addr, 2)
     await ack(transport, addr, 3)
     assert await committed(transport, addr) == 4  # the filtered-out TagA messages count as done
-    ext = {"topic": TOPIC, "group": GROUP, "timestamp": "0", "isForce": "true"}
-    assert (await request(transport, addr, RC.INVOKE_BROKER_TO_RESET_OFFSET, ext)).code == R.SUCCESS
+    reset = crpc.ResetOffsetHeader(topic=TOPIC, group=GROUP, timestamp=0, is_force=True)
+    assert (await call(transport, addr, crpc.INVOKE_BROKER_TO_RESET_OFFSET, reset)).code == R.SUCCESS
     assert await committed(transport, addr) == 0
     assert await pop(transport, addr) == [0, 1, 2, 3]
 

@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import pytest
 
-from mqadmin.model.rpc.namesrv import ROUTE
+from mqadmin.model.rpc.namesrv import GET_ROUTEINFO_BY_TOPIC, ROUTE, RouteHeader
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.frame import decode_frame
 from tests.unit.captures import sniff_frames
 
-from .conftest import request
 from .test_namesrv_server import register
 
 TOPICS = (TopicConfig("TopicTest", 4, 4, 6), TopicConfig("TBW102", 8, 8, 7))
@@ -96,7 +94,10 @@ async def test_the_body_form_follows_the_request(routed, version, ext, standard)
     _, standard_body = captured_route_exchange()
     legacy_body = standard_body.replace(b'{"0":', b"{0:")
     async with TcpTransport(timeout=10) as t:
-        resp = await request(t, ns.addr, RC.GET_ROUTEINFO_BY_TOPIC, {"topic": "TopicTest", **ext}, version=version)
+        cmd = GET_ROUTEINFO_BY_TOPIC.request(RouteHeader(topic="TopicTest"))
+        cmd.ext |= ext  # raw: the flag's spellings as clients send them ("TRUE" too)
+        cmd.version = version
+        resp = await t.request(ns.addr, cmd)
     assert resp.body == (standard_body if standard else legacy_body)
     route = ROUTE.decode(resp.body)  # both forms read back the same
     assert route.broker_datas[0].broker_addrs == {0: "127.0.0.1:10911"}
@@ -104,6 +105,8 @@ async def test_the_body_form_follows_the_request(routed, version, ext, standard)
 
 async def test_legacy_form_keeps_several_broker_ids_as_integers(routed):
     ns, t = routed
-    assert (await register(t, ns, *TOPICS, addr="127.0.0.1:10921", broker_id=1)).code == R.SUCCESS
-    resp = await request(t, ns.addr, RC.GET_ROUTEINFO_BY_TOPIC, {"topic": "TopicTest"}, version=333)
+    assert (await register(t, ns, *TOPICS, broker_addr="127.0.0.1:10921", broker_id=1)).code == R.SUCCESS
+    cmd = GET_ROUTEINFO_BY_TOPIC.request(RouteHeader(topic="TopicTest"))
+    cmd.version = 333  # the C++ client
+    resp = await t.request(ns.addr, cmd)
     assert b'"brokerAddrs":{0:"127.0.0.1:10911",1:"127.0.0.1:10921"}' in resp.body

@@ -9,21 +9,30 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from mqadmin.model.rpc.messages import (
+    CONSUMER_SEND_MSG_BACK,
+    PULL_MESSAGE,
+    SEND_MESSAGE,
+    SendBackHeader,
+    SendHeader,
+    SendResultHeader,
+)
 from mqadmin.server.broker.broker import Broker
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.broker.schedule import SCHEDULE_TOPIC, delay_levels
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.server import NameServer
 from mqadmin.transport.tcp import TcpTransport
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
 from mqadmin.wire.message import MessageExt, decode_messages, decode_properties, encode_properties, parse_offset_msg_id
 
-from .conftest import pull_ext, request, send_ext
+from .conftest import call, pull_header, send_header
 from .test_messaging_crash import dev_up
 
 FAST_LEVELS = "200ms 400ms 600ms 800ms 1s 1s"
@@ -61,17 +70,36 @@ async def transport() -> AsyncIterator[TcpTransport]:
     await t.aclose()
 
 
-def delayed_send(topic: str, level: int, queue_id: int = 0) -> dict[str, str]:
-    ext = send_ext(topic, queue_id=queue_id, keys="dk")
-    ext["properties"] = encode_properties({**decode_properties(ext["properties"]), "DELAY": str(level)})
-    return ext
+def delayed_send(topic: str, level: int, queue_id: int = 0) -> SendHeader:
+    header = send_header(topic, queue_id=queue_id, keys="dk")
+    return replace(header, properties=encode_properties({**decode_properties(header.properties), "DELAY": str(level)}))
+
+
+async def send(transport: TcpTransport, addr: str, header: SendHeader, body: bytes) -> SendResultHeader:
+    """SEND_MESSAGE, answered with success."""
+    resp = await call(transport, addr, SEND_MESSAGE, header, body)
+    assert resp.code == R.SUCCESS, resp.remark
+    return SEND_MESSAGE.reply(resp).header
+
+
+async def send_back(transport: TcpTransport, addr: str, header: SendBackHeader) -> None:
+    assert (await call(transport, addr, CONSUMER_SEND_MSG_BACK, header)).code == R.SUCCESS
+
+
+def back_of(sent: SendResultHeader, topic: str, group: str, delay_level: int, **fields: Any) -> SendBackHeader:
+    """CONSUMER_SEND_MSG_BACK of the message ``sent`` (to ``topic``) by ``group``."""
+    assert sent.msg_id is not None
+    return SendBackHeader(
+        offset=parse_offset_msg_id(sent.msg_id)[1], group=group, delay_level=delay_level, origin_msg_id=sent.msg_id,
+        origin_topic=topic, unit_mode=False, **fields,
+    )  # fmt: skip
 
 
 async def pull(
     transport: TcpTransport, addr: str, topic: str, queue_id: int = 0, group: str = "CG_T"
 ) -> list[MessageExt]:
-    resp = await request(transport, addr, RC.PULL_MESSAGE, pull_ext(topic, queue_id, group=group))
-    return decode_messages(resp.body) if resp.code == R.SUCCESS else []
+    resp = await call(transport, addr, PULL_MESSAGE, pull_header(topic, queue_id, group=group))
+    return decode_messages(PULL_MESSAGE.reply(resp).body or b"") if resp.code == R.SUCCESS else []
 
 
 async def arrived(
@@ -87,8 +115,8 @@ async def arrived(
 
 async def test_a_delayed_send_waits_in_its_level_then_arrives_without_delay(fast_broker, transport):
     addr = fast_broker.config.addr
-    sent = await request(transport, addr, RC.SEND_MESSAGE, delayed_send("Later", 3, queue_id=1), b"in a while")
-    assert sent.code == R.SUCCESS and sent.ext["queueId"] == "1"
+    sent = await send(transport, addr, delayed_send("Later", 3, queue_id=1), b"in a while")
+    assert sent.queue_id == 1
     (waiting,) = await pull(transport, addr, SCHEDULE_TOPIC, queue_id=2)  # level 3 -> queue 2
     assert waiting.properties["REAL_TOPIC"] == "Later" and waiting.properties["REAL_QID"] == "1"
     assert await pull(transport, addr, "Later", queue_id=1) == []
@@ -100,7 +128,7 @@ async def test_a_delayed_send_waits_in_its_level_then_arrives_without_delay(fast
 
 async def test_a_level_past_the_last_waits_the_last(fast_broker, transport):
     addr = fast_broker.config.addr
-    assert (await request(transport, addr, RC.SEND_MESSAGE, delayed_send("Capped", 99), b"x")).code == R.SUCCESS
+    await send(transport, addr, delayed_send("Capped", 99), b"x")
     (waiting,) = await pull(transport, addr, SCHEDULE_TOPIC, queue_id=len(delay_levels(FAST_LEVELS)) - 1)
     assert waiting.properties["DELAY"] == str(len(delay_levels(FAST_LEVELS)))
     await arrived(transport, addr, "Capped")
@@ -108,29 +136,25 @@ async def test_a_level_past_the_last_waits_the_last(fast_broker, transport):
 
 async def test_retries_climb_the_delay_levels_then_go_to_the_dead_letter_queue(fast_broker, transport):
     addr = fast_broker.config.addr
-    sent = await request(transport, addr, RC.SEND_MESSAGE, send_ext("Failing"), b"poison")
-    offset = parse_offset_msg_id(sent.ext["msgId"])[1]
-    back = {"offset": str(offset), "group": "CG_R", "delayLevel": "0", "originMsgId": sent.ext["msgId"],
-            "originTopic": "Failing", "unitMode": "false", "maxReconsumeTimes": "2"}  # fmt: skip
+    sent = await send(transport, addr, send_header("Failing"), b"poison")
+    back = back_of(sent, "Failing", "CG_R", 0, max_reconsume_times=2)
     for attempt in (1, 2):
-        assert (await request(transport, addr, RC.CONSUMER_SEND_MSG_BACK, back)).code == R.SUCCESS
+        await send_back(transport, addr, back)
         # 3 + reconsumeTimes of the message handed back: level 3, then 4
         (waiting,) = (await pull(transport, addr, SCHEDULE_TOPIC, queue_id=1 + attempt))[-1:]
         assert waiting.properties["REAL_TOPIC"] == "%RETRY%CG_R" and waiting.reconsume_times == attempt
         m = (await arrived(transport, addr, "%RETRY%CG_R", group="CG_R", count=attempt))[attempt - 1]
         assert m.body == b"poison" and m.reconsume_times == attempt and m.properties["RETRY_TOPIC"] == "Failing"
-        back = {**back, "offset": str(m.commit_log_offset)}
-    assert (await request(transport, addr, RC.CONSUMER_SEND_MSG_BACK, back)).code == R.SUCCESS
+        back = replace(back, offset=m.commit_log_offset)
+    await send_back(transport, addr, back)
     (dead,) = await pull(transport, addr, "%DLQ%CG_R", group="CG_R")  # stored at once: no delay for the DLQ
     assert dead.body == b"poison" and dead.properties["RETRY_TOPIC"] == "Failing" and "DELAY" not in dead.properties
 
 
 async def test_a_negative_delay_level_sends_back_straight_to_the_dead_letter_queue(fast_broker, transport):
     addr = fast_broker.config.addr
-    sent = await request(transport, addr, RC.SEND_MESSAGE, send_ext("Doomed"), b"bad")
-    back = {"offset": str(parse_offset_msg_id(sent.ext["msgId"])[1]), "group": "CG_D", "delayLevel": "-1",
-            "originMsgId": sent.ext["msgId"], "originTopic": "Doomed", "unitMode": "false"}  # fmt: skip
-    assert (await request(transport, addr, RC.CONSUMER_SEND_MSG_BACK, back)).code == R.SUCCESS
+    sent = await send(transport, addr, send_header("Doomed"), b"bad")
+    await send_back(transport, addr, back_of(sent, "Doomed", "CG_D", -1))
     assert [m.body for m in await pull(transport, addr, "%DLQ%CG_D", group="CG_D")] == [b"bad"]
 
 
@@ -138,11 +162,10 @@ async def test_a_retry_sent_by_a_producer_goes_to_the_dlq_only_past_max_reconsum
     """A client whose send-back failed sends the retry itself (reconsumeTimes already + 1): 5.x puts it in
     %DLQ% when reconsumeTimes > maxReconsumeTimes."""
     addr = fast_broker.config.addr
-    at_max = send_ext("%RETRY%CG_P", reconsumeTimes="2", maxReconsumeTimes="2")
-    assert (await request(transport, addr, RC.SEND_MESSAGE, at_max, b"retry")).code == R.SUCCESS
+    at_max = replace(send_header("%RETRY%CG_P"), reconsume_times=2, max_reconsume_times=2)
+    await send(transport, addr, at_max, b"retry")
     assert await pull(transport, addr, "%DLQ%CG_P", group="CG_P") == []
-    past = send_ext("%RETRY%CG_P", reconsumeTimes="3", maxReconsumeTimes="2")
-    assert (await request(transport, addr, RC.SEND_MESSAGE, past, b"dead")).code == R.SUCCESS
+    await send(transport, addr, replace(at_max, reconsume_times=3), b"dead")
     assert [m.body for m in await pull(transport, addr, "%DLQ%CG_P", group="CG_P")] == [b"dead"]
 
 
@@ -154,7 +177,7 @@ async def test_an_acknowledged_delayed_message_survives_kill_9_before_and_after_
     transport = TcpTransport(timeout=10)
     try:
         addr = info["brokers"][0]["addr"]
-        assert (await request(transport, addr, RC.SEND_MESSAGE, delayed_send("Kept", 1), b"m0")).code == R.SUCCESS
+        await send(transport, addr, delayed_send("Kept", 1), b"m0")
         os.kill(proc.pid, signal.SIGKILL)  # well within the 1 s delay
         await proc.wait()
         await transport.aclose()
@@ -162,7 +185,7 @@ async def test_an_acknowledged_delayed_message_survives_kill_9_before_and_after_
         transport = TcpTransport(timeout=10)
         addr = info["brokers"][0]["addr"]
         assert [m.body for m in await arrived(transport, addr, "Kept")] == [b"m0"]
-        assert (await request(transport, addr, RC.SEND_MESSAGE, delayed_send("Kept", 1), b"m1")).code == R.SUCCESS
+        await send(transport, addr, delayed_send("Kept", 1), b"m1")
         await arrived(transport, addr, "Kept", count=2)
         os.kill(proc.pid, signal.SIGKILL)  # the progress is written every 5 s: most likely not yet
         await proc.wait()

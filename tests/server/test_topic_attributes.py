@@ -99,7 +99,7 @@ async def test_an_update_without_attributes_keeps_them(cluster, transport, admin
     assert (tc.read_queue_nums, tc.attributes) == (4, {"message.type": "FIFO"})
     read = topics.GET_TOPIC_CONFIG.request(topics.GetTopicConfigHeader(topic="Fifo"))
     got = await transport.request(cluster.brokers[0].config.addr, read)
-    assert topics.GET_TOPIC_CONFIG.reply(got).body.attributes == {"message.type": "FIFO"}
+    assert topics.GET_TOPIC_CONFIG.reply(got).body.config.attributes == {"message.type": "FIFO"}
 
 
 async def test_add_change_and_remove_attributes_on_update(cluster, transport):

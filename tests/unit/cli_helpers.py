@@ -16,7 +16,6 @@ from mqadmin.cli import run, runner
 from mqadmin.model.rpc import namesrv
 from mqadmin.transport.base import Transport
 from tests.mock_transport import MockTransport, cluster_info, ok, routes
-from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, FakeTransport
 
 
 @dataclass
@@ -36,26 +35,23 @@ class Outcome:
 class Cli:
     """``cli("updateTopic", "-c", "DefaultCluster", ...)`` runs ``mqadmin`` as a user would, minus the process.
 
-    With ``namesrvs`` it talks to those name servers over ``transport`` (a ``MockTransport``), or over real
-    sockets when there is none (the embedded servers); the positional fake servers are the older form."""
+    It talks to the name servers ``namesrvs`` over ``transport`` (a ``MockTransport``), or over real sockets when
+    there is none (the embedded servers). None of the user's settings apply."""
 
     def __init__(
         self,
         monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str],
-        *servers: FakeNamesrv | FakeBroker,
+        *,
         namesrvs: Sequence[str] = (),
         transport: Transport | None = None,
     ) -> None:
-        if servers:
-            transport = FakeTransport(*servers)
-            namesrvs = [s.addr for s in servers if isinstance(s, FakeNamesrv)]
         self.transport = transport
         self._capsys = capsys
         self._monkeypatch = monkeypatch
         if transport is not None:
             monkeypatch.setattr(runner, "transport_factory", lambda: transport)
-        if namesrvs and not servers:  # none of the user's settings (the fakes' tests set theirs before this)
+        if namesrvs:  # none of the user's settings
             for name in [k for k in os.environ if k.startswith(("ROCKETMQ_", "MQADMIN_"))]:
                 monkeypatch.delenv(name)
             monkeypatch.setenv("MQADMIN_CONFIG", os.devnull)

@@ -1,5 +1,5 @@
-"""Fixtures of the CLI unit tests: the embedded servers and the CLI pointed at them (``live``); a fake two-broker
-cluster and the CLI pointed at it (``cli``, for the tests not yet on the mock transport)."""
+"""Fixtures of the CLI unit tests: the embedded servers and the CLI pointed at them (``live``). Tests of what the
+CLI sends and shows use ``cli_helpers.scripted`` (the mock transport)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,6 @@ import pytest
 
 from tests.embedded import ThreadedCluster
 from tests.unit.cli_helpers import Cli
-from tests.unit.fake_remoting import FakeBroker, FakeNamesrv, two_broker_cluster
-
-
-@pytest.fixture
-def cluster() -> tuple[FakeNamesrv, FakeBroker, FakeBroker]:
-    return two_broker_cluster()
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cluster) -> Cli:
-    ns, a, b = cluster
-    return Cli(monkeypatch, capsys, ns, a, b)
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from mqadmin.model.order import ORDER_TOPIC_CONFIG
 from mqadmin.model.route import BrokerData, ClusterInfo, QueueData, TopicRouteData
 from mqadmin.model.rpc import namesrv, namesrv_admin, topics
 from mqadmin.model.rpc.spec import Decoded
+from mqadmin.model.static_topic import StaticTopicConfig
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
@@ -235,7 +236,7 @@ async def test_delete_keeps_the_route_while_a_broker_still_holds_the_topic() -> 
         if req.cmd.code == RC.GET_BROKER_CLUSTER_INFO:
             return ok(two_brokers())
         if req.cmd.code == RC.GET_TOPIC_CONFIG:
-            return ok(ORDERS)
+            return ok(StaticTopicConfig(ORDERS))
         if addr == B:
             return refuse(ResponseCode.SYSTEM_ERROR, "The topic[Orders] is conflict with system topic.")
         return ok()

@@ -1,39 +1,271 @@
-"""The consumer, producer and offset commands through the CLI entry point, against fake brokers that answer
-as Apache 5.x (and 4.9) brokers do."""
+"""The consumer, producer and offset commands through the CLI entry point, over the mock transport: scripted
+brokers with online clients, depths and offsets, answering as Apache 5.x (and 4.9) brokers do."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 import pytest
 
+from mqadmin.model.clients import ConsumerRunningInfo
+from mqadmin.model.consume import ConsumeStats, QueueProgress
 from mqadmin.model.queue import MessageQueue
+from mqadmin.model.rpc import clients, consumers, groups, messages, topics
+from mqadmin.model.rpc.consumers import ConsumerStatus
+from mqadmin.model.rpc.spec import Decoded
+from mqadmin.model.stats import QueueOffsets, TopicStats
+from mqadmin.wire import fastjson
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
-from tests.unit.cli_helpers import Cli, assert_one_line_error
-from tests.unit.fake_consumers import MINUTE, T0, Client, ConsumerSide, running_info
-from tests.unit.fake_remoting import FakeNamesrv, two_broker_cluster
+from mqadmin.wire.frame import RemotingCommand
+from tests.mock_transport import Answer, MockTransport, Result, by_method, cluster_info, ok, refuse, topic_route
+from tests.unit.cli_helpers import A, B, Cli, assert_one_line_error
 
 G, T = "OrdersConsumer", "Orders"
+T0 = 1_700_000_000_000
+"""Message i of every queue was stored at T0 + i minutes."""
+MINUTE = 60_000
 
 
-def _world(version: int = 479) -> tuple[FakeNamesrv, ConsumerSide, ConsumerSide]:
-    ns, a, b = two_broker_cluster(version)
-    sa, sb = ConsumerSide(a), ConsumerSide(b)
+@dataclass
+class Client:
+    client_id: str
+    language: str = "JAVA"
+    version: int = 409
+    info: dict[str, Any] | None = None
+    """GET_CONSUMER_RUNNING_INFO answer (None: the client does not answer)."""
+    holds: dict[MessageQueue, int] = field(default_factory=dict)
+    """GET_CONSUMER_STATUS_FROM_CLIENT answer."""
+
+
+@dataclass
+class ConsumerBroker:
+    """The consumer side of a scripted broker: queues with messages, committed offsets, online consumers and
+    producers, and the consumer and offset requests, answered as Apache 5.x does (4.9 with ``version`` 409:
+    a reset needs an online consumer and commits nothing, no request modes). One method per request."""
+
+    name: str
+    addr: str
+    version: int = 479
+    depth: dict[str, list[int]] = field(default_factory=dict)
+    """Topic → messages in each queue."""
+    offsets: dict[tuple[str, str], dict[int, int]] = field(default_factory=dict)
+    """(group, topic) → committed offset per queue."""
+    online: dict[str, list[Client]] = field(default_factory=dict)
+    subscriptions: dict[str, list[str]] = field(default_factory=dict)
+    producers: dict[str, list[Client]] = field(default_factory=dict)
+    modes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    fail: dict[int, tuple[int, str]] = field(default_factory=dict)
+    """Request code → (response code, remark) to answer instead."""
+    commits_before_failing: int | None = None
+    """UPDATE_CONSUMER_OFFSET requests answered before the next ones fail."""
+    requests: list[RemotingCommand] = field(default_factory=list)
+
+    def add_topic(self, topic: str, depths: list[int]) -> None:
+        self.depth[topic] = depths
+
+    def add_group(self, group: str, topic: str, offsets: list[int]) -> None:
+        """A group with a retry topic and these committed offsets on ``topic``."""
+        self.add_topic("%RETRY%" + group, self.depth.get("%RETRY%" + group, [0]))
+        self.offsets[(group, topic)] = dict(enumerate(offsets))
+
+    @property
+    def v5(self) -> bool:
+        return self.version >= 413
+
+    def codes(self) -> list[int]:
+        return [c.code for c in self.requests]
+
+    def handle(self, req: Decoded[Any, Any]) -> Result:
+        self.requests.append(req.cmd)
+        if req.cmd.code in self.fail:
+            return refuse(*self.fail[req.cmd.code])
+        return by_method(self, req)
+
+    # --- offsets -----------------------------------------------------------------------------
+
+    def get_consume_stats(self, req: Decoded[groups.ConsumeStatsHeader, None]) -> Answer:
+        rows = []
+        for (g, topic), table in sorted(self.offsets.items()):
+            if g != req.header.consumer_group or (req.header.topic and topic != req.header.topic):
+                continue
+            for qid, depth in enumerate(self.depth.get(topic, [])):
+                off = table.get(qid, 0)
+                last = T0 + (off - 1) * MINUTE if off else 0
+                rows.append(QueueProgress(topic, self.name, qid, depth, off, off, last))
+        return ok(ConsumeStats(rows, 1.5))
+
+    def get_all_consumer_offset(self, req: Decoded[None, None]) -> Answer:
+        return ok({f"{topic}@{group}": dict(queues) for (group, topic), queues in self.offsets.items()})
+
+    def get_topic_stats_info(self, req: Decoded[topics.TopicHeader, None]) -> Answer:
+        topic = req.header.topic
+        if topic not in self.depth:
+            return refuse(R.TOPIC_NOT_EXIST, "topic not exist")
+        return ok(TopicStats([QueueOffsets(topic, self.name, q, 0, d, T0) for q, d in enumerate(self.depth[topic])]))
+
+    def search_offset_by_timestamp(self, req: Decoded[messages.SearchOffsetHeader, None]) -> Answer:
+        h = req.header
+        offset = min(max(-(-(h.timestamp - T0) // MINUTE), 0), self.depth[h.topic][h.queue_id])
+        return ok(header=messages.OffsetHeader(offset=offset))
+
+    def get_max_offset(self, req: Decoded[messages.QueueHeader, None]) -> Answer:
+        return ok(header=messages.OffsetHeader(offset=self.depth[req.header.topic][req.header.queue_id]))
+
+    def get_min_offset(self, req: Decoded[messages.QueueHeader, None]) -> Answer:
+        return ok(header=messages.OffsetHeader(offset=0))
+
+    def update_consumer_offset(self, req: Decoded[clients.UpdateOffsetHeader, None]) -> Answer:
+        if self.commits_before_failing is not None:
+            if self.commits_before_failing == 0:
+                return refuse(R.SYSTEM_ERROR, "disk full")
+            self.commits_before_failing -= 1
+        h = req.header
+        self.offsets.setdefault((h.consumer_group, h.topic), {})[h.queue_id] = h.commit_offset
+        return ok()
+
+    def invoke_broker_to_reset_offset(self, req: Decoded[consumers.ResetOffsetHeader, None]) -> Answer:
+        h = req.header
+        if not self.v5 and not self.online.get(h.group):
+            return refuse(R.CONSUMER_NOT_ONLINE, f"Consumer not online, so can not reset offset, Group: {h.group}")
+        table = self.offsets.setdefault((h.group, h.topic), {})
+        one_queue = h.queue_id is not None and h.queue_id >= 0
+        queues = [h.queue_id] if one_queue and h.queue_id is not None else range(len(self.depth[h.topic]))
+        out = {}
+        for qid in queues:
+            depth = self.depth[h.topic][qid]
+            if h.offset not in (None, -1) and one_queue:
+                target = h.offset
+            elif h.timestamp < 0:
+                target = depth
+            else:
+                target = min(max(-(-(h.timestamp - T0) // MINUTE), 0), depth)
+            if not h.is_force and table.get(qid, 0) < target and not self.v5:
+                target = table.get(qid, 0)
+            if self.v5:  # a 5.x broker commits itself; a 4.9 one leaves it to the consumers
+                table[qid] = target
+            out[MessageQueue(h.topic, self.name, qid)] = target
+        return ok(out)
+
+    # --- clients -----------------------------------------------------------------------------
+
+    def get_consumer_connection_list(self, req: Decoded[clients.ConsumerGroupHeader, None]) -> Answer:
+        group = req.header.consumer_group
+        online = self.online.get(group)
+        if not online:
+            return refuse(R.CONSUMER_NOT_ONLINE, f"the consumer group[{group}] not online")
+        subs = {t: {"subString": "*", "subVersion": 1, "topic": t} for t in self.subscriptions.get(group, [])}
+        return ok(clients.CONSUMER_CONNECTION.from_json({
+            "connectionSet": [{"clientAddr": f"10.0.0.{i}:5000", "clientId": c.client_id, "language": c.language,
+                               "version": c.version} for i, c in enumerate(online)],
+            "consumeFromWhere": "CONSUME_FROM_LAST_OFFSET", "consumeType": "CONSUME_PASSIVELY",
+            "messageModel": "CLUSTERING", "subscriptionTable": subs,
+        }))  # fmt: skip
+
+    def get_producer_connection_list(self, req: Decoded[clients.ProducerGroupHeader, None]) -> Answer:
+        group = req.header.producer_group
+        if group not in self.producers:
+            return refuse(R.SYSTEM_ERROR, f"the producer group[{group}] not exist")
+        conns = [{"clientAddr": "10.0.0.9:6000", "clientId": p.client_id, "language": p.language,
+                  "version": p.version} for p in self.producers[group]]  # fmt: skip
+        return ok(clients.PRODUCER_CONNECTION.from_json({"connectionSet": conns}))
+
+    def get_all_producer_info(self, req: Decoded[None, None]) -> Answer:
+        data = {g: [{"clientId": p.client_id, "language": p.language, "lastUpdateTimestamp": T0,
+                     "remoteIP": "10.0.0.9:6000", "version": p.version} for p in ps]
+                for g, ps in self.producers.items()}  # fmt: skip
+        return ok(consumers.PRODUCER_TABLE.from_json({"data": data}))
+
+    def get_consumer_running_info(self, req: Decoded[clients.RunningInfoHeader, None]) -> Answer:
+        h = req.header
+        client = next((c for c in self.online.get(h.consumer_group, []) if c.client_id == h.client_id), None)
+        if client is None or client.info is None:
+            return refuse(R.SYSTEM_ERROR, f"The Consumer <{h.consumer_group}> <{h.client_id}> not online")
+        info = dict(client.info)
+        if h.jstack_enable and client.language == "JAVA":
+            info["jstack"] = '"main" #1 prio=5\n\tat Foo.bar(Foo.java:1)'
+        return ok(ConsumerRunningInfo.from_json(info))
+
+    def invoke_broker_to_get_consumer_status(self, req: Decoded[consumers.ConsumerStatusHeader, None]) -> Answer:
+        h = req.header
+        held = {c.client_id: c.holds for c in self.online.get(h.group, []) if h.client_addr in (None, c.client_id)}
+        return ok(ConsumerStatus({}, held))
+
+    # --- request modes (5.x) -----------------------------------------------------------------
+
+    def get_all_message_request_mode(self, req: Decoded[None, None]) -> Result:
+        if not self.v5:
+            return by_method(None, req)
+        table: dict[str, dict[str, Any]] = {}
+        for (topic, group), mode in self.modes.items():
+            table.setdefault(topic, {})[group] = mode
+        return ok({"messageRequestModeMap": table})
+
+    def set_message_request_mode(self, req: Decoded[None, consumers.RequestMode]) -> Result:
+        if not self.v5:
+            return by_method(None, req)
+        self.modes[(req.body.topic, req.body.consumer_group)] = req.body.to_json()
+        return ok()
+
+
+def running_info(topic: str, broker: str, *, cached: int = 0, last_consume: int = 0) -> dict[str, Any]:
+    """A ConsumerRunningInfo as the Java client writes it (queue keys as objects)."""
+    mq = fastjson.dumps(MessageQueue(topic, broker, 0).to_json())
+    return {
+        "properties": {"PROP_CONSUME_TYPE": "CONSUME_PASSIVELY", "PROP_CONSUMEORDERLY": "false",
+                       "PROP_CONSUMER_START_TIMESTAMP": str(T0), "PROP_CLIENT_VERSION": "V4_9_8"},
+        "subscriptionSet": [{"topic": topic, "subString": "*", "subVersion": 1}],
+        "mqTable": {mq: {"commitOffset": 3, "cachedMsgCount": cached, "cachedMsgMinOffset": 3,
+                         "cachedMsgMaxOffset": 3 + cached, "locked": False, "droped": False,
+                         "lastPullTimestamp": T0, "lastConsumeTimestamp": last_consume}},
+        "statusTable": {topic: {"pullRT": 1.5, "pullTPS": 2.0, "consumeRT": 3.0, "consumeOKTPS": 4.0,
+                                "consumeFailedTPS": 0.0, "consumeFailedMsgs": 0}},
+    }  # fmt: skip
+
+
+def serving(*brokers: ConsumerBroker) -> MockTransport:
+    """A name server routing each topic to the brokers that hold it, and the brokers behind it."""
+    by_addr = {b.addr: b for b in brokers}
+
+    def handler(req: Decoded[Any, Any], addr: str) -> Result:
+        if addr in by_addr:
+            return by_addr[addr].handle(req)
+        if req.cmd.code == RC.GET_BROKER_CLUSTER_INFO:
+            return ok(cluster_info(*((b.name, 0, b.addr) for b in brokers)))
+        if req.cmd.code == RC.GET_ALL_TOPIC_LIST_FROM_NAMESERVER:
+            return ok(sorted({t for b in brokers for t in b.depth}))
+        if req.cmd.code == RC.GET_ROUTEINFO_BY_TOPIC:
+            topic = req.header.topic
+            held = [(b.name, b.addr) for b in brokers if topic in b.depth]
+            return ok(topic_route(*held)) if held else refuse(R.TOPIC_NOT_EXIST, f"No topic route info for {topic}")
+        return by_method(None, req)
+
+    return MockTransport(handler, version=brokers[0].version)
+
+
+def _world(version: int = 479) -> tuple[None, ConsumerBroker, ConsumerBroker]:
+    sa, sb = ConsumerBroker("broker-a", A, version), ConsumerBroker("broker-b", B, version)
     sa.add_topic(T, [10, 4])
     sb.add_topic(T, [6, 0])
     sa.add_group(G, T, [7, 4])  # lag 3 + 0
     sb.add_group(G, T, [1, 0])  # lag 5 + 0
-    return ns, sa, sb
+    return None, sa, sb
+
+
+def cli_of(monkeypatch, capsys, world: tuple[None, ConsumerBroker, ConsumerBroker]) -> Cli:
+    _, sa, sb = world
+    return Cli(monkeypatch, capsys, namesrvs=["127.0.0.1:9876"], transport=serving(sa, sb))
 
 
 @pytest.fixture
-def world() -> tuple[FakeNamesrv, ConsumerSide, ConsumerSide]:
+def world() -> tuple[None, ConsumerBroker, ConsumerBroker]:
     return _world()
 
 
 @pytest.fixture
 def cli(monkeypatch, capsys, world) -> Cli:
-    ns, sa, sb = world
-    return Cli(monkeypatch, capsys, ns, sa.broker, sb.broker)
+    return cli_of(monkeypatch, capsys, world)
 
 
 def rows(out: str) -> list[list[str]]:
@@ -159,7 +391,7 @@ def test_consumer_connection_merges_what_each_broker_sees(cli: Cli, world) -> No
     assert table[1] == ["10.0.0.1@1", "10.0.0.0:5000", "JAVA", "V4_9_8"]
     assert table[2] == ["10.0.0.2@2", "10.0.0.1:5000", "CPP", "V5_3_3"]
     assert ["Orders", "*"] in table and ["ConsumeType:", "CONSUME_PASSIVELY"] in table
-    doc = cli("--format", "json", "consumerConnection", "-g", G, "-b", sa.broker.addr).json()
+    doc = cli("--format", "json", "consumerConnection", "-g", G, "-b", sa.addr).json()
     assert [c["clientId"] for c in doc["connections"]] == ["10.0.0.1@1"]
     assert doc["subscriptions"] == [{"topic": T, "subExpression": "*", "expressionType": "TAG", "subVersion": 1}]
 
@@ -178,11 +410,11 @@ def test_producer_connection_and_producer(cli: Cli, world) -> None:
     assert r.code == 0, r.err
     assert [row[0] for row in rows(r.out)[1:]] == ["10.0.0.8@3", "10.0.0.9@7"]
     assert_one_line_error(cli("producerConnection", "-g", "Nobody", "-t", T), "no producer of group 'Nobody'")
-    r = cli("producer", "-b", sb.broker.addr)
+    r = cli("producer", "-b", sb.addr)
     assert r.code == 0, r.err
     assert [row[:3] for row in rows(r.out)[1:]] == [["PG", "10.0.0.9@7", "10.0.0.9:6000"],
                                                     ["PG", "10.0.0.8@3", "10.0.0.9:6000"]]  # fmt: skip
-    doc = cli("--format", "json", "producer", "-b", sb.broker.addr).json()
+    doc = cli("--format", "json", "producer", "-b", sb.addr).json()
     assert doc["groups"]["PG"][1]["versionDesc"] == "V5_3_3" and doc["groups"]["PG"][1]["lastUpdateTimestamp"] == T0
 
 
@@ -261,14 +493,14 @@ def test_set_consume_mode_updates_then_reports_unchanged(cli: Cli, world) -> Non
     assert r.code == 0, r.err
     assert [row[2] for row in rows(r.out)[1:]] == ["updated", "updated"] and "mode PULL→POP" in r.out
     assert sa.modes[(T, G)] == {"consumerGroup": G, "mode": "POP", "popShareQueueNum": 2, "topic": T}
-    r = cli("setConsumeMode", "-b", sb.broker.addr, "-t", T, "-g", G, "-m", "POP", "-q", "2")
+    r = cli("setConsumeMode", "-b", sb.addr, "-t", T, "-g", G, "-m", "POP", "-q", "2")
     assert rows(r.out)[1][2] == "unchanged" and sb.codes().count(RC.SET_MESSAGE_REQUEST_MODE) == 1
     assert_one_line_error(cli("setConsumeMode", "-c", "DefaultCluster", "-t", T, "-g", G, "-m", "PUSH"), "PUSH")
 
 
 def test_set_consume_mode_on_4_9_brokers_fails_per_broker(monkeypatch, capsys) -> None:
-    ns, sa, sb = _world(409)
-    r = Cli(monkeypatch, capsys, ns, sa.broker, sb.broker)("setConsumeMode", "-c", "DefaultCluster", "-t", T,
+    world = _world(409)
+    r = cli_of(monkeypatch, capsys, world)("setConsumeMode", "-c", "DefaultCluster", "-t", T,
                                                            "-g", G, "-m", "POP")  # fmt: skip
     assert r.code == 1 and r.out.count("REQUEST_CODE_NOT_SUPPORTED") == 2
 
@@ -305,8 +537,9 @@ def test_reset_dry_run_changes_nothing(cli: Cli, world) -> None:
 
 
 def test_reset_of_an_offline_group_on_4_9_commits_each_queue(monkeypatch, capsys) -> None:
-    ns, sa, sb = _world(409)
-    cli = Cli(monkeypatch, capsys, ns, sa.broker, sb.broker)
+    world = _world(409)
+    _, sa, sb = world
+    cli = cli_of(monkeypatch, capsys, world)
     r = cli("resetOffsetByTime", "-g", G, "-t", T, "-s", "0")
     assert r.code == 0, r.err
     assert sa.offsets[(G, T)] == {0: 0, 1: 0} and sb.offsets[(G, T)] == {0: 0, 1: 0}
@@ -315,11 +548,12 @@ def test_reset_of_an_offline_group_on_4_9_commits_each_queue(monkeypatch, capsys
 
 
 def test_reset_that_stops_part_way_says_which_queues_moved(monkeypatch, capsys) -> None:
-    ns, sa, sb = _world(409)
+    world = _world(409)
+    _, sa, _ = world
     sa.add_topic(T, [10, 4, 6])
     sa.offsets[(G, T)] = {0: 7, 1: 4, 2: 6}
     sa.commits_before_failing = 1
-    r = Cli(monkeypatch, capsys, ns, sa.broker, sb.broker)("resetOffsetByTime", "-g", G, "-t", T, "-s", "0")
+    r = cli_of(monkeypatch, capsys, world)("resetOffsetByTime", "-g", G, "-t", T, "-s", "0")
     assert r.code == 3
     table = rows(r.out)
     assert ["broker-a", "0", "7", "0", "-7", "updated"] in table
@@ -331,11 +565,11 @@ def test_reset_that_stops_part_way_says_which_queues_moved(monkeypatch, capsys) 
 
 def test_reset_of_one_queue_checks_the_offset(cli: Cli, world) -> None:
     _, sa, _ = world
-    r = cli("resetOffsetByTime", "-g", G, "-t", T, "-s", "now", "-b", sa.broker.addr, "-q", "0", "-o", "3")
+    r = cli("resetOffsetByTime", "-g", G, "-t", T, "-s", "now", "-b", sa.addr, "-q", "0", "-o", "3")
     assert r.code == 0, r.err
     assert rows(r.out)[1] == ["broker-a", "0", "7", "3", "-4", "updated"]
     assert sa.offsets[(G, T)] == {0: 3, 1: 4}
-    r = cli("resetOffsetByTime", "-g", G, "-t", T, "-s", "now", "-b", sa.broker.addr, "-q", "0", "-o", "99")
+    r = cli("resetOffsetByTime", "-g", G, "-t", T, "-s", "now", "-b", sa.addr, "-q", "0", "-o", "99")
     assert_one_line_error(r, "offset 99 is outside queue 0's range [0, 10]")
     assert r.code == 2
 

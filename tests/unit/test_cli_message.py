@@ -1,4 +1,5 @@
-"""The message commands through the CLI entry point, against fake brokers that hold messages: options and
+"""The message commands through the CLI entry point, over the mock transport: scripted brokers holding messages
+with the store times, keys and index hash collisions a test needs: options and
 usage errors, what is sent, how bodies are shown, not-found and partial-failure exit codes."""
 
 from __future__ import annotations
@@ -6,11 +7,14 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
-from mqadmin.model.topic import TopicConfig
-from mqadmin.wire import fastjson
+from mqadmin.model.consume import ConsumeStats, QueueProgress
+from mqadmin.model.rpc import groups, messages, namesrv, topics
+from mqadmin.model.rpc.messages import CqEntry
+from mqadmin.model.rpc.spec import Decoded
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -22,15 +26,29 @@ from mqadmin.wire.message import (
     new_uniq_key,
     offset_msg_id,
 )
-from tests.unit.cli_helpers import Cli, assert_one_line_error
-from tests.unit.fake_remoting import FakeBroker, two_broker_cluster
+from tests.mock_transport import (
+    Answer,
+    Handler,
+    MockTransport,
+    Result,
+    by_method,
+    cluster_info,
+    ok,
+    refuse,
+    topic_route,
+    unsupported,
+)
+from tests.unit.cli_helpers import A, B, Cli, assert_one_line_error
+
+NO_ROUTE = "No topic route info in name server for the topic: "
 
 
 @dataclass
 class Store:
-    """What one fake broker holds: messages by queue, its commit log, what it was sent."""
+    """What one scripted broker holds: messages by queue, its commit log, what it was sent (as it arrived)."""
 
-    broker: FakeBroker
+    name: str
+    addr: str
     queues: dict[tuple[str, int], list[MessageExt]] = field(default_factory=dict)
     log: dict[int, MessageExt] = field(default_factory=dict)
     sent: list[RemotingCommand] = field(default_factory=list)
@@ -40,8 +58,12 @@ class Store:
 
     @property
     def host(self) -> tuple[str, int]:
-        ip, port = self.broker.addr.split(":")
+        ip, port = self.addr.split(":")
         return ip, int(port)
+
+    @property
+    def topics(self) -> set[str]:
+        return {t for t, _ in self.queues}
 
     def add(
         self, topic: str, body: bytes, queue_id: int = 0, stored: int = 1_700_000_000_000, **props: str
@@ -54,95 +76,118 @@ class Store:
         self.next_phys += len(encode_message(m))
         q.append(m)
         self.log[m.commit_log_offset] = m
-        self.broker.topics.setdefault(topic, TopicConfig(topic, 4, 4, 6))
         return m
 
-    async def handle(self, cmd: RemotingCommand) -> RemotingCommand | None:
-        self.sent.append(cmd)
-        ext = cmd.ext
-        if cmd.code == RC.VIEW_MESSAGE_BY_ID:
-            m = self.log.get(int(ext["offset"]))
-            if m is None:
-                return cmd.response(ResponseCode.SYSTEM_ERROR, f"can not find message by the offset, {ext['offset']}")
-            return cmd.response(body=encode_message(m))
-        if cmd.code == RC.QUERY_MESSAGE:
-            if self.query_fails:
-                return cmd.response(ResponseCode.SYSTEM_ERROR, "store is sick")
-            key, unique = ext["key"], ext.get("_UNIQUE_KEY_QUERY") == "true"
-            hits = [m for q in self.queues.values() for m in q
-                    if m.topic == ext["topic"] and (key == m.uniq_key if unique else key in m.keys + ["collide"])
-                    and int(ext["beginTimestamp"]) <= m.store_timestamp <= int(ext["endTimestamp"])]  # fmt: skip
-            if not hits:
-                return cmd.response(ResponseCode.QUERY_NOT_FOUND, "can not find message, maybe time range not correct")
-            return cmd.response(body=b"".join(encode_message(m) for m in hits))
-        if cmd.code in (RC.GET_MAX_OFFSET, RC.GET_MIN_OFFSET, RC.SEARCH_OFFSET_BY_TIMESTAMP):
-            q = self.queues.get((ext["topic"], int(ext["queueId"])), [])
-            if cmd.code == RC.GET_MAX_OFFSET:
-                off = len(q)
-            elif cmd.code == RC.GET_MIN_OFFSET:
-                off = 0
-            else:
-                off = next((m.queue_offset for m in q if m.store_timestamp >= int(ext["timestamp"])), len(q))
-            return cmd.response(ext={"offset": str(off)})
-        if cmd.code == RC.PULL_MESSAGE:
-            q = self.queues.get((ext["topic"], int(ext["queueId"])), [])
-            start, n = int(ext["queueOffset"]), int(ext["maxMsgNums"])
-            expr = ext.get("subscription") or "*"
-            tags = {t.strip() for t in expr.split("||")}
-            batch = [m for m in q[start : start + n] if expr == "*" or m.tags in tags or m.tags == "Collides"]
-            head = {"nextBeginOffset": str(min(len(q), start + n)), "minOffset": "0", "maxOffset": str(len(q)),
-                    "suggestWhichBrokerId": "0"}  # fmt: skip
-            if start >= len(q):
-                return cmd.response(ResponseCode.PULL_NOT_FOUND, "OFFSET_OVERFLOW_ONE", head)
-            if not batch:
-                return cmd.response(ResponseCode.PULL_RETRY_IMMEDIATELY, "NO_MATCHED_MESSAGE", head)
-            return cmd.response(ResponseCode.SUCCESS, "FOUND", head, b"".join(encode_message(m) for m in batch))
-        if cmd.code == RC.SEND_MESSAGE_V2:
-            if ext["b"] == "Broken":
-                return cmd.response(ResponseCode.SYSTEM_ERROR, "disk on fire")
-            props = decode_properties(ext.get("i"))
-            m = self.add(ext["b"], cmd.body, int(ext["e"]), **props)
-            return cmd.response(ext={"msgId": offset_msg_id(self.host, m.commit_log_offset), "queueId": ext["e"],
-                                     "queueOffset": str(m.queue_offset)})  # fmt: skip
-        if cmd.code == RC.QUERY_TOPIC_CONSUME_BY_WHO:
-            return cmd.response(body=fastjson.dumps_bytes({"groupList": ["G1"]}))
-        if cmd.code == RC.GET_CONSUME_STATS and self.stats_fail:
-            return cmd.response(ResponseCode.SYSTEM_ERROR, "stats are sick")
-        if cmd.code == RC.GET_CONSUME_STATS:
-            rows = ",".join(
-                f'{{"brokerName":"{self.broker.name}","queueId":{qid},"topic":"{t}"}}:'
-                f'{{"brokerOffset":{len(q)},"consumerOffset":1,"lastTimestamp":0,"pullOffset":1}}'
-                for (t, qid), q in self.queues.items()
-            )
-            return cmd.response(body=('{"consumeTps":0.0,"offsetTable":{' + rows + "}}").encode())
-        if cmd.code == RC.QUERY_CONSUME_QUEUE:
-            q = self.queues.get((ext["topic"], int(ext["queueId"])))
-            if q is None:
-                return cmd.response(ResponseCode.SYSTEM_ERROR, f"{ext['queueId']}@{ext['topic']} is not exist!")
-            index = int(ext["index"])
-            if not 0 <= index < len(q):
-                return cmd.response(remark=f"Index {index} of {ext['queueId']}@{ext['topic']} is not exist!")
-            entries = [{"physicOffset": m.commit_log_offset, "physicSize": 100, "tagsCode": 7, "eval": False}
-                       for m in q[index : index + int(ext["count"])]]  # fmt: skip
-            body = {"maxQueueIndex": len(q), "minQueueIndex": 0, "queueData": entries}
-            return cmd.response(body=fastjson.dumps_bytes(body))
-        return None
+    def handle(self, req: Decoded[Any, Any]) -> Result:
+        """This broker's answer to ``req`` (a request it does not script: REQUEST_CODE_NOT_SUPPORTED)."""
+        self.sent.append(req.cmd)
+        return by_method(self, req)
+
+    def view_message_by_id(self, req: Decoded[messages.ViewMessageHeader, Any]) -> Answer:
+        h = req.header
+        m = self.log.get(h.offset)
+        if m is None:
+            return refuse(ResponseCode.SYSTEM_ERROR, f"can not find message by the offset, {h.offset}")
+        return ok(encode_message(m))
+
+    def query_message(self, req: Decoded[messages.QueryMessageHeader, Any]) -> Answer:
+        h = req.header
+        if self.query_fails:
+            return refuse(ResponseCode.SYSTEM_ERROR, "store is sick")
+
+        def found(m: MessageExt) -> bool:  # a message keyed "collide" stands for an index hash collision
+            return h.key == m.uniq_key if h.unique_key else h.key in m.keys or "collide" in m.keys
+
+        in_time = range(h.begin_timestamp, h.end_timestamp + 1)
+        held = [m for q in self.queues.values() for m in q if m.topic == h.topic]
+        hits = [m for m in held if found(m) and m.store_timestamp in in_time]
+        if not hits:
+            return refuse(ResponseCode.QUERY_NOT_FOUND, "can not find message, maybe time range not correct")
+        return ok(b"".join(encode_message(m) for m in hits))
+
+    def get_max_offset(self, req: Decoded[messages.QueueHeader, Any]) -> Answer:
+        h = req.header
+        return ok(header=messages.OffsetHeader(offset=len(self.queues.get((h.topic, h.queue_id), []))))
+
+    def get_min_offset(self, req: Decoded[messages.QueueHeader, Any]) -> Answer:
+        return ok(header=messages.OffsetHeader(offset=0))
+
+    def search_offset_by_timestamp(self, req: Decoded[messages.SearchOffsetHeader, Any]) -> Answer:
+        h = req.header
+        q = self.queues.get((h.topic, h.queue_id), [])
+        off = next((m.queue_offset for m in q if m.store_timestamp >= h.timestamp), len(q))
+        return ok(header=messages.OffsetHeader(offset=off))
+
+    def pull_message(self, req: Decoded[messages.PullHeader, Any]) -> Answer:
+        h = req.header
+        q = self.queues.get((h.topic, h.queue_id), [])
+        start, n = h.queue_offset, h.max_msg_nums
+        expr = h.subscription or "*"
+        tags = {t.strip() for t in expr.split("||")}
+        batch = [m for m in q[start : start + n] if expr == "*" or m.tags in tags or m.tags == "Collides"]
+        head = messages.PullResultHeader(next_begin_offset=min(len(q), start + n), min_offset=0, max_offset=len(q))
+        if start >= len(q):
+            return Answer(head, code=ResponseCode.PULL_NOT_FOUND, remark="OFFSET_OVERFLOW_ONE")
+        if not batch:
+            return Answer(head, code=ResponseCode.PULL_RETRY_IMMEDIATELY, remark="NO_MATCHED_MESSAGE")
+        return Answer(head, b"".join(encode_message(m) for m in batch), remark="FOUND")
+
+    def send_message_v2(self, req: Decoded[messages.SendHeader, Any]) -> Answer:
+        h = req.header
+        if h.topic == "Broken":
+            return refuse(ResponseCode.SYSTEM_ERROR, "disk on fire")
+        m = self.add(h.topic, req.body, h.queue_id, **decode_properties(h.properties))
+        msg_id = offset_msg_id(self.host, m.commit_log_offset)
+        return ok(header=messages.SendResultHeader(msg_id=msg_id, queue_id=h.queue_id, queue_offset=m.queue_offset))
+
+    def query_topic_consume_by_who(self, req: Decoded[topics.TopicHeader, Any]) -> Answer:
+        return ok(["G1"])
+
+    def get_consume_stats(self, req: Decoded[groups.ConsumeStatsHeader, Any]) -> Answer:
+        if self.stats_fail:
+            return refuse(ResponseCode.SYSTEM_ERROR, "stats are sick")
+        rows = [QueueProgress(t, self.name, qid, len(q), 1, 1, 0) for (t, qid), q in self.queues.items()]
+        return ok(ConsumeStats(rows, 0.0))
+
+    def query_consume_queue(self, req: Decoded[messages.QueryConsumeQueueHeader, Any]) -> Answer:
+        h = req.header
+        q = self.queues.get((h.topic, h.queue_id))
+        if q is None:
+            return refuse(ResponseCode.SYSTEM_ERROR, f"{h.queue_id}@{h.topic} is not exist!")
+        if not 0 <= h.index < len(q):
+            return Answer(remark=f"Index {h.index} of {h.queue_id}@{h.topic} is not exist!")
+        entries = [CqEntry(m.commit_log_offset, 100, 7) for m in q[h.index : h.index + h.count]]
+        return ok(messages.ConsumeQueueView(0, len(q), entries))
+
+
+def holding(*stores: Store) -> Handler:
+    """A name server routing each topic to the stores holding it (4 queues each), and the stores behind it."""
+    by_addr = {s.addr: s for s in stores}
+
+    def handler(req: Decoded[Any, Any], addr: str) -> Answer:
+        if req.cmd.code == namesrv.GET_BROKER_CLUSTER_INFO.code:
+            return ok(cluster_info(*((s.name, 0, s.addr) for s in stores)))
+        if req.cmd.code == namesrv.GET_ROUTEINFO_BY_TOPIC.code:
+            held = [(s.name, s.addr) for s in stores if req.header.topic in s.topics]
+            return ok(topic_route(*held)) if held else refuse(ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE + req.header.topic)
+        store = by_addr.get(addr)
+        return store.handle(req) if store else unsupported(req)
+
+    return handler
 
 
 @pytest.fixture
-def cluster():
-    ns, a, b = two_broker_cluster()
-    sa, sb = Store(a), Store(b)
-    a.before, b.before = sa.handle, sb.handle
-    return ns, sa, sb
+def cluster() -> tuple[None, Store, Store]:
+    return None, Store("broker-a", A), Store("broker-b", B)
 
 
 @pytest.fixture
 def cli(monkeypatch, capsys, cluster) -> Cli:
-    ns, sa, sb = cluster
+    _, sa, sb = cluster
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
-    return Cli(monkeypatch, capsys, ns, sa.broker, sb.broker)
+    transport = MockTransport(holding(sa, sb))
+    return Cli(monkeypatch, capsys, namesrvs=["127.0.0.1:9876"], transport=transport)
 
 
 def sent(store: Store, code: int) -> list[RemotingCommand]:
@@ -203,7 +248,7 @@ def test_query_by_offset_id_reads_where_it_points_and_prints_javas_block(cli: Cl
     assert r.code == 0, r.err
     fields = {line[:20].strip(): line[21:] for line in r.out.splitlines()}
     assert fields["OffsetID:"] == m.msg_id and fields["Topic:"] == "Orders" and fields["Tags:"] == "[TagA]"
-    assert fields["Keys:"] == "[k1 k2]" and fields["Broker:"] == "broker-b" and fields["Store Host:"] == sb.broker.addr
+    assert fields["Keys:"] == "[k1 k2]" and fields["Broker:"] == "broker-b" and fields["Store Host:"] == sb.addr
     assert fields["Message Body:"] == "line\\x1b[31m\\nnext"  # escaped: nothing reaches the terminal raw
     assert fields["Consumer Group:"] == "G1  consumed (committed offset 1)"
     assert [int(c.ext["offset"]) for c in sent(sb, RC.VIEW_MESSAGE_BY_ID)] == [m.commit_log_offset]
@@ -345,7 +390,7 @@ def test_query_cq_asks_every_broker_and_reports_each(cli: Cli, cluster):
     a, b = r.json()["brokers"]
     assert (a["maxQueueIndex"], len(a["queueData"]), a["error"]) == (3, 2, None)
     assert "1@Orders is not exist!" in b["error"]
-    r = cli("queryCq", "-t", "Orders", "-q", "1", "-i", "9", "-b", sa.broker.addr)
+    r = cli("queryCq", "-t", "Orders", "-q", "1", "-i", "9", "-b", sa.addr)
     assert r.code == 1 and "Index 9 of 1@Orders is not exist!" in r.out
 
 

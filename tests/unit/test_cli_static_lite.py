@@ -1,11 +1,12 @@
-"""updateStaticTopic, remappingStaticTopic and the lite-topic commands through the CLI entry point, against
-fake 5.x brokers that keep logic-queue mappings and answer lite requests as 5.5 brokers do."""
+"""updateStaticTopic, remappingStaticTopic and the lite-topic commands through the CLI entry point, over the
+mock transport: 5.x brokers that keep logic-queue mappings, and 5.5 brokers answering the lite requests."""
 
 from __future__ import annotations
 
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,58 +20,77 @@ from mqadmin.model.lite import (
     ParentTopicInfo,
 )
 from mqadmin.model.rpc import lite as lite_rpc
+from mqadmin.model.rpc import namesrv, topics
+from mqadmin.model.rpc.spec import Decoded
 from mqadmin.model.rpc.static_topics import UPDATE_AND_CREATE_STATIC_TOPIC, UPDATE_AND_CREATE_STATIC_TOPIC_CODE
 from mqadmin.model.static_topic import StaticTopicConfig, TopicQueueMappingDetail
+from mqadmin.model.stats import QueueOffsets, TopicStats
 from mqadmin.model.topic import TopicConfig
-from mqadmin.wire import fastjson
-from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from tests.cli.test_json_contract import assert_contract
-from tests.unit.cli_helpers import Cli, assert_one_line_error
-from tests.unit.fake_remoting import FakeBroker, two_broker_cluster
+from tests.mock_transport import Answer, ok, refuse, topic_route
+from tests.unit.cli_helpers import A, B, assert_one_line_error, codes, scripted
 
 
 def _matches_docs(command: str, doc: object) -> None:
     assert_contract(command, doc)
 
 
-class StaticTopics:
+class StaticBroker:
     """A 5.x broker's static-topic side: GET_TOPIC_CONFIG with lo=true returns the mapping, and
-    UPDATE_AND_CREATE_STATIC_TOPIC stores config and mapping (refusing an older epoch without force)."""
+    UPDATE_AND_CREATE_STATIC_TOPIC stores config and mapping (refusing an older epoch without force). The
+    embedded broker has no static topics (it refuses 513), so this is scripted over the declarations."""
 
-    def __init__(self, broker: FakeBroker) -> None:
-        self.broker = broker
+    def __init__(self, name: str, addr: str) -> None:
+        self.name, self.addr = name, addr
+        self.topics: dict[str, TopicConfig] = {}
         self.mappings: dict[str, TopicQueueMappingDetail] = {}
         self.writes: list[int] = []  # epoch of each accepted write
-        broker.before = self.handle
 
-    async def handle(self, cmd: RemotingCommand) -> RemotingCommand | None:
-        if cmd.code == RC.GET_TOPIC_CONFIG and cmd.ext["topic"] in self.broker.topics:
-            cfg = self.broker.topics[cmd.ext["topic"]]
-            mapping = self.mappings.get(cfg.topic_name) if cmd.ext.get("lo") == "true" else None
-            return cmd.response(body=fastjson.dumps_bytes(StaticTopicConfig(cfg, mapping).to_json()))
-        if cmd.code == UPDATE_AND_CREATE_STATIC_TOPIC_CODE:
-            req = UPDATE_AND_CREATE_STATIC_TOPIC.decode(cmd)
-            old = self.mappings.get(req.header.topic)
-            if old is not None and req.body.epoch < old.epoch and not req.header.force:
-                return cmd.response(ResponseCode.SYSTEM_ERROR, "Can't accept data with small epoch")
-            self.broker.topics[req.header.topic] = req.header.config()
-            self.mappings[req.header.topic] = req.body
-            self.writes.append(req.body.epoch)
-            return cmd.response()
-        return None
+    def topic_config(self, req: Decoded[topics.GetTopicConfigHeader, None]) -> Answer:
+        cfg = self.topics.get(req.header.topic)
+        if cfg is None:
+            return refuse(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
+        return ok(StaticTopicConfig(cfg, self.mappings.get(cfg.topic_name) if req.header.lo else None))
+
+    def write(self, req: Decoded[topics.CreateTopicHeader, TopicQueueMappingDetail]) -> Answer:
+        old = self.mappings.get(req.header.topic)
+        if old is not None and req.body.epoch < old.epoch and not req.header.force:
+            return refuse(ResponseCode.SYSTEM_ERROR, "Can't accept data with small epoch")
+        self.topics[req.header.topic] = req.header.config()
+        self.mappings[req.header.topic] = req.body
+        self.writes.append(req.body.epoch)
+        return ok()
+
+    def stats(self, req: Decoded[topics.TopicHeader, None]) -> Answer:
+        """Queue 0 of each topic holds 3 messages, the others none."""
+        cfg = self.topics.get(req.header.topic)
+        if cfg is None:
+            return refuse(ResponseCode.TOPIC_NOT_EXIST, "topic not exist")
+        qs = [
+            QueueOffsets(cfg.topic_name, self.name, q, 0, 3 if q == 0 else 0, NOW) for q in range(cfg.write_queue_nums)
+        ]
+        return ok(TopicStats(qs))
+
+
+def static_brokers(sa: StaticBroker, sb: StaticBroker) -> dict[Any, Any]:
+    by_addr = {sa.addr: sa, sb.addr: sb}
+    return {
+        topics.GET_TOPIC_CONFIG: lambda req, addr: by_addr[addr].topic_config(req),
+        UPDATE_AND_CREATE_STATIC_TOPIC: lambda req, addr: by_addr[addr].write(req),
+        topics.GET_TOPIC_STATS_INFO: lambda req, addr: by_addr[addr].stats(req),
+    }
 
 
 @pytest.fixture
 def static_cluster(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    ns, a, b = two_broker_cluster()
-    sa, sb = StaticTopics(a), StaticTopics(b)
-    return Cli(monkeypatch, capsys, ns, a, b), sa, sb
+    sa, sb = StaticBroker("broker-a", A), StaticBroker("broker-b", B)
+    return scripted(monkeypatch, capsys, static_brokers(sa, sb)), sa, sb
 
 
-def _led(s: StaticTopics, topic: str) -> list[int]:
+def _led(s: StaticBroker, topic: str) -> list[int]:
     return sorted(s.mappings[topic].leader_ids())
 
 
@@ -84,7 +104,7 @@ def test_create_then_expand_a_static_topic(static_cluster, tmp_path: Path) -> No
     assert sorted(_led(sa, "Ledger") + _led(sb, "Ledger")) == [0, 1, 2, 3]
     assert len(_led(sa, "Ledger")) == len(_led(sb, "Ledger")) == 2
     assert sa.mappings["Ledger"].epoch == sb.mappings["Ledger"].epoch == doc["epoch"]
-    assert sa.broker.topics["Ledger"].write_queue_nums == 2
+    assert sa.topics["Ledger"].write_queue_nums == 2
     assert Path(doc["files"]["after"]).parent == tmp_path and "before" not in doc["files"]
 
     before = {gid: items[0].bname for s in (sa, sb) for gid, items in s.mappings["Ledger"].hosted_queues.items()}
@@ -132,7 +152,7 @@ def test_remapping_moves_queues_in_javas_order_and_continues_above_the_old_offse
     _matches_docs("remappingStaticTopic", doc)
     assert (doc["plan"]["brokerToMapIn"], doc["plan"]["brokerToMapOut"]) == (["broker-a"], ["broker-b"])
     order = [a for a, c in cli.transport.sent if c.code == UPDATE_AND_CREATE_STATIC_TOPIC_CODE][-3:]
-    assert order == [sa.broker.addr, sb.broker.addr, sa.broker.addr]  # map in, map out, map in with offsets
+    assert order == [sa.addr, sb.addr, sa.addr]  # map in, map out, map in with offsets
     assert _led(sa, "Ledger") == [0, 1, 2, 3] and _led(sb, "Ledger") == []
     for gid in moved:
         old, new = sa.mappings["Ledger"].hosted_queues[gid]
@@ -142,7 +162,7 @@ def test_remapping_moves_queues_in_javas_order_and_continues_above_the_old_offse
 
 def test_a_normal_topic_cannot_become_static(static_cluster) -> None:
     cli, sa, _ = static_cluster
-    sa.broker.topics["Plain"] = TopicConfig("Plain")
+    sa.topics["Plain"] = TopicConfig("Plain")
     r = cli("updateStaticTopic", "-t", "Plain", "-qn", "4", "-c", "DefaultCluster")
     assert r.code == 1
     assert_one_line_error(r, "is not a static topic")
@@ -151,14 +171,14 @@ def test_a_normal_topic_cannot_become_static(static_cluster) -> None:
 
 @pytest.mark.parametrize("version", [409, 479])
 def test_brokers_without_static_topics_stop_at_the_first_refusal(monkeypatch, capsys, tmp_path, version) -> None:
-    """4.9 brokers (and mqadmin's embedded broker, like the plain fake) do not know request 513."""
+    """4.9 brokers (no GET_TOPIC_CONFIG either) and 5.x brokers without request 513 (as mqadmin's embedded one)."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    ns, a, b = two_broker_cluster(version)
-    cli = Cli(monkeypatch, capsys, ns, a, b)
+    no_topic = refuse(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
+    cli = scripted(monkeypatch, capsys, {topics.GET_TOPIC_CONFIG: no_topic} if version >= 413 else {}, version=version)
     r = cli("updateStaticTopic", "-t", "Ledger", "-qn", "4", "-c", "DefaultCluster")
     assert r.code == 1
     assert_one_line_error(r, "cannot host static topics", "REQUEST_CODE_NOT_SUPPORTED", "nothing was changed")
-    assert [c.code for _, c in cli.transport.sent].count(UPDATE_AND_CREATE_STATIC_TOPIC_CODE) == 1
+    assert codes(cli).count(UPDATE_AND_CREATE_STATIC_TOPIC_CODE) == 1
 
 
 @pytest.mark.parametrize(
@@ -202,27 +222,25 @@ LITE_ANSWERS = {
 }
 
 
-def _lite_broker(broker: FakeBroker, seen: list[RemotingCommand]) -> None:
-    broker.version = 513  # 5.5.0
-
-    async def answer(cmd: RemotingCommand) -> RemotingCommand | None:
-        if cmd.code in lite_rpc.LITE_CODES:
-            seen.append(cmd)
-            body = LITE_ANSWERS.get(cmd.code)
-            return cmd.response(body=fastjson.dumps_bytes(body.to_json()) if body else b"")
-        return None
-
-    broker.before = answer
+LITE_RPCS = {
+    lite_rpc.GET_BROKER_LITE_INFO, lite_rpc.GET_PARENT_TOPIC_INFO, lite_rpc.GET_LITE_TOPIC_INFO,
+    lite_rpc.GET_LITE_CLIENT_INFO, lite_rpc.GET_LITE_GROUP_INFO, lite_rpc.TRIGGER_LITE_DISPATCH,
+}  # fmt: skip
 
 
 @pytest.fixture
 def lite_cli(monkeypatch, capsys):
-    ns, a, b = two_broker_cluster()
+    """Two 5.5 brokers holding the lite parent topic Chats, answering the lite requests (the embedded broker
+    refuses them); ``seen``: the lite requests as they arrived."""
     seen: list[RemotingCommand] = []
-    for broker in (a, b):
-        _lite_broker(broker, seen)
-        broker.topics["Chats"] = TopicConfig("Chats", attributes={"message.type": "LITE"})
-    return Cli(monkeypatch, capsys, ns, a, b), seen
+
+    def answer(req: Decoded[Any, Any], _addr: str) -> Answer:
+        seen.append(req.cmd)
+        return ok(LITE_ANSWERS.get(req.cmd.code))
+
+    table: dict[Any, Any] = {rpc: answer for rpc in LITE_RPCS}
+    table[namesrv.GET_ROUTEINFO_BY_TOPIC] = ok(topic_route(("broker-a", A), ("broker-b", B)))
+    return scripted(monkeypatch, capsys, table, version=513), seen
 
 
 LITE_COMMANDS = {
@@ -267,13 +285,12 @@ def test_lite_group_totals_merge_the_brokers(lite_cli) -> None:
 
 
 def test_lite_on_a_5_3_broker_fails_with_the_brokers_code_and_a_hint(monkeypatch, capsys) -> None:
-    ns, a, b = two_broker_cluster()
-    a.topics["Chats"] = TopicConfig("Chats")
-    cli = Cli(monkeypatch, capsys, ns, a, b)
+    cli = scripted(monkeypatch, capsys, {namesrv.GET_ROUTEINFO_BY_TOPIC: ok(topic_route(("broker-a", A)))})
     r = cli("getParentTopicInfo", "-p", "Chats")
     assert r.code == 1
     assert "REQUEST_CODE_NOT_SUPPORTED (3)" in r.out and "lite topics need RocketMQ 5.5" in r.out
     assert_one_line_error(r, "failed on every target")
+    assert codes(cli, A) == [lite_rpc.GET_PARENT_TOPIC_INFO_CODE]
 
 
 def test_trigger_lite_dispatch_on_a_broker_not_in_the_route(lite_cli) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from mqadmin.model.broker_stats import BrokerStatsData, StatsWindow
 from mqadmin.model.clients import Connection, ConsumerConnection
 from mqadmin.model.consume import ConsumeStats, QueueProgress
+from mqadmin.model.data_version import DataVersion
 from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.route import BrokerData, QueueData, TopicRouteData
 from mqadmin.model.rpc import brokers, clients, groups, messages, namesrv, namesrv_admin, stats, topics
@@ -62,14 +63,22 @@ class Broker:
             groups.GET_CONSUME_STATS: self._consume_stats,
             brokers.GET_BROKER_CONFIG: ok(config),
             brokers.GET_BROKER_RUNTIME_INFO: ok(runtime(self.version, put_tps)),
-            groups.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: lambda _req, _a: ok(
-                {n: SubscriptionGroupConfig.from_json(g, n) for n, g in self.groups.items()}
-            ),
-            topics.GET_ALL_TOPIC_CONFIG: lambda _req, _a: ok(dict(self.topics)),
+            groups.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: lambda _req, _a: ok(self._group_table()),
+            topics.GET_ALL_TOPIC_CONFIG: lambda _req, _a: ok(self._topic_table()),
             stats.GET_SYSTEM_TOPIC_LIST_FROM_BROKER: ok([*SYSTEM, self.name]),
             clients.GET_CONSUMER_CONNECTION_LIST: self._connections,
             messages.SEND_MESSAGE_V2: self._send,
         }
+
+    def _group_table(self) -> groups.GroupTable:
+        table = groups.GroupTable((n, SubscriptionGroupConfig.from_json(g, n)) for n, g in self.groups.items())
+        table.data_version = GROUPS_VERSION
+        return table
+
+    def _topic_table(self) -> topics.TopicTable:
+        table = topics.TopicTable(self.topics)
+        table.data_version = TOPICS_VERSION
+        return table
 
     def _stats(self, req: Decoded[stats.StatsItemHeader, None], _addr: str) -> Answer:
         name, key = req.header.stats_name, req.header.stats_key
@@ -94,6 +103,10 @@ class Broker:
         return ok(
             header=messages.SendResultHeader(msg_id="00", queue_id=req.header.queue_id, queue_offset=self.sends - 1)
         )
+
+
+TOPICS_VERSION, GROUPS_VERSION = DataVersion(12, 0, 1_700_000_000_000), DataVersion(3, 1, 1_700_000_000_001)
+"""The dataVersion of the brokers' topic and group tables."""
 
 
 def held(broker: Broker, group: str) -> dict[str, Any]:
@@ -292,11 +305,13 @@ def test_export_metadata_javas_broker_form_writes_the_wrappers(monkeypatch, caps
     cli = w.cli(monkeypatch, capsys)
     assert cli("exportMetadata", "-b", A, "-g", "-f", str(tmp_path)).code == 0
     groups = json.loads((tmp_path / "subscriptionGroup.json").read_text())
-    # (Java's dataVersion is passed through from the broker's body, which the declared answer does not carry.)
+    assert groups["dataVersion"] == {"counter": 3, "stateVersion": 1, "timestamp": 1_700_000_000_001}  # the broker's
     assert groups["forbiddenTable"] == {}
     assert groups["subscriptionGroupTable"] == {"OrdersConsumer": held(a, "OrdersConsumer")}
     assert cli("exportMetadata", "-b", A, "-t", "-f", str(tmp_path)).code == 0
-    assert list(json.loads((tmp_path / "topic.json").read_text())["topicConfigTable"]) == ["Orders"]
+    topic_doc = json.loads((tmp_path / "topic.json").read_text())
+    assert list(topic_doc["topicConfigTable"]) == ["Orders"]
+    assert topic_doc["dataVersion"] == {"counter": 12, "stateVersion": 0, "timestamp": 1_700_000_000_000}
 
 
 def test_export_metadata_without_javas_options_is_the_fleet_export(monkeypatch, capsys, tmp_path: Path) -> None:

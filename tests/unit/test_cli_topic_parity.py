@@ -15,6 +15,7 @@ import pytest
 from mqadmin.model.route import BrokerData, QueueData, TopicRouteData
 from mqadmin.model.rpc import namesrv, topics
 from mqadmin.model.rpc.spec import Decoded
+from mqadmin.model.static_topic import StaticTopicConfig
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
@@ -81,7 +82,7 @@ def test_update_topic_perm_never_creates_the_topic(live: Cli, embedded: Threaded
     ],
 )
 def test_update_topic_perm_usage_errors(monkeypatch, capsys, args: list[str], fragment: str) -> None:
-    cli = scripted(monkeypatch, capsys, {topics.GET_TOPIC_CONFIG: ok(TopicConfig("Orders"))})
+    cli = scripted(monkeypatch, capsys, {topics.GET_TOPIC_CONFIG: ok(StaticTopicConfig(TopicConfig("Orders")))})
     r = cli("updateTopicPerm", *args)
     assert r.code == 2
     assert_one_line_error(r, fragment)
@@ -140,7 +141,7 @@ def test_the_list_request_carries_only_the_changed_topics(monkeypatch, capsys, t
     lists: list[list[str]] = []
 
     def read(req: Decoded[topics.GetTopicConfigHeader, None], _addr: str) -> Answer:
-        return ok(held[req.header.topic]) if req.header.topic in held else NO_TOPIC
+        return ok(StaticTopicConfig(held[req.header.topic])) if req.header.topic in held else NO_TOPIC
 
     def write(req: Decoded[None, list[TopicConfig]], _addr: str) -> Answer:
         lists.append([c.topic_name for c in req.body])
@@ -193,7 +194,7 @@ def test_brokers_without_the_list_request_get_one_request_per_topic(monkeypatch,
     }
     if version >= 413:  # GET_TOPIC_CONFIG since 5.0; the list request since 5.3.0
         answers[topics.GET_TOPIC_CONFIG] = lambda req, _a: (
-            ok(held[req.header.topic]) if req.header.topic in held else NO_TOPIC
+            ok(StaticTopicConfig(held[req.header.topic])) if req.header.topic in held else NO_TOPIC
         )
     cli = scripted(monkeypatch, capsys, answers, version=version)
     names = [f"T{i}" for i in range(6)]

@@ -11,6 +11,7 @@ import pytest
 from mqadmin.admin import AdminClient, ResponseError
 from mqadmin.model.rpc import brokers, namesrv_admin, topics
 from mqadmin.model.rpc.spec import Decoded
+from mqadmin.model.static_topic import StaticTopicConfig
 from mqadmin.model.topic import TopicConfig
 from mqadmin.transport.errors import ConnectionRefused, RequestTimeout
 from mqadmin.wire.codes import ResponseCode
@@ -25,7 +26,7 @@ async def test_the_handler_gets_the_request_decoded_by_its_declaration() -> None
 
     def handler(req: Decoded[Any, Any], addr: str) -> Answer:
         seen.append(req)
-        return ok(TopicConfig("Orders", 4, 4))
+        return ok(StaticTopicConfig(TopicConfig("Orders", 4, 4)))
 
     t = MockTransport(routes({topics.GET_TOPIC_CONFIG: handler}), version=409)
     cfg, version = await AdminClient(["127.0.0.1:9876"], transport=t).read_topic_config(A, "Orders")

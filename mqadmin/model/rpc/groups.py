@@ -3,10 +3,13 @@ consume progress."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from mqadmin.model.consume import ConsumeStatsBody, offset_table_json, parse_offset_table
+from mqadmin.model.data_version import DataVersion
 from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.names import NameKind, first_refusal, group_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
@@ -33,9 +36,35 @@ class ConsumeStatsHeader(Header):
     topic: str | None = wire("topic", None, check=topic_refusal)
 
 
-def _group_table(obj: Any) -> dict[str, SubscriptionGroupConfig]:
-    table = obj.get("subscriptionGroupTable") or {}
-    return {name: SubscriptionGroupConfig.from_json(cfg, name) for name, cfg in table.items()}
+class GroupTable(dict[str, SubscriptionGroupConfig]):
+    """A broker's subscription groups by name (GET_ALL_SUBSCRIPTIONGROUP_CONFIG, SubscriptionGroupWrapper), with the
+    wrapper's ``data_version`` (None when the broker sent none), its ``forbidden`` table (group → topic → flags)
+    and each config ``as_written`` by the broker (an export writes them so, keys it has not modelled included)."""
+
+    data_version: DataVersion | None = None
+    forbidden: Mapping[str, Any] = MappingProxyType({})
+    as_written: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
+
+
+def _group_table(obj: Any) -> GroupTable:
+    written = obj.get("subscriptionGroupTable") or {}
+    table = GroupTable((name, SubscriptionGroupConfig.from_json(cfg, name)) for name, cfg in written.items())
+    table.data_version = _data_version(obj)
+    table.forbidden = dict(obj.get("forbiddenTable") or {})
+    table.as_written = {str(name): dict(cfg) for name, cfg in written.items()}
+    return table
+
+
+def _data_version(obj: Any) -> DataVersion | None:
+    dv = obj.get("dataVersion")
+    return DataVersion.from_json(dv) if isinstance(dv, dict) else None
+
+
+def _group_table_json(table: dict[str, SubscriptionGroupConfig]) -> dict[str, Any]:
+    out: dict[str, Any] = {"subscriptionGroupTable": {name: cfg.to_json() for name, cfg in table.items()}}
+    if isinstance(table, GroupTable) and table.data_version is not None:
+        out["dataVersion"] = table.data_version.to_json()
+    return out
 
 
 def _group_list(obj: Any) -> list[GroupWrite]:
@@ -45,11 +74,7 @@ def _group_list(obj: Any) -> list[GroupWrite]:
     return [GroupWrite.from_json(i) for i in items]
 
 
-GROUP_TABLE = JsonBody(
-    "SubscriptionGroupWrapper",
-    _group_table,
-    lambda table: {"subscriptionGroupTable": {name: cfg.to_json() for name, cfg in table.items()}},
-)
+GROUP_TABLE = JsonBody("SubscriptionGroupWrapper", _group_table, _group_table_json)
 GROUP_CONFIG = JsonBody("SubscriptionGroupConfig", SubscriptionGroupConfig.from_json, SubscriptionGroupConfig.to_json)
 GROUP_WRITE = JsonBody("SubscriptionGroupConfig", GroupWrite.from_json, GroupWrite.to_json)
 GROUP_LIST = JsonBody(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqadmin.model.access import TopicsInBody
+from mqadmin.model.data_version import DataVersion
 from mqadmin.model.names import NameKind, first_refusal, topic_refusal
 from mqadmin.model.rpc.bodies import JsonBody
 from mqadmin.model.rpc.spec import Header, Rpc, wire
@@ -14,6 +15,9 @@ from mqadmin.model.topic import DEFAULT_TOPIC, TopicConfig, alter_attributes, at
 from mqadmin.model.version import V5_3_0
 from mqadmin.wire.codes import RequestCode as C
 from mqadmin.wire.codes import ResponseCode
+
+if TYPE_CHECKING:
+    from mqadmin.model.static_topic import StaticTopicConfig
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,6 +84,8 @@ class TopicTable(dict[str, TopicConfig]):
     their queues are mapped by updateStaticTopic / remappingStaticTopic, so the brokers' configs differ)."""
 
     static: frozenset[str] = frozenset()
+    data_version: DataVersion | None = None
+    """The wrapper's dataVersion (None when the broker sent none)."""
 
 
 def _topic_table(obj: Any) -> TopicTable:
@@ -90,11 +96,16 @@ def _topic_table(obj: Any) -> TopicTable:
     table.static = frozenset(obj.get("topicQueueMappingDetailMap") or {}) | frozenset(
         obj.get("topicQueueMappingInfoMap") or {}
     )
+    dv = obj.get("dataVersion")
+    table.data_version = DataVersion.from_json(dv) if isinstance(dv, dict) else None
     return table
 
 
 def _topic_table_json(table: dict[str, TopicConfig]) -> dict[str, Any]:
-    return {"topicConfigTable": {name: cfg.to_json() for name, cfg in table.items()}}
+    out: dict[str, Any] = {"topicConfigTable": {name: cfg.to_json() for name, cfg in table.items()}}
+    if isinstance(table, TopicTable) and table.data_version is not None:
+        out["dataVersion"] = table.data_version.to_json()
+    return out
 
 
 def _topic_config_list(obj: Any) -> list[TopicConfig]:
@@ -104,7 +115,16 @@ def _topic_config_list(obj: Any) -> list[TopicConfig]:
     return [TopicConfig.from_json(i) for i in items]
 
 
-TOPIC_CONFIG = JsonBody("TopicConfig", TopicConfig.from_json, TopicConfig.to_json)
+def _static_topic_config(obj: Any) -> StaticTopicConfig:
+    from mqadmin.model.static_topic import StaticTopicConfig  # only when a config is read: 4 ms of start-up
+
+    return StaticTopicConfig.from_json(obj)
+
+
+TOPIC_CONFIG: JsonBody[StaticTopicConfig] = JsonBody(
+    "TopicConfigAndQueueMapping", _static_topic_config, lambda cfg: cfg.to_json()
+)
+"""GET_TOPIC_CONFIG's answer: the config and, asked with ``lo=true`` for a static topic, its queue mapping."""
 TOPIC_CONFIG_TABLE = JsonBody("TopicConfigSerializeWrapper", _topic_table, _topic_table_json)
 TOPIC_CONFIG_LIST = JsonBody(
     "CreateTopicListRequestBody", _topic_config_list, lambda cfgs: {"topicConfigList": [c.to_json() for c in cfgs]}
@@ -133,7 +153,7 @@ GET_ALL_TOPIC_CONFIG = Rpc(
 GET_TOPIC_CONFIG = Rpc(
     C.GET_TOPIC_CONFIG, "GET_TOPIC_CONFIG", GetTopicConfigHeader, response_body=TOPIC_CONFIG,
     ok=frozenset({ResponseCode.SUCCESS, ResponseCode.TOPIC_NOT_EXIST}),
-    summary="one topic's config (5.0+; TOPIC_NOT_EXIST when absent)",
+    summary="one topic's config and static-topic mapping (5.0+; TOPIC_NOT_EXIST when absent)",
 )  # fmt: skip
 DELETE_TOPIC_IN_BROKER = Rpc(
     C.DELETE_TOPIC_IN_BROKER,

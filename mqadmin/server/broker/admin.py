@@ -12,9 +12,10 @@ from typing import Any
 from mqadmin.model.names import shown
 from mqadmin.model.rpc import brokers, topics
 from mqadmin.model.rpc.spec import Decoded, RequestRefused
+from mqadmin.model.static_topic import StaticTopicConfig
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
-from mqadmin.server.broker.brokerstore import BrokerParts, Processor
+from mqadmin.server.broker.brokerstore import BrokerParts, Processor, apply_store_settings
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire import fastjson
 from mqadmin.wire.codes import ResponseCode
@@ -134,7 +135,7 @@ class AdminProcessor(Processor):
         cfg = self.topics.get(topic)
         if cfg is None:
             return req.cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"No topic in this broker. topic: {topic}")
-        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=cfg)
+        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=StaticTopicConfig(cfg))
 
     async def query_topic_consume_by_who(
         self, req: Decoded[topics.TopicHeader, None], ch: ClientChannel
@@ -161,6 +162,7 @@ class AdminProcessor(Processor):
         if applied:
             self.parts.config_version.next()
         self.groups.auto_create = cfg.auto_create_subscription_group
+        apply_store_settings(cfg, self.store)
         if cfg.broker_permission != old_perm:
             self.topics.bump_version()
             await self.announce()
@@ -212,7 +214,7 @@ def runtime_info(parts: BrokerParts) -> dict[str, str]:
         "msgPutTotalYesterdayMorning": stats.put_yesterday_morning,
         "msgGetTotalYesterdayMorning": stats.get_yesterday_morning,
         "startAcceptSendRequestTimeStamp": 0,
-        "commitLogDiskRatio": f"{_disk_ratio(parts.config.data_dir):.4f}",
+        "commitLogDiskRatio": f"{disk_ratio(parts.config.data_dir):.4f}",
         "commitLogDirCapacity": _disk_capacity(parts.config.data_dir),
         "commitLogMaxOffset": 0,
         "commitLogMinOffset": 0,
@@ -240,7 +242,8 @@ def _runtime(ms: int) -> str:
     return f"[ {s // 86400} days, {s // 3600 % 24} hours, {s // 60 % 60} minutes, {s % 60} seconds ]"
 
 
-def _disk_ratio(path: Any) -> float:
+def disk_ratio(path: Any) -> float:
+    """The used share (0..1) of the file system holding ``path``, as Apache's runtime info reports it."""
     try:
         st = os.statvfs(path)
     except OSError:

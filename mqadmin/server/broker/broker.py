@@ -8,20 +8,20 @@ import logging
 from pathlib import Path
 
 from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, messages, pop, stats, topics
-from mqadmin.model.rpc import store as store_rpc
 from mqadmin.server.auth.guard import Guard
 from mqadmin.server.auth.management import AuthManagement
 from mqadmin.server.auth.store import AuthStore
-from mqadmin.server.broker import refusals, store_admin
+from mqadmin.server.broker import refusals
 from mqadmin.server.broker.admin import AdminProcessor
 from mqadmin.server.broker.broker_consume_stats import BrokerConsumeStatsProcessor
-from mqadmin.server.broker.brokerstore import BrokerParts, BrokerStore, store_host
+from mqadmin.server.broker.brokerstore import BrokerParts, BrokerStore, apply_store_settings, store_host
 from mqadmin.server.broker.clients import ClientRegistry
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.broker.consumer import ConsumerProcessor
 from mqadmin.server.broker.consumer_admin import ConsumerAdminProcessor
 from mqadmin.server.broker.group_admin import GroupAdmin
 from mqadmin.server.broker.groups import SubscriptionGroupManager
+from mqadmin.server.broker.lite import LiteProcessor
 from mqadmin.server.broker.offsets import ConsumerOffsetManager
 from mqadmin.server.broker.pop import PopProcessor
 from mqadmin.server.broker.pull import PullProcessor
@@ -33,6 +33,7 @@ from mqadmin.server.broker.schedule import ScheduleService
 from mqadmin.server.broker.send import SendProcessor
 from mqadmin.server.broker.stats import BrokerStats
 from mqadmin.server.broker.stats_items import stats_item_view
+from mqadmin.server.broker.store_admin import ColdDataFlowControl, StoreAdmin
 from mqadmin.server.broker.system_topics import system_topic_list
 from mqadmin.server.broker.topics import TopicConfigManager
 from mqadmin.server.paths import child
@@ -64,8 +65,13 @@ class Broker:
             flush_disk_type=config.flush_disk_type,
             store_host=store_host(config),
         )
+        messages_.max_transfer_count, messages_.max_transfer_bytes = (
+            config.max_transfer_count,
+            config.max_transfer_bytes,
+        )
         offsets = ConsumerOffsetManager(
-            self.data_path("consumerOffset.json"), reset_unreadable=config.reset_unreadable_metadata
+            self.data_path("consumerOffset.json"),
+            reset_unreadable=config.reset_unreadable_metadata,
         )
         self.store = BrokerStore(messages_, offsets, ClientRegistry(self._notify_enabled))
         self.parts = BrokerParts(config, self.topics, self.groups, self.stats, self.store)
@@ -73,6 +79,7 @@ class Broker:
         self.consumer_admin = ConsumerAdminProcessor(self.parts, self.data_path("messageRequestMode.json"))
         self.pop = PopProcessor(self.parts, self.consumer_admin.mode_of)
         self.consumer_admin.on_reset = self.pop.reset
+        self.store_admin = StoreAdmin(self.parts)
         self.server.on_close(self.store.clients.channel_closed)
         self.auth: AuthStore | None = None
         if config.auth is not None:
@@ -157,9 +164,9 @@ class Broker:
         serve(ha.GET_BROKER_EPOCH_CACHE, replication.epoch_cache)
         for code in ha.CONTROLLER_ADMIN_CODES:
             self.server.register(code, no_controller)
-        serve(store_rpc.CHECK_ROCKSDB_CQ_WRITE_PROGRESS, store_admin.check_cq)
-        serve(store_rpc.EXPORT_ROCKSDB_CONFIG_TO_JSON, store_admin.export_config)
-        serve(store_rpc.POP_ROLLBACK, store_admin.pop_rollback)
+        self.store_admin.serve(self.server)
+        ColdDataFlowControl(parts).serve(self.server)
+        LiteProcessor(parts).serve(self.server)
         for rpc, refuse in refusals.refused():
             serve(rpc, refuse)
         if self.auth is not None:
@@ -175,7 +182,9 @@ class Broker:
         self.consumer_admin.load()
         self.schedule.configure()
         await self.store.open()
+        apply_store_settings(self.config, self.store)
         self.schedule.start()
+        self.store_admin.start()
         cfg = self.config
         tls = cfg.tls.server_context() if cfg.tls else None
         permissive = cfg.tls is not None and cfg.tls.permissive
@@ -191,6 +200,7 @@ class Broker:
         await self.server.close()
         await self.pop.close()
         await self.schedule.close()  # before the store: it stores due messages
+        await self.store_admin.close()
         try:
             await self.store.close()
         except Exception:  # the tables below must still be written

@@ -7,7 +7,6 @@ store), never on the ``Broker`` that assembles them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 
 from mqadmin.model.data_version import DataVersion
@@ -19,6 +18,7 @@ from mqadmin.server.broker.polling import LongPolling
 from mqadmin.server.broker.rates import Rates
 from mqadmin.server.broker.stats import BrokerStats
 from mqadmin.server.broker.topics import TopicConfigManager
+from mqadmin.server.loop import stop_task
 from mqadmin.server.store import MessageStore
 
 CLIENT_SCAN_INTERVAL = 10.0
@@ -70,12 +70,21 @@ class BrokerStore:
         self.offsets.delete_topic(topic)
 
     async def close(self) -> None:
-        if self._scan is not None:
-            self._scan.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._scan
+        await stop_task(self._scan)
         await self.offsets.close()
         await self.messages.close()
+
+
+def apply_store_settings(config: BrokerConfig, store: BrokerStore) -> None:
+    """The broker settings its open store and offsets read while running (at start, and after each update)."""
+    m = store.messages
+    m.flush_interval, store.offsets.flush_interval = (
+        config.flush_interval_commitlog,
+        config.flush_consumer_offset_interval,
+    )
+    m.max_transfer_count, m.max_transfer_bytes = config.max_transfer_count, config.max_transfer_bytes
+    if config.data_read_ahead != m.log.read_ahead:
+        m.log.set_read_ahead(config.data_read_ahead)
 
 
 def store_host(config: BrokerConfig) -> tuple[str, int]:

@@ -12,7 +12,6 @@ to 0 without a word).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from mqadmin.model.consume import OFFSET_KEY_SEPARATOR as SEPARATOR
 from mqadmin.model.consume import offset_table_json, parse_offset_table
 from mqadmin.model.names import group_problem, shown, topic_problem
+from mqadmin.server.loop import stop_task
 from mqadmin.server.persist import read_metadata, write_json
 
 log = logging.getLogger(__name__)
@@ -54,10 +54,7 @@ class ConsumerOffsetManager:
         self._task = asyncio.get_running_loop().create_task(self._flush_loop())
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop_task(self._task)
         await self.flush()
 
     # --- reading and writing ---------------------------------------------------------------

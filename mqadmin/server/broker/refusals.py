@@ -6,17 +6,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from mqadmin.model.rpc import Decoded, Rpc, brokers, lite, static_topics
+from mqadmin.model.rpc import Decoded, Rpc, brokers, static_topics
+from mqadmin.model.rpc import store as store_rpc
 from mqadmin.server.remoting import ClientChannel, DecodedHandler
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
 STATIC_TOPICS = "static topics (logic queues) are not supported by mqadmin's embedded broker"
-LITE_TOPICS = "lite topics (RocketMQ 5.5) are not supported by mqadmin's embedded broker"
-STORE_FILES = "commit-log and consume-queue file maintenance does not apply to mqadmin's embedded broker store"
 REPLICATION = "master/slave replication is not supported by mqadmin's embedded broker"
-TIMER_ENGINE = "switching the timer-message engine (RocketMQ 5.5) is not supported by mqadmin's embedded broker"
-COLD_DATA = "cold-read flow control is not supported by mqadmin's embedded broker"
+ROCKSDB_CQ = (
+    "mqadmin's embedded broker keeps its consume queues in files only: there is no RocksDB consume queue to check"
+)
+ROCKSDB_CONFIG = (
+    "mqadmin's embedded broker keeps topics, groups and offsets in JSON files only (<store>/config/*.json): "
+    "there is no RocksDB metadata to export"
+)
+ROCKSDB_POP = "mqadmin's embedded broker keeps no POP records in RocksDB: there is nothing to move to the file store"
 
 
 def _refuse(remark: str) -> DecodedHandler:
@@ -30,23 +35,10 @@ def _refuse(remark: str) -> DecodedHandler:
 
 def refused() -> list[tuple[Rpc[Any, Any, Any, Any], DecodedHandler]]:
     """Each refused request with its handler."""
-    lite_rpcs = (
-        lite.GET_BROKER_LITE_INFO, lite.GET_PARENT_TOPIC_INFO, lite.GET_LITE_TOPIC_INFO, lite.GET_LITE_CLIENT_INFO,
-        lite.GET_LITE_GROUP_INFO, lite.TRIGGER_LITE_DISPATCH,
-    )  # fmt: skip
-    store_rpcs = (
-        brokers.CLEAN_EXPIRED_CONSUMEQUEUE, brokers.CLEAN_UNUSED_TOPIC, brokers.DELETE_EXPIRED_COMMITLOG,
-        brokers.SET_COMMITLOG_READ_MODE,
-    )  # fmt: skip
-    cold_rpcs = (
-        brokers.UPDATE_COLD_DATA_FLOW_CTR_CONFIG, brokers.REMOVE_COLD_DATA_FLOW_CTR_CONFIG,
-        brokers.GET_COLD_DATA_FLOW_CTR_INFO,
-    )  # fmt: skip
     return [
         (static_topics.UPDATE_AND_CREATE_STATIC_TOPIC, _refuse(STATIC_TOPICS)),
-        *((rpc, _refuse(LITE_TOPICS)) for rpc in lite_rpcs),
-        *((rpc, _refuse(STORE_FILES)) for rpc in store_rpcs),
         (brokers.RESET_MASTER_FLUSH_OFFSET, _refuse(REPLICATION)),
-        *((rpc, _refuse(COLD_DATA)) for rpc in cold_rpcs),
-        (brokers.SWITCH_TIMER_ENGINE, _refuse(TIMER_ENGINE)),
+        (store_rpc.CHECK_ROCKSDB_CQ_WRITE_PROGRESS, _refuse(ROCKSDB_CQ)),
+        (store_rpc.EXPORT_ROCKSDB_CONFIG_TO_JSON, _refuse(ROCKSDB_CONFIG)),
+        (store_rpc.POP_ROLLBACK, _refuse(ROCKSDB_POP)),
     ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from mqadmin.model.rpc import namesrv as rpc
 from mqadmin.model.rpc import namesrv_admin as kv
 from mqadmin.model.rpc import registration as reg
 from mqadmin.model.rpc.spec import Decoded, RequestRefused
+from mqadmin.server.loop import stop_task
 from mqadmin.server.namesrv import controller
 from mqadmin.server.namesrv.config import NamesrvConfig
 from mqadmin.server.namesrv.kv import KVConfigManager
@@ -60,10 +60,7 @@ class NameServer:
         self._scan_task = asyncio.get_running_loop().create_task(self._scan_loop())
 
     async def stop(self) -> None:
-        if self._scan_task is not None:
-            self._scan_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._scan_task
+        await stop_task(self._scan_task)
         await self.server.close()
         await self.kv.close()
 

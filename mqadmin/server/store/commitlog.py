@@ -27,6 +27,10 @@ class CommitLog:
         self.segment_size = segment_size
         self._fds: dict[int, int] = {}
         self.dir.mkdir(parents=True, exist_ok=True)
+        self._first: int | None = None
+        self.read_ahead = True
+        """False: the kernel is told reads are random (POSIX_FADV_RANDOM: no read-ahead), as Apache's
+        dataReadAheadEnable=false has it madvise MADV_RANDOM over its mapped files."""
 
     # --- layout ----------------------------------------------------------------------------
 
@@ -49,6 +53,36 @@ class CommitLog:
                 out.append(int(p.name))
         return sorted(out)
 
+    @property
+    def first(self) -> int:
+        """The offset of the oldest byte still on disk (0 for an empty log): segments expire oldest first."""
+        if self._first is None:
+            segments = self.segments()
+            self._first = segments[0] if segments else 0
+        return self._first
+
+    def modified(self, start: int) -> float:
+        """When the segment starting at ``start`` was last written (seconds since the epoch)."""
+        return self._path(start).stat().st_mtime
+
+    def remove(self, start: int) -> None:
+        """Delete the segment starting at ``start`` (an expired one)."""
+        fd = self._fds.pop(start, None)
+        if fd is not None:
+            os.close(fd)
+        self._path(start).unlink(missing_ok=True)
+        fsync_dir(self.dir)
+        self._first = None
+
+    def set_read_ahead(self, enabled: bool) -> None:
+        """Turn the kernel's read-ahead of the segments on or off (every open segment and the ones opened later)."""
+        self.read_ahead = enabled
+        for fd in self._fds.values():
+            self._advise(fd)
+
+    def _advise(self, fd: int) -> None:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_NORMAL if self.read_ahead else os.POSIX_FADV_RANDOM)
+
     def _fd(self, start: int, create: bool = False) -> int | None:
         fd = self._fds.get(start)
         if fd is None:
@@ -57,6 +91,8 @@ class CommitLog:
                 return None
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             self._fds[start] = fd
+            if not self.read_ahead:
+                self._advise(fd)
             if create:
                 fsync_dir(self.dir)
         return fd
@@ -106,6 +142,7 @@ class CommitLog:
                     os.fsync(fd)
 
     def _set_aside(self, start: int) -> None:
+        self._first = None
         fd = self._fds.pop(start, None)
         if fd is not None:
             os.close(fd)

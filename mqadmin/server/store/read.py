@@ -3,11 +3,12 @@ store times, and key queries."""
 
 from __future__ import annotations
 
+import bisect
 import struct
 
 from mqadmin.server.store.records import BadRecord, check_header, record_properties
 from mqadmin.server.store.state import StoreState
-from mqadmin.server.store.types import MAX_TRANSFER_BYTES, MAX_TRANSFER_COUNT, GetResult, GetStatus, TagFilter
+from mqadmin.server.store.types import GetResult, GetStatus, TagFilter
 from mqadmin.wire.message import (
     PHYS_OFFSET_POS,
     PROPERTY_TAGS,
@@ -27,8 +28,7 @@ class StoreReading(StoreState):
 
     @property
     def min_phys_offset(self) -> int:
-        segments = self.log.segments()
-        return segments[0] if segments else 0
+        return self.log.first
 
     @property
     def last_store_timestamp(self) -> int:
@@ -41,12 +41,23 @@ class StoreReading(StoreState):
         header = self.log.read(phys, STORE_TIMESTAMP_BYTES) if phys < self._end else b""
         return store_timestamp(header) if len(header) == STORE_TIMESTAMP_BYTES else -1
 
+    def queue_topics(self) -> set[str]:
+        """The topics that have consume queues in the store."""
+        return {topic for topic, _ in self._cqs}
+
     def max_offset(self, topic: str, queue_id: int) -> int:
         cq = self._cqs.get((topic, queue_id))
         return cq.count if cq is not None else 0
 
     def min_offset(self, topic: str, queue_id: int) -> int:
-        return 0
+        """The queue's first offset whose message is still in the commit log (its max offset when none is)."""
+        cq = self._cqs.get((topic, queue_id))
+        if cq is None or not cq.count:
+            return 0
+        first = self.log.first
+        if first == 0 or cq.entry(0)[0] >= first:
+            return 0
+        return bisect.bisect_left(range(cq.count), first, key=lambda i: cq.entry(i)[0])
 
     def get_messages(
         self, topic: str, queue_id: int, offset: int, max_nums: int, sub: TagFilter | None = None
@@ -55,7 +66,7 @@ class StoreReading(StoreState):
         cq = self._cqs.get((topic, queue_id))
         if cq is None:
             return GetResult(GetStatus.NO_MATCHED_LOGIC_QUEUE, 0, 0, 0)
-        lo, hi = 0, cq.count
+        lo, hi = self.min_offset(topic, queue_id), cq.count
         if hi == 0:
             return GetResult(GetStatus.NO_MESSAGE_IN_QUEUE, 0, lo, hi)
         if offset < lo:
@@ -64,7 +75,7 @@ class StoreReading(StoreState):
             return GetResult(GetStatus.OFFSET_OVERFLOW_ONE, offset, lo, hi)
         if offset > hi:
             return GetResult(GetStatus.OFFSET_OVERFLOW_BADLY, hi, lo, hi)
-        limit = max(1, min(max_nums, MAX_TRANSFER_COUNT))
+        limit = max(1, min(max_nums, self.max_transfer_count))
         scan_end = min(hi, offset + max(16000, max_nums * 20) // 20)
         matcher = sub if sub is not None and not sub.matches_all else None
         picked: list[tuple[int, int]] = []
@@ -72,7 +83,7 @@ class StoreReading(StoreState):
         i = offset
         while i < scan_end:
             phys, size, code = cq.entry(i)
-            if picked and (len(picked) >= limit or total + size > MAX_TRANSFER_BYTES):
+            if picked and (len(picked) >= limit or total + size > self.max_transfer_bytes):
                 break
             i += 1
             if matcher is not None and not matcher.match_code(code):
@@ -156,7 +167,7 @@ class StoreReading(StoreState):
 
     def search_offset(self, topic: str, queue_id: int, timestamp: int) -> int:
         """The first queue offset whose message was stored at or after ``timestamp``."""
-        lo, hi = 0, self.max_offset(topic, queue_id)
+        lo, hi = self.min_offset(topic, queue_id), self.max_offset(topic, queue_id)
         while lo < hi:
             mid = (lo + hi) // 2
             if self.store_time(topic, queue_id, mid) < timestamp:

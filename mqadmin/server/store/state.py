@@ -12,7 +12,14 @@ from mqadmin.server.paths import child
 from mqadmin.server.store.commitlog import CommitLog
 from mqadmin.server.store.consumequeue import ConsumeQueue
 from mqadmin.server.store.keyindex import KeyIndex
-from mqadmin.server.store.types import DEFAULT_SEGMENT_SIZE, ArrivalListener, FlushDiskType, PutStatus
+from mqadmin.server.store.types import (
+    DEFAULT_SEGMENT_SIZE,
+    MAX_TRANSFER_BYTES,
+    MAX_TRANSFER_COUNT,
+    ArrivalListener,
+    FlushDiskType,
+    PutStatus,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +44,10 @@ class StoreState:
         self.data_dir = Path(data_dir)
         self.flush_disk_type = FlushDiskType(flush_disk_type)
         self.flush_interval = flush_interval
+        self.max_transfer_count = MAX_TRANSFER_COUNT
+        """Most messages one pull returns (Java maxTransferCountOnMessageInMemory)."""
+        self.max_transfer_bytes = MAX_TRANSFER_BYTES
+        """Most bytes one pull returns, past its first message (Java maxTransferBytesOnMessageInMemory)."""
         self.sync_flush_timeout = sync_flush_timeout
         self.store_host = store_host
         self._checkpoint_path = self.data_dir / "checkpoint"

@@ -25,10 +25,9 @@ the missing ones are rebuilt from the log, so the indexes and the log always agr
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
-from mqadmin.server.paths import child
+from mqadmin.server.store.cleanup import StoreCleaning
 from mqadmin.server.store.read import StoreReading
 from mqadmin.server.store.recovery import StoreRecovery
 from mqadmin.server.store.state import tell
@@ -36,9 +35,9 @@ from mqadmin.server.store.types import ArrivalListener, FlushDiskType, PutStatus
 from mqadmin.server.store.write import StoreWriting
 
 
-class MessageStore(StoreRecovery, StoreWriting, StoreReading):
+class MessageStore(StoreRecovery, StoreWriting, StoreReading, StoreCleaning):
     """The store's front: its parts are writing (``write``), flushing (``flush``), recovery
-    (``recovery``) and reading (``read``), over the state they share (``state``)."""
+    (``recovery``), reading (``read``) and maintenance (``cleanup``), over the state they share (``state``)."""
 
     # --- life cycle ------------------------------------------------------------------------
 
@@ -78,14 +77,3 @@ class MessageStore(StoreRecovery, StoreWriting, StoreReading):
 
     def add_arrival_listener(self, listener: ArrivalListener) -> None:
         self._listeners.append(listener)
-
-    async def delete_topic(self, topic: str) -> None:
-        """Drop the topic's consume queues (its records stay in the commit log, as in RocketMQ)."""
-        path = child(self._cq_dir, topic)  # raises UnsafePath before anything changes
-        lock = self._flush_lock or asyncio.Lock()
-        async with lock:
-            for key in [k for k in self._cqs if k[0] == topic]:
-                del self._cqs[key]
-                self._next_qoff.pop(key, None)
-            if path.is_dir():
-                await asyncio.to_thread(shutil.rmtree, path, True)

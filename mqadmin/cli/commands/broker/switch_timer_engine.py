@@ -40,8 +40,8 @@ def switch_timer_engine(
     or every master of a cluster (-c): R the RocksDB timeline (the broker must have started with
     timerRocksDBEnable=true), F the file time wheel. The broker changes timerStopEnqueue and
     timerRocksDBStopScan in its config (getBrokerConfig shows them); one row per broker with its answer, a
-    refusal (timerWheelEnable false, no RocksDB timeline) as its reason. Brokers before 5.5 and the embedded
-    one refuse it (REQUEST_CODE_NOT_SUPPORTED).
+    refusal (timerWheelEnable false, no RocksDB timeline) as its reason. Brokers before 5.5 refuse it
+    (REQUEST_CODE_NOT_SUPPORTED); the embedded broker, without a timer store, answers timerWheelEnable false.
     """
     from mqadmin.cli.errors import usage_error
     from mqadmin.cli.render import json_output, print_json
