@@ -2,7 +2,8 @@
 replica sets, elections and broker-metadata cleaning.
 
 Requests that change or read the controller's replica state go to the controller *leader*, found as Java
-mqadmin finds it: by asking the given controller for its metadata (CONTROLLER_GET_METADATA_INFO).
+mqadmin finds it: by asking the given controller for its metadata (CONTROLLER_GET_METADATA_INFO). Given several
+controllers (the peers of a group), the first that can be reached is asked.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from mqadmin.admin.fanout import Target, fan_out
 from mqadmin.admin.results import Status, TargetResult
 from mqadmin.model.ha import ElectMasterBody, ReplicasInfo
 from mqadmin.model.rpc import ha as rpc
+from mqadmin.transport.errors import Interrupted, TransportError
 from mqadmin.wire.codes import ResponseCode
 
 
@@ -102,24 +104,37 @@ class HaOps(AdminCore):
         """CONTROLLER_GET_METADATA_INFO (1005): the controller group, its leader and peers."""
         return (await self.request(addr, rpc.CONTROLLER_GET_METADATA_INFO)).header or rpc.ControllerMetadataHeader()
 
-    async def controller_leader(self, addr: str) -> str:
-        leader = (await self.controller_metadata(addr)).leader_address
-        if not leader:
-            raise NoControllerLeader(addr)
-        return leader
+    async def reachable_controller(self, controllers: Sequence[str]) -> tuple[str, rpc.ControllerMetadataHeader]:
+        """The first of ``controllers`` that answers CONTROLLER_GET_METADATA_INFO, with its answer: a controller
+        group is reached through any live peer, as its brokers reach it (their controllerAddr lists every peer).
+        A peer that cannot be reached is passed over; when none can, the last one's failure is raised."""
+        for addr in controllers[:-1]:
+            try:
+                return addr, await self.controller_metadata(addr)
+            except Interrupted:
+                raise
+            except TransportError:
+                continue
+        return controllers[-1], await self.controller_metadata(controllers[-1])
 
-    async def sync_state_sets(self, controller: str, broker_names: Sequence[str]) -> dict[str, ReplicasInfo]:
+    async def controller_leader(self, controllers: Sequence[str]) -> tuple[str, str]:
+        """(the controller asked, the leader's address as it reports it): the first reachable of ``controllers``
+        is asked. The requests below go to that leader."""
+        addr, meta = await self.reachable_controller(controllers)
+        if not meta.leader_address:
+            raise NoControllerLeader(addr)
+        return addr, meta.leader_address
+
+    async def sync_state_sets(self, leader: str, broker_names: Sequence[str]) -> dict[str, ReplicasInfo]:
         """CONTROLLER_GET_SYNC_STATE_DATA (1006) on the leader: each broker name's master and replicas."""
         if not broker_names:
             return {}
-        leader = await self.controller_leader(controller)
         reply = await self.request(leader, rpc.CONTROLLER_GET_SYNC_STATE_DATA, body=list(broker_names))
         return reply.body or {}
 
-    async def elect_master(self, controller: str, cluster: str, broker_name: str, broker_id: int) -> ElectOutcome:
+    async def elect_master(self, leader: str, cluster: str, broker_name: str, broker_id: int) -> ElectOutcome:
         """CONTROLLER_ELECT_MASTER (1002) on the leader, as an administrator's election of ``broker_id``; a
         master that stays (CONTROLLER_MASTER_STILL_EXIST) is an outcome with ``elected`` False."""
-        leader = await self.controller_leader(controller)
         header = rpc.ElectMasterHeader(
             cluster_name=cluster,
             broker_name=broker_name,
@@ -136,10 +151,9 @@ class HaOps(AdminCore):
         )
 
     async def clean_broker_metadata(
-        self, controller: str, cluster: str | None, broker_name: str, broker_ids: str | None, clean_living: bool
-    ) -> str:
-        """CLEAN_BROKER_DATA (1011) on the leader; returns the leader's address."""
-        leader = await self.controller_leader(controller)
+        self, leader: str, cluster: str | None, broker_name: str, broker_ids: str | None, clean_living: bool
+    ) -> None:
+        """CLEAN_BROKER_DATA (1011) on the leader."""
         header = rpc.CleanBrokerDataHeader(
             cluster_name=cluster,
             broker_name=broker_name,
@@ -148,7 +162,6 @@ class HaOps(AdminCore):
             invoke_time=int(time.time() * 1000),
         )
         await self.request(leader, rpc.CLEAN_BROKER_DATA, header)
-        return leader
 
     async def controller_config_at(self, addr: str) -> dict[str, str]:
         return (await self.request(addr, rpc.GET_CONTROLLER_CONFIG)).body or {}

@@ -145,6 +145,7 @@ OWNER: dict[str, int] = {
     "query_messages": 15,
     "queue_offset": 3,
     "queue_owners": 5,
+    "reachable_controller": 16,
     "read_group_config": 8,
     "read_topic_config": 6,
     "read_topic_configs": 6,

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple, TextIO
 
 from mqadmin.cli.options import OutputFormat
 from mqadmin.cli.safe_text import escape
@@ -86,6 +86,32 @@ def write_documents() -> None:
 
     for obj in take_documents():
         sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def print_json_stream(doc: Mapping[str, Any], out: TextIO | None = None) -> None:
+    """``print_json`` of a document whose iterator values (a plan's items, apply's results) are written one
+    element at a time and never held all at once: the same text as ``print_json`` of the lists (on ``out``, by
+    default stdout)."""
+    import json
+
+    def text(value: Any, pad: str) -> str:
+        return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + pad)
+
+    out = out or sys.stdout
+    if not doc:
+        out.write("{}\n")
+        return
+    for n, (key, value) in enumerate(doc.items()):
+        out.write(("," if n else "{") + f"\n  {text(key, '')}: ")
+        if not isinstance(value, Iterator):
+            out.write(text(value, "  "))
+            continue
+        empty = True
+        for element in value:
+            out.write(("[" if empty else ",") + f"\n    {text(element, '    ')}")
+            empty = False
+        out.write("[]" if empty else "\n  ]")
+    out.write("\n}\n")
 
 
 def print_json_line(obj: Any) -> None:

@@ -136,23 +136,30 @@ def run_admin_at(
 
     blocking = blocking and transport_factory is None
 
-    async def main() -> T:
+    result: list[T] = []
+
+    async def main() -> None:
         transport = connection_transport(addrs, blocking=blocking)
         try:
             async with LazyAdminClient(addrs, transport=transport, timeout=settings.request_timeout()) as admin:
-                return await fn(admin)
+                result.append(await fn(admin))
         finally:
             if transport_factory is None:
                 await transport.aclose()
 
+    # The result is handed over outside the task: on Python 3.11, asyncio.run's restoring of the SIGINT handler
+    # formats the main task's repr, result included, and a dataclass repr of 100,000 topics costs seconds and
+    # hundreds of MiB.
     try:
         if blocking:
             from mqadmin.transport.gather import run_to_end
 
-            return run_to_end(main())
-        import asyncio
+            run_to_end(main())
+        else:
+            import asyncio
 
-        return asyncio.run(main())
+            asyncio.run(main())
+        return result[0]
     except Exception as e:
         mapped = as_cli_error(e, addrs if namesrvs else ())
         if mapped is e:

@@ -36,6 +36,7 @@ from typing import Any
 
 from mqadmin.files import atomic_write, fsync_dir
 from mqadmin.server.batcher import Batcher
+from mqadmin.server.bodies import Entries
 from mqadmin.server.persist import read_metadata
 from mqadmin.server.validation import json_text_problem
 
@@ -240,7 +241,10 @@ def dumps_table(obj: dict[str, Any]) -> bytes:
     encoder, which costs seconds for ten thousand topics)."""
     lines = []
     for key, value in sorted(obj.items()):
-        if isinstance(value, dict) and value:
+        if isinstance(value, Entries):  # members already encoded (``TableJson.entries``)
+            inner = ",\n".join(f"\t\t{text}" for text in value)
+            lines.append(f"\t{_compact(key)}:{{\n{inner}\n\t}}" if value else f"\t{_compact(key)}:{{}}")
+        elif isinstance(value, dict) and value:
             inner = ",\n".join(f"\t\t{_compact(k)}:{_compact(v)}" for k, v in sorted(value.items()))
             lines.append(f"\t{_compact(key)}:{{\n{inner}\n\t}}")
         else:

@@ -41,7 +41,14 @@ from mqadmin.server.ratelog import RateLimitedLog
 from mqadmin.server.sniff import PermissiveListener
 from mqadmin.transport.frames import PendingRequests
 from mqadmin.wire.codes import ResponseCode
-from mqadmin.wire.frame import RESPONSE_FLAG, FrameError, RemotingCommand, encode_frame
+from mqadmin.wire.frame import (
+    MAX_ANSWER_LENGTH,
+    MAX_FRAME_LENGTH,
+    RESPONSE_FLAG,
+    FrameError,
+    RemotingCommand,
+    encode_frame,
+)
 from mqadmin.wire.orjson_headers import dump_header_json
 
 log = logging.getLogger(__name__)
@@ -203,7 +210,7 @@ def _encode(cmd: RemotingCommand) -> bytes:
     if cmd.is_response and cmd.remark is not None and len(cmd.remark) > REMARK_LIMIT:
         cmd.remark = f"{cmd.remark[:REMARK_LIMIT]}… ({len(cmd.remark)} characters)"
     try:
-        return encode_frame(cmd, dump_header_json)
+        return encode_frame(cmd, dump_header_json, MAX_ANSWER_LENGTH if cmd.is_response else MAX_FRAME_LENGTH)
     except (UnicodeEncodeError, FrameError) as e:
         if not cmd.is_response:
             raise

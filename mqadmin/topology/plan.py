@@ -10,6 +10,7 @@ topics and system groups are never items; a group with consumers online is never
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -127,26 +128,33 @@ class Plan:
         return not any(c.problems for c in self.clusters)
 
     def summary(self) -> dict[str, int]:
-        return {str(a): sum(1 for i in self.items if i.action == a) for a in Action}
+        counts = Counter(i.action for c in self.clusters for i in c.items)
+        return {str(a): counts[a] for a in Action}
 
     def outcome(self) -> str:
         if not self.complete:
             return "failed"
         return "changes pending" if self.changes else "no changes"
 
-    def to_json(self) -> dict[str, Any]:
+    def json_doc(self) -> dict[str, Any]:
+        """The JSON document with its items as an iterator (``print_json_stream`` writes them one by one)."""
         return {
             "topology": self.topology.source,
             "prune": self.prune,
             "clusters": [c.to_json() for c in self.clusters],
-            "items": [i.to_json() for i in self.items],
+            "items": (i.to_json() for c in self.clusters for i in c.items),
             "summary": self.summary(),
             "outcome": self.outcome(),
         }
 
+    def to_json(self) -> dict[str, Any]:
+        doc = self.json_doc()
+        return {**doc, "items": list(doc["items"])}
+
     def saved(self) -> dict[str, Any]:
-        """The plan as a file ``apply --plan`` takes: the document plus the topology it was made from."""
-        return {"format": PLAN_FORMAT, "version": PLAN_VERSION, **self.to_json(), "topologyText": self.topology.text}
+        """The plan as a file ``apply --plan`` takes: the document (items as an iterator) plus the topology it was
+        made from."""
+        return {"format": PLAN_FORMAT, "version": PLAN_VERSION, **self.json_doc(), "topologyText": self.topology.text}
 
 
 # --- making a plan -------------------------------------------------------------------------------------------
@@ -239,12 +247,18 @@ def plan_cluster(
 def _topic_items(cluster: str, b: BrokerState, wanted: dict[str, TopicConfig], state: ClusterState, prune: bool):
     assert b.topics is not None
     items: list[Item] = []
+    shapes: dict[Any, dict[str, tuple[Any, Any]]] = {}
+    """The changes of new topics, one dict per shape: 100,000 new topics of one shape share one (never changed)."""
     for name, cfg in sorted(wanted.items()):
         current = b.topics.get(name)
         base = Item(cluster, Kind.TOPIC, name, b.name, b.addr, Action.CREATE, version=b.version, current=current)
         if current is None:
             base.wanted = cfg
-            base.changes = _created(cfg, TopicConfig(name), topic_ops.kept_fields(b.version), topic_ops.JSON_NAMES)
+            changes = _created(cfg, TopicConfig(name), topic_ops.kept_fields(b.version), topic_ops.JSON_NAMES)
+            try:
+                base.changes = shapes.setdefault(tuple(changes.items()), changes)
+            except TypeError:  # a value that cannot be a key (attributes): its own dict
+                base.changes = changes
             items.append(base)
             continue
         target = current.with_(

@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING
 from mqadmin.transport.base import FramingTransport, not_served
 from mqadmin.transport.errors import ConnectionClosed, RequestTimeout, TransportError, connect_error
 from mqadmin.wire.address import split_addr
-from mqadmin.wire.frame import ONEWAY_FLAG, FrameError, RemotingCommand, check_length, decode_frame, encode_frame
+from mqadmin.wire.frame import (
+    MAX_ANSWER_LENGTH,
+    ONEWAY_FLAG,
+    FrameError,
+    RemotingCommand,
+    check_length,
+    decode_frame,
+    encode_frame,
+)
 
 if TYPE_CHECKING:
     import ssl
@@ -120,7 +128,7 @@ class BlockingConnection:
         self._fill(4, deadline)
         (length,) = _LENGTH.unpack_from(self._received)
         try:
-            check_length(length)
+            check_length(length, MAX_ANSWER_LENGTH)
             self._fill(4 + length, deadline)
             frame = bytes(self._received[4 : 4 + length])
             del self._received[: 4 + length]

@@ -11,7 +11,7 @@ import asyncio
 import struct
 from collections.abc import Awaitable, Callable
 
-from mqadmin.wire.frame import RemotingCommand, check_length, decode_frame
+from mqadmin.wire.frame import MAX_ANSWER_LENGTH, RemotingCommand, check_length, decode_frame
 
 _LENGTH = struct.Struct(">i")
 
@@ -25,8 +25,41 @@ class FrameReader:
     async def read(self) -> RemotingCommand:
         """The next frame; IncompleteReadError at the end of the stream, FrameError for one that cannot be read."""
         (length,) = _LENGTH.unpack(await self._reader.readexactly(4))
-        check_length(length)
+        check_length(length, MAX_ANSWER_LENGTH)
         return decode_frame(await self._reader.readexactly(length))
+
+
+STALL = 0.05
+"""Seconds late a request's timer may fire before the lateness counts as this process's own stall."""
+
+
+async def answer_within(fut: asyncio.Future[RemotingCommand], timeout: float) -> RemotingCommand:
+    """``fut``'s result, or TimeoutError once ``timeout`` seconds have passed in which this process could have
+    read the answer. When the timer fires late, the event loop was busy here (decoding another large answer,
+    writing a large body) and an answer may be waiting unread in the socket: the time lost is given back, so the
+    reader gets its turn before the request is declared unanswered (at most ``timeout`` seconds are given back in
+    all). A peer that is slow still times out on time when this process is idle."""
+    loop = asyncio.get_running_loop()
+    spare = timeout
+    timers: list[asyncio.TimerHandle] = []
+
+    def expire(due: float) -> None:
+        nonlocal spare
+        if fut.done():
+            return
+        late = min(loop.time() - due, spare)
+        if late > STALL:
+            spare -= late
+            timers.append(loop.call_at(loop.time() + late, expire, loop.time() + late))
+        else:
+            fut.set_exception(TimeoutError())
+
+    due = loop.time() + timeout
+    timers.append(loop.call_at(due, expire, due))
+    try:
+        return await fut
+    finally:
+        timers[-1].cancel()
 
 
 class PendingRequests:
@@ -41,7 +74,7 @@ class PendingRequests:
         self._waiting[opaque] = fut
         try:
             await send()
-            return await asyncio.wait_for(fut, timeout)
+            return await answer_within(fut, timeout)
         finally:
             self._waiting.pop(opaque, None)
 

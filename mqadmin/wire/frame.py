@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 MAX_FRAME_LENGTH = 16 * 1024 * 1024
+MAX_ANSWER_LENGTH = 512 * 1024 * 1024
+"""What a client reads of an answer it asked for: a broker's topic table passes 16 MiB at about 80,000 topics
+(Java's tools need -Dcom.rocketmq.remoting.frameMaxLength raised for that); servers keep MAX_FRAME_LENGTH."""
 """The largest ``length`` field accepted, as in Java's default ``frameMaxLength``."""
 
 RESPONSE_FLAG = 1
@@ -87,15 +90,17 @@ HeaderParser = Callable[[bytes, str], object]
 """Reads a JSON header with a text-error mode (``parse_header_json``, or ``orjson_headers.parse_header_json``)."""
 
 
-def encode_frame(cmd: RemotingCommand, dump_json: HeaderDumper | None = None) -> bytes:
+def encode_frame(cmd: RemotingCommand, dump_json: HeaderDumper | None = None, limit: int = MAX_FRAME_LENGTH) -> bytes:
+    """The frame of ``cmd``; FrameError when it would be longer than ``limit`` (a server's answers may be
+    ``MAX_ANSWER_LENGTH``, as an Apache server's are not limited at all)."""
     if cmd.serialize == SerializeType.ROCKETMQ:
         header = _encode_binary_header(cmd)
     else:
         header = (dump_json or dump_header_json)(_json_header(cmd))
     h = len(header)
     length = 4 + h + len(cmd.body)
-    if length > MAX_FRAME_LENGTH:
-        raise FrameError(f"frame of {length} bytes exceeds the {MAX_FRAME_LENGTH}-byte limit")
+    if length > limit:
+        raise FrameError(f"frame of {length} bytes exceeds the {limit}-byte limit")
     return struct.pack(">ii", length, (int(cmd.serialize) << 24) | h) + header + cmd.body
 
 
@@ -126,10 +131,10 @@ def decode_frame(
     return cmd
 
 
-def check_length(length: int) -> None:
+def check_length(length: int, limit: int = MAX_FRAME_LENGTH) -> None:
     """A frame's length field, checked before its bytes are read (mqadmin.transport.frames reads frames)."""
-    if length < 4 or length > MAX_FRAME_LENGTH:
-        raise FrameError(f"frame length {length} outside 4..{MAX_FRAME_LENGTH}")
+    if length < 4 or length > limit:
+        raise FrameError(f"frame length {length} outside 4..{limit}")
 
 
 # --- JSON header -------------------------------------------------------------------------------

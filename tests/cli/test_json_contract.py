@@ -126,7 +126,7 @@ ROCKSDB = (
 )
 CONTROLLER = (
     "needs a controller (the embedded servers run none): shape checked against Apache in controller mode in "
-    "tests/conformance/test_ha_parity.py"
+    "tests/conformance/test_controller_parity.py"
 )
 REAL_CLIENTS = "its shape is checked with real clients in tests/conformance/test_consumer_parity.py"
 EXEMPT = {

@@ -93,7 +93,7 @@ async def test_illegal_group_names_are_refused_with_invalid_parameter(cluster, t
 async def test_the_list_request_checks_names_first_then_stores_in_order(cluster, transport):
     addr = addr_of(cluster)
     broker = cluster.brokers[0]
-    counter = broker.groups.wrapper_json()["dataVersion"]["counter"]
+    counter = broker.groups.data_version["counter"]
     ok = await write_list(
         transport,
         addr,
@@ -101,12 +101,12 @@ async def test_the_list_request_checks_names_first_then_stores_in_order(cluster,
         GroupWrite(SubscriptionGroupConfig("L2")),
     )
     assert ok.code == R.SUCCESS, ok.remark
-    assert broker.groups.wrapper_json()["dataVersion"]["counter"] == counter + 1  # one change, one file write
+    assert broker.groups.data_version["counter"] == counter + 1  # one change, one file write
     on_disk = json.loads(broker.data_path("subscriptionGroup.json").read_text())["subscriptionGroupTable"]
     assert on_disk["L1"]["retryMaxTimes"] == 1 and "L2" in on_disk
     same = await write_list(transport, addr, GroupWrite(SubscriptionGroupConfig("L1", retry_max_times=1)))
     assert same.code == R.SUCCESS
-    assert broker.groups.wrapper_json()["dataVersion"]["counter"] == counter + 1  # nothing changed, no new version
+    assert broker.groups.data_version["counter"] == counter + 1  # nothing changed, no new version
 
     refused = await write_list(
         transport, addr, GroupWrite(SubscriptionGroupConfig("L3")), GroupWrite(SubscriptionGroupConfig("bad name"))

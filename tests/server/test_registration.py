@@ -105,3 +105,58 @@ async def test_announced_perms_follow_a_read_only_broker(tmp_path):
     finally:
         await broker.stop()
         await ns.stop()
+
+
+async def test_a_periodic_registration_carries_the_topics_only_when_the_name_server_lacks_them(tmp_path, monkeypatch):
+    """A name server that holds the broker's DataVersion gets a registration without topics (it keeps the broker
+    alive); one that forgot the broker (expired or unregistered it) gets every topic again."""
+    ns = await start_namesrv(tmp_path / "ns")
+    broker = Broker(
+        BrokerConfig(listen_port=0, namesrv_addrs=[ns.addr], data_dir=tmp_path / "b", register_interval=3600)
+    )
+    sent: list[int] = []
+    register = ns.routes.register
+
+    def spy(**kwargs):
+        sent.append(len(kwargs["body"].topics))
+        return register(**kwargs)
+
+    monkeypatch.setattr(ns.routes, "register", spy)
+    await broker.start()
+    try:
+        await broker.topics.update(TopicConfig("Kept"))
+        sent.clear()
+        assert await broker.registrar.register_all()
+        assert sent == [0]
+        assert ns.routes.route("Kept") is not None
+        cfg = broker.config
+        ns.routes.unregister(cfg.cluster_name, cfg.addr, cfg.broker_name, cfg.broker_id)
+        assert ns.routes.route("Kept") is None
+        assert await broker.registrar.register_all()
+        assert sent[-1] > 1 and ns.routes.route("Kept") is not None
+    finally:
+        await broker.stop()
+        await ns.stop()
+
+
+def test_a_registration_too_large_for_a_frame_is_sent_compressed() -> None:
+    """Tens of thousands of topics with long names pass the 16 MiB a name server reads in one request: the body
+    is then the compressed form (as a Java broker's with compressedRegister), every topic in it."""
+    from mqadmin.model.register_body import decode
+    from mqadmin.server.broker.registration import register_body
+    from mqadmin.wire.frame import MAX_FRAME_LENGTH
+
+    topics = {
+        n: TopicConfig(n, 8, 8, 6) for n in (f"Orders_of_a_large_fleet_{'x' * 30}_{i:06d}" for i in range(70_000))
+    }
+    dv = {"counter": 7, "timestamp": 1}
+    body = register_body(dv, topics)
+    assert len(body) < MAX_FRAME_LENGTH
+    back = decode(body)
+    assert (
+        back.topics.keys() == topics.keys()
+        and back.topics["Orders_of_a_large_fleet_" + "x" * 30 + "_000042"]
+        == (topics["Orders_of_a_large_fleet_" + "x" * 30 + "_000042"])
+    )
+    small = {"A": TopicConfig("A")}
+    assert register_body(dv, small).startswith(b"{")  # JSON while it fits

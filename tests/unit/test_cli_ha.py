@@ -216,6 +216,22 @@ def test_controller_metadata_and_bad_addresses(monkeypatch, capsys) -> None:
     assert nothing.code == 1
 
 
+def test_a_controller_group_is_reached_through_its_first_live_peer(monkeypatch, capsys) -> None:
+    """-a lists a group's peers as brokers' controllerAddr does: one that cannot be reached is passed over."""
+    cli, _, _ = controllers(monkeypatch, capsys)
+    group = f"127.0.0.1:9;{CTL}"
+    meta = cli("getControllerMetaData", "-a", group, "--format", "json")
+    assert meta.code == 0 and meta.json()["controller"] == CTL
+    assert "controller 127.0.0.1:9 not reachable; asked " + CTL in meta.err
+    states = cli("getSyncStateSet", "-a", group, "-b", "broker-a", "--format", "json")
+    assert states.code == 0 and states.json()["controller"] == CTL and states.json()["brokers"]
+    elect = cli("electMaster", "-a", group, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "2", "--format", "json")
+    assert elect.code == 0 and elect.json()["elected"] is True, elect.err
+    clean = ["cleanBrokerMetadata", "-a", group, "-c", "DefaultCluster", "-bn", "broker-a", "-b", "2"]
+    assert cli(*clean, "--format", "json").json()["controller"] == LEADER
+    assert cli("getSyncStateSet", "-a", "127.0.0.1:9;127.0.0.1:9", "-b", "broker-a").code == 1  # none reachable
+
+
 def test_controller_config_fans_out_and_update_reports_each(monkeypatch, capsys) -> None:
     cli, ctl, leader = controllers(monkeypatch, capsys)
     both = f"{CTL};{LEADER};127.0.0.1:9"
@@ -247,7 +263,11 @@ def test_elect_master_reports_the_new_master_or_that_it_stays(monkeypatch, capsy
 def test_clean_broker_metadata_checks_its_input_and_dry_run_sends_nothing(monkeypatch, capsys) -> None:
     cli, _, _ = controllers(monkeypatch, capsys)
     assert cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a").code == 2  # -c or -l
-    assert cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-l", "-b", "1;x").code == 2
+    assert cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-c", "DefaultCluster", "-b", "1;x").code == 2
+    # with -l Apache's controller forgets every replica whatever -b says: the pair is refused, nothing is sent
+    both = cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-l", "-b", "3")
+    assert_one_line_error(both, "-b cannot go with -l", "leave -b out")
+    assert both.code == 2 and sent(cli, LEADER) == []
     base = ["cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-c", "DefaultCluster", "-b", "2", "--format", "json"]
     dry = cli(*base, "--dry-run").json()
     assert [(r["brokerId"], r["clean"]) for r in dry["replicas"]] == [(1, False), (2, True)]
@@ -256,6 +276,10 @@ def test_clean_broker_metadata_checks_its_input_and_dry_run_sends_nothing(monkey
     assert done["controller"] == LEADER
     clean = next(r for r in sent(cli, LEADER) if r.code == rpc.CLEAN_BROKER_DATA_CODE)
     assert clean.ext["brokerControllerIdsToClean"] == "2" and clean.ext["isCleanLivingBroker"] == "false"
+    assert "holds no replica" not in cli(*base).err
+    # an id the controller does not hold: it answers success and forgets nothing, which ours says
+    unknown = cli("cleanBrokerMetadata", "-a", CTL, "-bn", "broker-a", "-c", "DefaultCluster", "-b", "2;9")
+    assert unknown.code == 0 and "holds no replica of broker-a with id 9: nothing to forget" in unknown.err
 
 
 def test_controller_commands_explain_a_server_that_is_no_controller(monkeypatch, capsys) -> None:

@@ -3,6 +3,7 @@ brokers it applies to and a mark (+ create, ~ update, - delete), coloured on a t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,3 +78,43 @@ def test_apply_shows_the_same_diff_with_each_result(embedded, monkeypatch, capsy
     cluster, _, created, settings, updated, change = PLAN  # what is not in the file is left out
     assert out.splitlines() == [cluster, f"{created}: created", settings, f"{updated}: updated", change]
     assert "apply: 2 created, 2 updated" in err
+
+
+def test_an_incomplete_plan_never_says_no_changes(embedded, monkeypatch, capsys, tmp_path) -> None:
+    """What could be read matches the file, but the file names a broker the cluster does not have: the plan
+    says it is incomplete (not "no changes") and exits 1, in text and in JSON."""
+    for broker in ("broker-a", "broker-b"):
+        embedded.create_topic(broker, TopicConfig("Payments", 8, 8, 6))
+    (tmp_path / "topology.toml").write_text(
+        '[clusters.local]\ncluster = "DefaultCluster"\n\n[topics.Payments]\nqueueNums = 8\n\n'
+        '[topics.Elsewhere]\nbrokers = ["broker-z"]\n'
+    )
+    cli = Cli(monkeypatch, capsys, namesrvs=[embedded.namesrv_addr])
+    r = cli("plan", "-f", str(tmp_path / "topology.toml"))
+    assert r.code == 1, r.err
+    assert "no changes" not in r.err
+    assert "plan: incomplete (1 part(s) could not be read); of the rest: 0 to create, 0 to update" in r.err
+    assert "'broker-z', which 'DefaultCluster' does not have" in r.err
+    r = cli("--format", "json", "plan", "-f", str(tmp_path / "topology.toml"))
+    assert r.code == 1
+    assert '"outcome": "failed"' in r.out
+
+
+def test_a_saved_plan_is_applied_as_saved(embedded, monkeypatch, capsys, tmp_path) -> None:
+    """plan --out writes the plan (its items streamed into the file); apply --plan carries out exactly that."""
+    saved = tmp_path / "plan.json"
+    code, _, err = planned(embedded, monkeypatch, capsys, tmp_path, "--format", "json")
+    assert code == 6, err
+    cli = Cli(monkeypatch, capsys, namesrvs=[embedded.namesrv_addr])
+    r = cli("plan", "-f", str(tmp_path / "topology.toml"), "--out", str(saved))
+    assert r.code == 6, r.err
+    doc = json.loads(saved.read_text())
+    assert doc["format"] == "mqadmin-plan" and {(i["name"], i["action"]) for i in doc["items"]} == {
+        ("Orders", "create"),
+        ("Payments", "update"),
+        ("Legacy", "extra"),
+    }
+    r = cli("apply", "--plan", str(saved))
+    assert r.code == 0, r.err
+    assert embedded.topic("broker-b", "Orders") is not None
+    assert embedded.topic("broker-a", "Payments").perm == 4

@@ -56,3 +56,16 @@ def test_no_color_or_dumb_terminal_is_plain_even_on_a_terminal(monkeypatch: pyte
     print_table(COLUMNS, ROWS)
     assert "\x1b[" not in out.getvalue()
     assert out.getvalue().splitlines()[0] == "BROKER     QUEUES  RESULT"
+
+
+def test_a_streamed_json_document_is_the_text_of_the_whole_one(capsys) -> None:
+    """apply and plan write their items one at a time (100,000 of them are never all held as JSON): the text is
+    exactly what the document with lists would print."""
+    items = [{"name": "T1", "changes": {"perm": {"old": 6, "new": 4}}, "note": "é\nx"}, {"name": "T2", "nested": []}]
+    whole = {"topology": "t.toml", "clusters": [{"a": 1}], "items": items, "results": [], "outcome": "ok"}
+    render.print_json(whole)
+    expected = capsys.readouterr().out
+    render.print_json_stream({**whole, "items": (i for i in items), "results": iter([])})
+    assert capsys.readouterr().out == expected
+    render.print_json_stream({})
+    assert capsys.readouterr().out == "{}\n"

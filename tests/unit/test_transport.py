@@ -12,7 +12,7 @@ import pytest
 
 from mqadmin.transport import ConnectionClosed, ConnectionRefused, RequestTimeout, TcpTransport
 from mqadmin.transport.frames import FrameReader
-from mqadmin.wire.frame import RemotingCommand, encode_frame
+from mqadmin.wire.frame import RemotingCommand, decode_frame, encode_frame
 
 Script = Callable[["Peer"], Awaitable[None]]
 
@@ -151,3 +151,42 @@ async def test_one_connection_per_address_is_reused() -> None:
         await asyncio.gather(*(t.request(addr, _request(106)) for _ in range(10)))
         await t.request(addr, _request(105))
     assert state.accepted == 1
+
+
+async def test_a_large_answer_arriving_while_this_process_was_busy_is_read_not_timed_out() -> None:
+    """The client's own event loop is busy past a request's deadline (as while it decodes another large answer)
+    while a large answer (many socket reads) comes in: the request gets it instead of a timeout, as the loop's
+    stall is not the peer's delay. The server is a thread of its own, so the client's stall does not hold it up."""
+    import threading
+    import time
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    received, go, sending = threading.Event(), threading.Event(), threading.Event()
+    body = b"x" * (4 << 20)
+
+    def server() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            (length,) = struct.unpack(">i", conn.recv(4, socket.MSG_WAITALL))
+            req = decode_frame(conn.recv(length, socket.MSG_WAITALL))
+            received.set()
+            go.wait(30)
+            sending.set()
+            conn.sendall(encode_frame(req.response(0, "large", body=body)))
+            conn.recv(1)  # until the client closes
+
+    thread = threading.Thread(target=server, daemon=True)
+    thread.start()
+    timeout = 1.0
+    loop = asyncio.get_running_loop()
+    async with TcpTransport(timeout=5) as t:
+        start = loop.time()
+        call = asyncio.create_task(t.request(f"127.0.0.1:{listener.getsockname()[1]}", _request(21), timeout=timeout))
+        assert await asyncio.to_thread(received.wait, 30)
+        go.set()  # from here the loop is blocked: the busy part of this process
+        assert sending.wait(30)
+        time.sleep(max(0.0, start + 2 * timeout - loop.time()))  # the stall outlasts the request's deadline
+        answer = await call
+        assert (answer.remark, len(answer.body or b"")) == ("large", len(body))
+    listener.close()
+    thread.join(30)

@@ -13,6 +13,7 @@ from mqadmin.model.rpc.namesrv import CLUSTER_INFO, ROUTE
 from mqadmin.transport.frames import FrameReader
 from mqadmin.wire import fastjson, orjson_headers
 from mqadmin.wire.frame import (
+    MAX_ANSWER_LENGTH,
     MAX_FRAME_LENGTH,
     FrameError,
     RemotingCommand,
@@ -266,9 +267,16 @@ def test_consume_stats_with_object_keys() -> None:
 # --- the 16 MiB frame guard -----------------------------------------------------------------------
 
 
-async def test_frame_guard_rejects_a_length_over_16_mib_before_buffering_it() -> None:
+async def test_a_client_refuses_an_answer_over_its_limit_before_buffering_it() -> None:
     with pytest.raises(FrameError):
-        await read_stream(struct.pack(">i", MAX_FRAME_LENGTH + 1))
+        await read_stream(struct.pack(">i", MAX_ANSWER_LENGTH + 1))
+
+
+async def test_a_client_reads_an_answer_over_16_mib() -> None:
+    """A broker's topic table passes 16 MiB at about 80,000 topics: the client still reads it."""
+    cmd = _worked_example(SerializeType.JSON).response(0, body=b"x" * (MAX_FRAME_LENGTH + 1))
+    (back,) = await read_stream(encode_frame(cmd, limit=MAX_ANSWER_LENGTH))
+    assert len(back.body) == MAX_FRAME_LENGTH + 1
 
 
 async def test_frame_guard_accepts_exactly_16_mib() -> None:

@@ -126,7 +126,7 @@ class AdminProcessor(Processor):
         return cmd.response(ResponseCode.SUCCESS)
 
     async def get_all_topic_config(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
-        return req.cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.topics.wrapper_json()))
+        return req.cmd.response(ResponseCode.SUCCESS, body=await self.topics.wrapper_body())
 
     async def get_topic_config(
         self, req: Decoded[topics.GetTopicConfigHeader, None], ch: ClientChannel

@@ -78,7 +78,7 @@ class GroupAdmin(Processor):
         return await self._store(req.cmd, req.body or [])
 
     async def get_all(self, req: Decoded[None, None], ch: ClientChannel) -> RemotingCommand:
-        return req.cmd.response(ResponseCode.SUCCESS, body=fastjson.dumps_bytes(self.groups.wrapper_json()))
+        return req.cmd.response(ResponseCode.SUCCESS, body=await self.groups.wrapper_body())
 
     async def get_one(self, req: Decoded[rpc.GetGroupConfigHeader, None], ch: ClientChannel) -> RemotingCommand:
         group = req.header.group

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from mqadmin.model.data_version import DataVersion, data_version_from_file
 from mqadmin.model.group import SubscriptionGroupConfig
 from mqadmin.model.names import group_problem, shown
+from mqadmin.server.bodies import TableJson
 from mqadmin.server.durable import DurableJson, change_durably
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ class SubscriptionGroupManager:
         self.path = path
         self.auto_create = auto_create
         self._table: dict[str, dict[str, Any]] = {}
+        self._body = TableJson("subscriptionGroupTable")
         self._dv = DataVersion()
         self._file = DurableJson(path, self._snapshot, parse=parse_groups_file, reset_unreadable=reset_unreadable)
         self._lock = asyncio.Lock()
@@ -76,8 +78,14 @@ class SubscriptionGroupManager:
     def all(self) -> dict[str, dict[str, Any]]:
         return dict(self._table)
 
-    def wrapper_json(self) -> dict[str, Any]:
-        return {"dataVersion": self._dv.to_json(), "forbiddenTable": {}, "subscriptionGroupTable": self._table}
+    @property
+    def data_version(self) -> dict[str, Any]:
+        return self._dv.to_json()
+
+    async def wrapper_body(self) -> bytes:
+        """SubscriptionGroupWrapper (GET_ALL_SUBSCRIPTIONGROUP_CONFIG), made off the loop when large."""
+        fields = {"dataVersion": self._dv.to_json(), "forbiddenTable": {}}
+        return await self._body.body(fields, self._table)
 
     def _snapshot(self) -> dict[str, Any]:
         return {

@@ -17,8 +17,10 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from typing import Any
 
-from mqadmin.model.register_body import RegisterBody, encode_json
+from mqadmin.model.data_version import DataVersion
+from mqadmin.model.register_body import RegisterBody, encode_compressed, encode_json
 from mqadmin.model.rpc import registration as reg
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.batcher import Batcher
@@ -27,7 +29,7 @@ from mqadmin.server.broker.topics import TopicConfigManager
 from mqadmin.transport.errors import TransportError
 from mqadmin.transport.tcp import Connection
 from mqadmin.wire.codes import ResponseCode
-from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.frame import MAX_FRAME_LENGTH, RemotingCommand
 from mqadmin.wire.message import body_crc
 from mqadmin.wire.signing import signed_ext
 
@@ -38,6 +40,13 @@ RETRY_AFTER_FAILURE = 1.0
 
 class RegistrationError(Exception):
     pass
+
+
+def register_body(data_version: dict[str, Any], topics: dict[str, TopicConfig]) -> bytes:
+    """The JSON body, or, when that would not fit in a request frame (about 80,000 topics), the compressed form a
+    Java broker sends with compressedRegister (every name server reads both)."""
+    body = encode_json(RegisterBody(data_version, topics))
+    return body if len(body) < MAX_FRAME_LENGTH - 65536 else encode_compressed(data_version, topics)
 
 
 class NamesrvRegistrar:
@@ -93,11 +102,35 @@ class NamesrvRegistrar:
     # --- full and incremental registration ------------------------------------------------
 
     async def register_all(self) -> bool:
-        results = await asyncio.gather(*(self._register(a, None) for a in self.addrs), return_exceptions=True)
+        results = await asyncio.gather(*(self._register_current(a) for a in self.addrs), return_exceptions=True)
         failed = [(a, r) for a, r in zip(self.addrs, results, strict=True) if isinstance(r, BaseException)]
         for addr, err in failed:
             log.warning("%s: registration with %s failed: %s", self.config.broker_name, addr, err)
         return not failed
+
+    async def _register_current(self, addr: str) -> None:
+        """A full registration; or, to a name server that got one on this connection and holds this DataVersion
+        (QUERY_DATA_VERSION, as a Java broker asks before registering), one without topics: it keeps the broker
+        alive and brings the orderTopicConf, and the name server does not decode 100,000 topics (16 MB) again
+        every ``register_interval`` for nothing."""
+        if addr in self._known and not await self._version_changed(addr):
+            await self._register(addr, {})
+        else:
+            await self._register(addr, None)
+
+    async def _version_changed(self, addr: str) -> bool:
+        conn = await self._connection(addr)
+        cfg = self.config
+        header = reg.BrokerLivenessHeader(
+            cluster_name=cfg.cluster_name, broker_addr=cfg.addr, broker_name=cfg.broker_name, broker_id=cfg.broker_id
+        )
+        cmd = reg.QUERY_DATA_VERSION.request(header, DataVersion.from_json(self.topics.data_version))
+        cmd.opaque = next(self._opaque)
+        resp = await conn.request(self._signed(cmd), cfg.register_timeout)
+        if resp.code != ResponseCode.SUCCESS:
+            return True
+        answer = reg.QUERY_DATA_VERSION.reply(resp).header
+        return answer is None or answer.changed
 
     async def publish(self, changed: list[TopicConfig]) -> None:
         """Announce changed topics to every name server; returns once they have been sent."""
@@ -119,7 +152,12 @@ class NamesrvRegistrar:
             topics = self.topics.all()
         cfg = self.config
         announced = {name: self._announced(tc) for name, tc in topics.items()}
-        body = encode_json(RegisterBody(self.topics.data_version, announced))
+        dv = self.topics.data_version
+        body = (
+            register_body(dv, announced)
+            if len(announced) <= 500
+            else await asyncio.to_thread(register_body, dv, announced)
+        )
         header = reg.RegisterBrokerHeader(
             broker_name=cfg.broker_name, broker_addr=cfg.addr, cluster_name=cfg.cluster_name,
             ha_server_addr=cfg.ha_addr, broker_id=cfg.broker_id, compressed=False, enable_acting_master=False,

@@ -23,6 +23,7 @@ from mqadmin.model.topic import (
     PERM_WRITE,
     TopicConfig,
 )
+from mqadmin.server.bodies import TableJson
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.durable import DurableJson, change_durably
 from mqadmin.server.persist import check_fields
@@ -114,6 +115,7 @@ class TopicConfigManager:
         self.path = path
         self._publish = publish
         self._table: dict[str, TopicConfig] = {}
+        self._body = TableJson("topicConfigTable", TopicConfig.to_json)
         self._dv = DataVersion()
         self._startup_names: set[str] = set()
         self._file = DurableJson(
@@ -146,15 +148,15 @@ class TopicConfigManager:
         """Refused by create/delete: the fixed system topics plus the names this broker adds at start."""
         return is_system_topic(name) or name in self._startup_names
 
-    def wrapper_json(self) -> dict[str, Any]:
-        """TopicConfigAndMappingSerializeWrapper (GET_ALL_TOPIC_CONFIG, registration)."""
-        return {
+    async def wrapper_body(self) -> bytes:
+        """TopicConfigAndMappingSerializeWrapper (GET_ALL_TOPIC_CONFIG), made off the loop when large."""
+        fields = {
             "dataVersion": self._dv.to_json(),
             "mappingDataVersion": DataVersion(0, 0, 0).to_json(),
-            "topicConfigTable": {name: tc.to_json() for name, tc in self._table.items()},
             "topicQueueMappingDetailMap": {},
             "topicQueueMappingInfoMap": {},
         }
+        return await self._body.body(fields, self._table)
 
     # --- loading ---------------------------------------------------------------------------
 
@@ -176,6 +178,7 @@ class TopicConfigManager:
                     self._table[name] = tc
         for rec in records:
             self._replay(rec)
+        self._body.remember(self._table.items())
 
     def _legal(self, name: str, source: Path) -> bool:
         problem = None if name in self._startup_names else topic_problem(name)
@@ -194,7 +197,7 @@ class TopicConfigManager:
     def _snapshot(self) -> dict[str, Any]:
         return {
             "dataVersion": self._dv.to_json(),
-            "topicConfigTable": {name: tc.to_json() for name, tc in self._table.items()},
+            "topicConfigTable": self._body.entries(self._table),
         }
 
     async def close(self) -> None:
@@ -295,5 +298,6 @@ class TopicConfigManager:
         dv = self._dv.to_json()
         records = [{"put": cfg.to_json(), "dataVersion": dv} for cfg in cfgs]
         await change_durably(self._table, {cfg.topic_name: cfg for cfg in cfgs}, self._file.committer(*records))
+        self._body.remember((cfg.topic_name, cfg) for cfg in cfgs)
         if publish and self._publish is not None:
             await self._publish(cfgs)

@@ -12,6 +12,7 @@ from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
+    from mqadmin.model.rpc.ha import ControllerMetadataHeader
 
 T = TypeVar("T")
 
@@ -170,6 +171,29 @@ def controllers(controller: str | None, namesrv: str | None, cluster: str | None
         )
     note(f"mqadmin: controller {';'.join(found)} (found through the name server)")
     return found
+
+
+async def reachable(admin: AdminClient, addrs: list[str]) -> tuple[str, ControllerMetadataHeader]:
+    """The first of the controllers ``addrs`` that answers, with its metadata; those passed over (not reachable)
+    are named on stderr."""
+    addr, meta = await admin.reachable_controller(addrs)
+    _passed_over(addrs, addr)
+    return addr, meta
+
+
+async def leader_of(admin: AdminClient, addrs: list[str]) -> tuple[str, str]:
+    """(the controller asked, the leader it reports): the first of ``addrs`` that answers is asked, those passed
+    over named on stderr."""
+    asked, leader = await admin.controller_leader(addrs)
+    _passed_over(addrs, asked)
+    return asked, leader
+
+
+def _passed_over(addrs: list[str], asked: str) -> None:
+    from mqadmin.cli.render import note
+
+    if asked != addrs[0]:
+        note(f"mqadmin: controller {';'.join(addrs[: addrs.index(asked)])} not reachable; asked {asked}")
 
 
 def one_of(broker: str | None, cluster: str | None, what: str) -> None:

@@ -60,22 +60,29 @@ def clean_broker_metadata(
     namesrv: NamesrvOpt = None,
 ) -> None:
     """Make the controller forget replicas of broker name -bn (CLEAN_BROKER_DATA): the ids of -b, or every
-    replica. Without -l the controller refuses to forget live replicas, and -c is required (as in Java).
+    replica. Without -l the controller refuses to forget live replicas, and -c is required (as in Java). With -l
+    Apache's controller forgets every replica of -bn whatever -b says, so -b is refused with -l (Java sends both).
 
     The request goes to the controller leader, found by asking -a for its metadata. The replicas the controller
     holds for -bn before (CONTROLLER_GET_SYNC_STATE_DATA) are listed with the ones to forget; --dry-run stops
     there and sends nothing.
     """
-    from mqadmin.cli.commands.ha._shared import controllers, run_controller
-    from mqadmin.cli.render import Column, json_output, print_json, print_lines, print_table
+    from mqadmin.cli.commands.ha._shared import controllers, leader_of, run_controller
+    from mqadmin.cli.render import Column, json_output, note, print_json, print_lines, print_table
 
-    addr = controllers(controller, namesrv, cluster)[0]
     ids = _ids(broker_ids)
+    if clean_living and ids is not None:
+        raise usage_error(
+            f"-b cannot go with -l: with -l the controller ignores -b and forgets every replica of {broker_name}",
+            "leave -b out to forget every replica, living ones too; or -l out to forget offline replicas by id",
+        )
     if not clean_living and not (cluster or "").strip():
         raise usage_error("-c is required unless -l is given", "give the broker's cluster with -c, or add -l")
+    addrs = controllers(controller, namesrv, cluster)
 
     async def go(admin: AdminClient) -> dict[str, Any]:
-        before = (await admin.sync_state_sets(addr, [broker_name])).get(broker_name)
+        _, leader = await leader_of(admin, addrs)
+        before = (await admin.sync_state_sets(leader, [broker_name])).get(broker_name)
         replicas = [] if before is None else sorted(before.in_sync + before.not_in_sync, key=lambda r: r.broker_id)
         doc: dict[str, Any] = {
             "clusterName": cluster,
@@ -88,10 +95,18 @@ def clean_broker_metadata(
         }
         if not dry_run:
             ids_text = None if ids is None else ";".join(str(i) for i in ids)
-            doc["controller"] = await admin.clean_broker_metadata(addr, cluster, broker_name, ids_text, clean_living)
+            await admin.clean_broker_metadata(leader, cluster, broker_name, ids_text, clean_living)
+            doc["controller"] = leader
         return doc
 
-    doc = run_controller([addr], go)
+    doc = run_controller(addrs, go)
+    held = {r["brokerId"] for r in doc["replicas"]}
+    unknown = [str(i) for i in ids or [] if i not in held]
+    if unknown:  # the controller answers success for them and forgets nothing
+        note(
+            f"mqadmin: the controller holds no replica of {broker_name} with id {', '.join(unknown)}: "
+            "nothing to forget there"
+        )
     if json_output():
         print_json(doc)
         return

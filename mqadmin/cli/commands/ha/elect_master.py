@@ -50,13 +50,14 @@ def elect_master(
     CONTROLLER_GET_SYNC_STATE_DATA) and after are shown, with the new master epoch, sync-state-set epoch and
     the broker group's replicas. --dry-run shows the current master and replicas and sends no election.
     """
-    from mqadmin.cli.commands.ha._shared import controllers, run_controller
+    from mqadmin.cli.commands.ha._shared import controllers, leader_of, run_controller
     from mqadmin.cli.render import Column, json_output, print_json, print_table
 
-    addr = controllers(controller, namesrv, cluster)[0]
+    addrs = controllers(controller, namesrv, cluster)
 
     async def go(admin: AdminClient) -> dict[str, Any]:
-        before = (await admin.sync_state_sets(addr, [broker_name])).get(broker_name)
+        _, leader = await leader_of(admin, addrs)
+        before = (await admin.sync_state_sets(leader, [broker_name])).get(broker_name)
         doc: dict[str, Any] = {"clusterName": cluster, "brokerName": broker_name, "brokerId": broker_id}
         doc["before"] = _master(before)
         doc["dryRun"] = dry_run
@@ -65,7 +66,7 @@ def elect_master(
             doc["syncStateSet"] = [r.broker_id for r in (before.in_sync if before else [])]
             doc["brokerAddrs"] = {str(r.broker_id): r.broker_address for r in _replicas(before)}
             return doc
-        outcome = await admin.elect_master(addr, cluster, broker_name, broker_id)
+        outcome = await admin.elect_master(leader, cluster, broker_name, broker_id)
         header, group = outcome.header, outcome.body.group
         doc["elected"] = outcome.elected
         doc["remark"] = None if outcome.elected else outcome.remark
@@ -79,7 +80,7 @@ def elect_master(
         doc["brokerAddrs"] = {str(k): v for k, v in (group.broker_addrs if group else {}).items()}
         return doc
 
-    doc = run_controller([addr], go)
+    doc = run_controller(addrs, go)
     if json_output():
         print_json(doc)
         return

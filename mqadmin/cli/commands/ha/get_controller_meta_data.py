@@ -32,15 +32,15 @@ def get_controller_meta_data(controller: FoundControllerOpt = None, namesrv: Nam
     """Show the controller group of -a (CONTROLLER_GET_METADATA_INFO): its name, the leader's id and address,
     whether the controller asked is the leader, and every peer (id and address). Needs no name server with
     -a; without it the controller is found through the name server (-n)."""
-    from mqadmin.cli.commands.ha._shared import controllers, run_controller
+    from mqadmin.cli.commands.ha._shared import controllers, reachable, run_controller
     from mqadmin.cli.render import Column, json_output, print_json, print_table
 
-    addr = controllers(controller, namesrv)[0]
+    addrs = controllers(controller, namesrv)
 
-    async def go(admin: AdminClient) -> ControllerMetadataHeader:
-        return await admin.controller_metadata(addr)
+    async def go(admin: AdminClient) -> tuple[str, ControllerMetadataHeader]:
+        return await reachable(admin, addrs)
 
-    meta = run_controller([addr], go)
+    addr, meta = run_controller(addrs, go)
     peers = [p for p in (meta.peers or "").split(";") if p]
     if json_output():
         print_json(

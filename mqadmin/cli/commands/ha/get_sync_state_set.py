@@ -50,19 +50,20 @@ def get_sync_state_set(
     controller of -a for its metadata, as Java mqadmin does. -b needs no name server. With -i the sets are
     shown again every N seconds until Ctrl-C (or --count rounds).
     """
-    from mqadmin.cli.commands.ha._shared import controller_errors, controllers, run_controller
+    from mqadmin.cli.commands.ha._shared import controller_errors, controllers, leader_of, run_controller
     from mqadmin.cli.render import json_output, print_json, print_json_line
     from mqadmin.cli.runner import run_admin
 
     one_of(broker_name, cluster, "a broker name")
-    addr = controllers(controller, namesrv, cluster)[0]
+    addrs = controllers(controller, namesrv, cluster)
     shown: list[int] = []
 
     async def go(admin: AdminClient) -> None:
         names = [broker_name] if broker_name else [b.broker_name for b in await admin.cluster_brokers(cluster or "")]
+        addr, leader = await leader_of(admin, addrs)
 
         async def one_round(n: int) -> bool:
-            table = await admin.sync_state_sets(addr, names)
+            table = await admin.sync_state_sets(leader, names)
             if json_output():
                 (print_json_line if interval else print_json)(sync_state_json(addr, table))
             else:
@@ -78,7 +79,7 @@ def get_sync_state_set(
         if cluster:
             run_admin(namesrv, controller_errors(go))
         else:
-            run_controller([addr], go)
+            run_controller(addrs, go)
     except KeyboardInterrupt:
         if not shown or interval is None:
             raise

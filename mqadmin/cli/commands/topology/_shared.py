@@ -178,19 +178,18 @@ MARKS = {"create": ("+", "32"), "update": ("~", "33"), "delete": ("-", "31"), "e
 RESULT_COLOURS = {"failed": "1;31", "not sent": "2"}
 
 
-def diff_lines(plan: Plan, results: Mapping[int, ItemResult] | None = None) -> list[tuple[str, str | None]]:
+def diff_lines(plan: Plan, results: Mapping[int, ItemResult] | None = None) -> Iterator[tuple[str, str | None]]:
     """The plan as a diff, as ``terraform plan`` shows one: per cluster, per topic or group (sorted), one line per
     action and detail with the brokers it applies to, then the detail indented; (text, colour) pairs. With
     ``results`` (by ``id`` of the item: what apply did), only the items done or tried, each line ending with its
-    result (and the reason of a failure)."""
+    result (and the reason of a failure). Made as written: the lines of 100,000 items are never all held."""
     from mqadmin.cli.render import escape
 
-    lines: list[tuple[str, str | None]] = []
     for c in plan.clusters:
         items = [i for i in c.items if results is None or id(i) in results]
         if not items:
             continue
-        lines.append((f"cluster {escape(c.spec.key)} ({escape(c.spec.cluster)})", None))
+        yield f"cluster {escape(c.spec.key)} ({escape(c.spec.cluster)})", None
         grouped: dict[tuple[str, str], dict[tuple[str, str, str], list[str]]] = {}
         for i in sorted(items, key=lambda i: (str(i.kind), i.name)):
             detail = describe(i) or (i.note or "")
@@ -203,10 +202,9 @@ def diff_lines(plan: Plan, results: Mapping[int, ItemResult] | None = None) -> l
                 colour = next((sgr for s, sgr in RESULT_COLOURS.items() if done.startswith(f": {s}")), colour)
                 left = " (not in the file: left alone)" if action == "extra" else ""
                 where = escape(", ".join(brokers))
-                lines.append((f"  {mark} {kind} {escape(name)} on {where}{left}{escape(done)}", colour))
+                yield f"  {mark} {kind} {escape(name)} on {where}{left}{escape(done)}", colour
                 if detail:
-                    lines.append((f"      {escape(detail)}", colour))
-    return lines
+                    yield f"      {escape(detail)}", colour
 
 
 def _result_text(status: str, reason: str | None) -> str:
@@ -236,11 +234,12 @@ def print_plan(plan: Plan) -> None:
     s = plan.summary()
     extra = f"; {s['extra']} not in the file (left alone{'' if plan.prune else ': --prune deletes them'})"
     counts = f"{s['create']} to create, {s['update']} to update, {s['delete']} to delete"
-    note(
-        f"plan: {counts}{extra if s['extra'] else ''}"
-        if plan.changes
-        else f"plan: no changes{extra if s['extra'] else ''}"
-    )
+    extra = extra if s["extra"] else ""
+    if not plan.complete:  # what could not be read may need changes: never "no changes"
+        problems = sum(len(c.problems) for c in plan.clusters)
+        note(f"plan: incomplete ({problems} part(s) could not be read); of the rest: {counts}{extra}")
+    else:
+        note(f"plan: {counts}{extra}" if plan.changes else f"plan: no changes{extra}")
 
 
 # --- progress on stderr --------------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ def apply(
     from mqadmin.cli.commands.topology._shared import check_reachable, print_plan, read_topology, run_clusters
     from mqadmin.cli.errors import usage_error
     from mqadmin.cli.interrupt import stop_on_ctrl_c
-    from mqadmin.cli.render import json_output, note, print_json
+    from mqadmin.cli.render import json_output, note, print_json_stream
     from mqadmin.topology.apply import apply_plan
     from mqadmin.topology.plan import make_plan
 
@@ -82,7 +82,7 @@ def apply(
     done = results or []
     if json_output():
         outcome = "interrupted" if interruption.requested else _outcome(plan, done)
-        print_json({**plan.to_json(), "results": [r.to_json() for r in done], "outcome": outcome})
+        print_json_stream({**plan.json_doc(), "results": (r.to_json() for r in done), "outcome": outcome})
     elif results is None:
         print_plan(plan)
         if not dry_run and plan.complete:

@@ -40,14 +40,14 @@ def plan(
     """
     from mqadmin.cli.commands.topology._shared import check_reachable, print_plan, read_topology, run_clusters
     from mqadmin.cli.errors import CliError, Exit, ExitCode
-    from mqadmin.cli.render import json_output, print_json
+    from mqadmin.cli.render import json_output, print_json_stream
     from mqadmin.topology.plan import make_plan
 
     topology = read_topology(file)
     result: Plan = run_clusters(topology, namesrv, lambda client_for: make_plan(topology, client_for, prune=prune))
     check_reachable(result)
     if json_output():
-        print_json(result.to_json())
+        print_json_stream(result.json_doc())
     else:
         print_plan(result)
     if not result.complete:
@@ -60,16 +60,15 @@ def plan(
 
 def save_plan(result: Plan, path: str) -> None:
     """Write the plan file atomically (a temporary file renamed into place)."""
-    import json
     import os
 
     from mqadmin.cli.errors import CliError
+    from mqadmin.cli.render import print_json_stream
 
     tmp = f"{path}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(result.saved(), f, indent=2, ensure_ascii=False)
-            f.write("\n")
+            print_json_stream(result.saved(), f)
         os.replace(tmp, path)
     except OSError as e:
         raise CliError(f"cannot write the plan to {path}: {e.strerror or e}", "check the path") from None
