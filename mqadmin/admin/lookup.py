@@ -97,9 +97,6 @@ class Consumption:
     consumer_offset: int | None
     consumed: bool
 
-    def to_json(self) -> dict[str, object]:
-        return {"group": self.group, "consumerOffset": self.consumer_offset, "consumed": self.consumed}
-
 
 async def consumptions(client: AdminClient, found: FoundMessage) -> list[Consumption]:
     """For each group that consumes the message's topic on its broker, whether it consumed the message. A

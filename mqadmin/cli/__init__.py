@@ -24,8 +24,13 @@ def run() -> NoReturn:
         code = main()
         sys.stdout.flush()
     except KeyboardInterrupt:
-        sys.stderr.write("\n")
         code = 130
+        try:
+            from mqadmin.cli.main import report_interrupt
+
+            report_interrupt(sys.argv[1:])
+        except KeyboardInterrupt:  # a second Ctrl-C while reporting: quit at once
+            pass
     except BrokenPipeError:
         code = 141
     if code == 141:

@@ -28,6 +28,8 @@ class Command(NamedTuple):
     semaphore or timeout of asyncio's. False: asyncio."""
     async_with: tuple[str, ...] = ()
     """Options (parameter names) that make a blocking command run on asyncio when given (``clusterList -i``)."""
+    document: Any = None
+    """The TypedDict of its ``--format json`` document (``mqadmin.cli.documents``); None: not declared yet."""
 
     def runs_blocking(self, options: dict[str, Any]) -> bool:
         """Whether a call with these options runs on blocking I/O."""
@@ -41,14 +43,16 @@ APPS: dict[str, Any] = {}
 """Command name -> the Typer app of a command with subcommands (``dev``, ``profile``), which Typer always parses."""
 
 
-def command(name: str, *examples: str, blocking: bool = False, async_with: tuple[str, ...] = ()) -> Callable[[F], F]:
+def command(
+    name: str, *examples: str, blocking: bool = False, async_with: tuple[str, ...] = (), document: Any = None
+) -> Callable[[F], F]:
     """Register the decorated function as the mqadmin command ``name``; ``examples`` end its help. ``blocking``
     (and ``async_with``): its I/O, see ``Command``; the declaration in effect when it runs is read then, so a
-    test can run a command both ways."""
+    test can run a command both ways. ``document``: the TypedDict its ``--format json`` prints."""
 
     def register(fn: F) -> F:
         function = with_global_options(fn, lambda options: COMMANDS[name].runs_blocking(options))
-        COMMANDS[name] = Command(name, function, examples, blocking, async_with)
+        COMMANDS[name] = Command(name, function, examples, blocking, async_with, document)
         return fn
 
     return register

@@ -83,6 +83,16 @@ class Exit(Exception):
         self.code = code
 
 
+def error_document(message: str, hint: str | None, code: int, document: Any = None) -> dict[str, Any]:
+    """What a failure prints on stderr under ``--format json``, on one line (docs/cli.md, "Errors"):
+    ``{"error": {"code": "NAMESRV_UNREACHABLE", "exitCode": 4, "message": "...", "hint": "..." | null},
+    "document": null}``. ``code`` is the exit code's name in ``ExitCode``, ``message`` and ``hint`` the lines a
+    person sees; ``document`` is what the command had printed before it failed (each target's result of a
+    fan-out where every target failed), which then is not on stdout."""
+    name = ExitCode(code).name if code in set(ExitCode) else "FAILURE"
+    return {"error": {"code": name, "exitCode": int(code), "message": message, "hint": hint}, "document": document}
+
+
 def exit_code(result: Any) -> int:
     """A command's exit code from what its function returned (nothing: 0)."""
     return result if isinstance(result, int) else 0

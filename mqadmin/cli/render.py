@@ -63,10 +63,29 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((80, 24)).columns
 
 
+_held: list[Any] = []
+"""The documents ``print_json`` was given, written at the command's end (``mqadmin.cli.main``): a command that then
+fails prints nothing on stdout, and its document goes into the error document on stderr instead."""
+
+
 def print_json(obj: Any) -> None:
+    """The command's JSON document, on stdout once the command ends without an error (see ``_held``)."""
+    _held.append(obj)
+
+
+def take_documents() -> list[Any]:
+    """The documents held so far (none are held after)."""
+    held = _held[:]
+    _held.clear()
+    return held
+
+
+def write_documents() -> None:
+    """Write the held documents on stdout."""
     import json  # only for JSON output
 
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    for obj in take_documents():
+        sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
 def print_json_stream(doc: Mapping[str, Any], out: TextIO | None = None) -> None:

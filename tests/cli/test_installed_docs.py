@@ -64,6 +64,20 @@ def test_the_installed_command_is_the_wheel(venv: Path) -> None:
     assert where.startswith(str(venv)), where
 
 
+def test_the_installed_command_has_the_json_schemas(venv: Path) -> None:
+    import json
+
+    from mqadmin.cli.documents import CONTRACT_VERSION
+
+    env = person_env(venv)
+    schema = json.loads(run("mqadmin", "help", "topicList", "--schema", env=env, cwd=venv))
+    assert (schema["$id"], schema["contractVersion"]) == (
+        f"urn:mqadmin:json:{CONTRACT_VERSION}:topicList",
+        CONTRACT_VERSION,
+    )
+    assert "topics[].clusters" in run("mqadmin", "help", "topicList", env=env, cwd=venv)
+
+
 def test_man_finds_the_page_through_path(venv: Path) -> None:
     env = person_env(venv)
     assert run("man", "-w", "mqadmin", env=env).strip() == str(venv / "share" / "man" / "man1" / "mqadmin.1")

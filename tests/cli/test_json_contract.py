@@ -1,9 +1,10 @@
-"""Every command's ``--format json`` output follows the one convention and the shape docs/commands/ shows.
+"""Every command's ``--format json`` output is valid under the JSON Schema the package ships for it.
 
-The convention: object keys are camelCase (RocketMQ's own field names: ``brokerAddr``, ``queueId``),
-maps whose keys are data (topic names, broker ids, config keys) are documented with a ``"<placeholder>"``
-key, and empty results are ``[]`` or ``{}``. Each command runs for real against an embedded cluster and
-its document is compared, key by key, with the example in the command's section of docs/commands/*.md.
+Each command declares its document as a TypedDict (``mqadmin.cli.documents``), from which
+``mqadmin/cli/schemas.json`` is generated; each command runs for real against an embedded cluster and its
+document is validated with that shipped schema (``jsonschema``). A command that declares no document yet
+(``UNDECLARED``) is compared, key by key, with the example in its section of docs/commands/*.md instead: object
+keys camelCase, maps whose keys are data documented with a ``"<placeholder>"`` key, empty results ``[]``/``{}``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from mqadmin.cli import registry
+from mqadmin.cli.documents import declared, shipped_schema
 from tests.devprocs import EmbeddedCluster
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,6 +99,7 @@ CASES: dict[str, list[list[str]]] = {
     "removeColdDataFlowCtrGroupConfig": [["-c", CLUSTER, "-g", T]],
     "getBrokerLiteInfo": [["-c", CLUSTER]],
     "startMonitoring": [["--count", "1"]],
+    "exportMetadata": [["--out", "{tmp}/fleet-export"], ["-c", CLUSTER, "-f", "{tmp}"]],
     "deleteTopic": [["-c", CLUSTER, "-t", T]],
     "updateSubGroup": [["-c", CLUSTER, "-g", T], ["-c", CLUSTER, "-g", T, "-r", "3"]],
     "updateSubGroupList": [["-c", CLUSTER, "-f", str(REPO / "tests" / "data" / "groups.json")]],
@@ -104,7 +107,8 @@ CASES: dict[str, list[list[str]]] = {
     "deleteSubGroup": [["-c", CLUSTER, "-g", T, "--dry-run"], ["-c", CLUSTER, "-g", T]],
 }
 """Invocations per command, run in this order (so the topic exists until deleteTopic). An argument
-``{command.key}`` is that key of the last JSON document the command printed (a message id, say)."""
+``{command.key}`` is that key of the last JSON document the command printed (a message id, say); ``{tmp}`` a
+temporary directory."""
 
 AUTH_EXEMPT = "needs a broker with ACL 2.0; checked in tests/conformance/test_auth.py"
 
@@ -141,9 +145,8 @@ EXEMPT = {
     "profile": "local config, no cluster; its documents are checked in tests/unit/test_cli_profile.py",
     "dev": "runs servers; its ready lines are documented in docs/dev-cluster.md",
     "help": "prints help text, not data",
-    "exportMetadata": "its document is the export's manifest (fleet schema, docs/fleet-schema.md)",
     "audit": "its document is the audit's summary.json (fleet schema, docs/fleet-schema.md)",
-    "generateFleet": "its document is the generated export's manifest (fleet schema, docs/fleet-schema.md)",
+    "generateFleet": "takes no cluster: test_generate_fleet_document_is_valid below",
     "exportConfigs": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
     "exportMetrics": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
     "remappingStaticTopic": (
@@ -231,6 +234,46 @@ def test_every_command_is_covered_or_exempt_with_a_reason() -> None:
     assert not missing, f"docs/commands/*.md has no JSON example for: {missing}"
 
 
+def schema_errors(name: str, doc: Any) -> list[str]:
+    """Why ``doc`` is not valid under ``name``'s shipped schema (nothing when it is)."""
+    import jsonschema
+
+    schema = shipped_schema(name)
+    assert schema is not None, f"{name} declares no document"
+    validator = jsonschema.Draft202012Validator(schema)
+    return [f"{'/'.join(map(str, e.absolute_path)) or '$'}: {e.message}" for e in validator.iter_errors(doc)]
+
+
+def contract_violations(name: str, doc: Any) -> list[str]:
+    """Why ``doc`` breaks ``name``'s contract: its shipped schema where it declares one, else the examples of its
+    section of docs/commands/*.md (nothing when it holds)."""
+    if shipped_schema(name) is not None:
+        return schema_errors(name, doc)
+    reasons = [mismatch(shape, doc) for shape in documented_shapes()[name]]
+    return [r for r in reasons if r] if all(reasons) else []
+
+
+def assert_contract(name: str, doc: Any) -> None:
+    violations = contract_violations(name, doc)
+    assert not violations, f"{name}: {violations}"
+
+
+def test_declared_commands_are_shipped_and_their_documented_examples_are_valid() -> None:
+    shapes = documented_shapes()
+    names = declared()
+    assert sorted(names) == sorted(n for n in {e.name for e in registry.COMMANDS} if shipped_schema(n) is not None)
+    bad = {name: errors for name in names for doc in shapes.get(name, []) if (errors := schema_errors(name, doc))}
+    assert not bad, f"docs/commands examples not valid under their schema: {bad}"
+
+
+def test_schema_errors_finds_what_it_should() -> None:
+    doc = {"topics": ["Orders"]}
+    assert schema_errors("topicList", doc) == []
+    assert schema_errors("topicList", [doc])  # a top-level list
+    assert any("topic_rows" in e for e in schema_errors("topicList", {**doc, "topic_rows": 1}))  # an undeclared key
+    assert schema_errors("topicList", {"topics": [1]})  # a wrong type
+
+
 def test_mismatch_finds_what_it_should() -> None:
     doc = {"results": [{"name": "x", "addrs": {"<id>": "a"}}], "outcome": "ok"}
     assert mismatch(doc, {"results": [{"name": "b", "addrs": {"0": "h:1"}}], "outcome": "ok"}) is None
@@ -245,15 +288,25 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
         yield c
 
 
-def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster) -> None:
+def test_generate_fleet_document_is_valid(tmp_path: Path) -> None:
     import subprocess
 
-    shapes = documented_shapes()
+    cmd = [sys.executable, "-m", "mqadmin", "generateFleet", "--out", str(tmp_path / "fleet"), "--sources", "1",
+           "--clusters-per-source", "1", "--brokers", "2", "--topics", "20", "--format", "json"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert contract_violations("generateFleet", json.loads(done.stdout)) == []
+
+
+def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster, tmp_path: Path) -> None:
+    import subprocess
+
     failures = []
     seen: dict[str, str] = {}
     for name, invocations in CASES.items():
         for args in invocations:
             args = [seen.get(a[1:-1], a) if a.startswith("{") and a.endswith("}") else a for a in args]
+            args = [a.replace("{tmp}", str(tmp_path)) for a in args]
             cmd = [sys.executable, "-m", "mqadmin", name, *args, "-n", cluster.namesrv_addr, "--format", "json"]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
             if done.returncode != 0:
@@ -262,7 +315,6 @@ def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster
             actual = json.loads(done.stdout)
             if isinstance(actual, dict):
                 seen.update({f"{name}.{k}": str(v) for k, v in actual.items() if isinstance(v, (str, int))})
-            reasons = [mismatch(doc, actual) for doc in shapes[name]]
-            if all(reasons):
-                failures.append(f"{name} {args}: {reasons}")
+            if violations := contract_violations(name, actual):
+                failures.append(f"{name} {args}: {violations}")
     assert not failures, "\n".join(failures)

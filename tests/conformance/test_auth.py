@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_json_contract import documented_shapes, mismatch
+from tests.cli.test_json_contract import assert_contract
+from tests.cli_output import document
 from tests.conformance.backends import Backend
 from tests.conformance.secured import (
     SECURED_VERSIONS,
@@ -44,7 +45,7 @@ class Run:
     err: str
 
     def json(self) -> Any:
-        return json.loads(self.out)
+        return document(self.code, self.out, self.err)
 
     def assert_no_secret(self, *secrets: str) -> None:
         for s in secrets:
@@ -155,14 +156,13 @@ def test_user_and_acl_commands_seen_by_java_mqadmin(secured: SecuredCluster) -> 
     user, secret = new_name("alice"), "alice-Secret-1"
     a, b = secured.brokers["broker-a"], secured.brokers["broker-b"]
     c = ["-c", secured.cluster]
-    shapes = documented_shapes()
 
     def ours(name: str, *args: str, stdin: str | None = None) -> Any:
         r = mq(name, *n(secured), *args, "--format", "json", env=ROOT_ENV, stdin=stdin)
         assert r.code == 0, (name, r.out, r.err)
         r.assert_no_secret(secret, ROOT_SECRET)
         doc = r.json()
-        assert not all(mismatch(d, doc) for d in shapes[name]), (name, doc)
+        assert_contract(name, doc)
         return doc
 
     def java(*args: str) -> str:

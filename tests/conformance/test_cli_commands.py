@@ -4,7 +4,6 @@ real Java mqadmin where it can see what we did."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import pytest
 from mqadmin.admin import AdminClient
 from mqadmin.model.rpc.namesrv import ROUTE
 from tests.applicability import not_applicable
+from tests.cli_output import document
 from tests.conformance.backends import Backend
 from tests.conftest import free_port, wait_until
 
@@ -30,7 +30,7 @@ class Run:
     err: str
 
     def json(self) -> Any:
-        return json.loads(self.out)
+        return document(self.code, self.out, self.err)
 
 
 def mq(*args: str, timeout: float = 120) -> Run:

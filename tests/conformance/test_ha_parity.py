@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.applicability import not_applicable
-from tests.cli.test_json_contract import documented_shapes, mismatch
+from tests.cli.test_json_contract import assert_contract
 from tests.conformance.backends import Backend
 from tests.conformance.test_cli_commands import mq
 from tests.conftest import wait_until
@@ -29,8 +29,7 @@ def ours_json(*args: str, code: int = 0) -> Any:
 
 
 def check_documented(name: str, doc: Any) -> None:
-    reasons = [mismatch(shape, doc) for shape in documented_shapes()[name]]
-    assert not all(reasons), reasons
+    assert_contract(name, doc)
 
 
 def java(b: Backend, *args: str) -> str:

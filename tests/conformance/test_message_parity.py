@@ -50,11 +50,11 @@ def ours_json(b: Backend, *args: str) -> Any:
 
 
 def eventually_json(b: Backend, *args: str, what: str) -> Any:
-    """Our command's JSON once it exits 0 with something in it (a broker indexes keys in the background)."""
+    """The ``messages`` of our command's JSON once it exits 0 with some (a broker indexes keys in the background)."""
 
     def probe() -> Any:
         r = ours(b, "--format", "json", *args)
-        return json.loads(r.out) if r.code == 0 and r.out.strip() not in ("", "[]") else None
+        return json.loads(r.out)["messages"] or None if r.code == 0 else None
 
     return wait_until(probe, timeout=60, interval=0.5, what=what)
 
@@ -115,8 +115,8 @@ def test_every_query_finds_the_messages_a_real_client_sent(backend: Backend, pee
         if uniq is not None:
             (by_uniq,) = eventually_json(backend, "queryMsgByUniqueKey", "-t", topic, "-i", uniq, what="uniq key")
             assert by_uniq["body"] == rec["body"] and by_key["msgId"] == uniq
-        (by_id,) = ours_json(backend, "queryMsgById", "-t", topic, "-i", rec["msgId"])
-        (by_offset_id,) = ours_json(backend, "queryMsgById", "-i", by_id["offsetMsgId"])
+        (by_id,) = ours_json(backend, "queryMsgById", "-t", topic, "-i", rec["msgId"])["messages"]
+        (by_offset_id,) = ours_json(backend, "queryMsgById", "-i", by_id["offsetMsgId"])["messages"]
         assert by_id["body"] == by_offset_id["body"] == rec["body"]
         assert by_offset_id["offsetMsgId"] == by_id["offsetMsgId"] == by_key["offsetMsgId"]
         if rec.get("offsetMsgId"):
@@ -132,17 +132,19 @@ def test_every_query_finds_the_messages_a_real_client_sent(backend: Backend, pee
                        "-c", "1", "-b", backend.brokers[by_id["broker"]])  # fmt: skip
         (entry,) = cq["brokers"][0]["queueData"]
         assert entry["physicOffset"] == by_id["commitLogOffset"]
-        (off,) = ours_json(backend, "decodeMessageId", "-i", by_id["offsetMsgId"])
+        (off,) = ours_json(backend, "decodeMessageId", "-i", by_id["offsetMsgId"])["messageIds"]
         assert off["likely"] == "offsetMsgId" and off["offsetMsgId"] == {
             "storeHost": backend.brokers[by_id["broker"]], "commitLogOffset": by_id["commitLogOffset"]
         }  # fmt: skip
         if kind == "java":  # the C++ client writes its id's fields little-endian; Java's decoder misreads them too
-            (uniq_doc,) = ours_json(backend, "decodeMessageId", "-i", rec["msgId"])
+            (uniq_doc,) = ours_json(backend, "decodeMessageId", "-i", rec["msgId"])["messageIds"]
             assert uniq_doc["likely"] == "uniqueKey"
     bodies = sorted(r["body"] for r in sent)
-    assert sorted(m["body"] for m in ours_json(backend, "consumeMessage", "-t", topic, "--tags", "TagA")) == bodies
-    assert ours_json(backend, "consumeMessage", "-t", topic, "--tags", "OtherTag") == []
-    assert sorted(m["body"] for m in ours_json(backend, "printMsg", "-t", topic, "-s", "TagA || TagB")) == bodies
+    tagged = ours_json(backend, "consumeMessage", "-t", topic, "--tags", "TagA")["messages"]
+    assert sorted(m["body"] for m in tagged) == bodies
+    assert ours_json(backend, "consumeMessage", "-t", topic, "--tags", "OtherTag") == {"messages": []}
+    printed = ours_json(backend, "printMsg", "-t", topic, "-s", "TagA || TagB")["messages"]
+    assert sorted(m["body"] for m in printed) == bodies
 
 
 # --- Java mqadmin agrees ------------------------------------------------------------------------------
@@ -180,7 +182,7 @@ def test_the_trace_a_traced_java_client_wrote_reads_as_java_mqadmin_reads_it(bac
 
     def both() -> list[dict[str, Any]] | None:
         r = ours(backend, "--format", "json", "queryMsgTraceById", "-i", rec["msgId"])
-        views = json.loads(r.out) if r.code == 0 else []
+        views = json.loads(r.out)["traces"] if r.code == 0 else []
         return views if {"Pub", "SubAfter"} <= {v["type"] for v in views} else None
 
     views = wait_until(both, timeout=90, interval=1, what="the send and the consumption in the trace")
@@ -218,11 +220,12 @@ def test_failed_consumption_retries_through_delay_levels_then_dead_letters_and_r
 
     dry = ours_json(backend, "resendDlqMessage", "-g", group, "--dry-run")
     assert dry["count"] == 1 and [r["status"] for r in dry["results"]] == ["would send"]
-    assert len(ours_json(backend, "queryMsgByUniqueKey", "-t", topic, "-i", rec["msgId"], "-a")) == 1  # nothing sent
+    copies = ours_json(backend, "queryMsgByUniqueKey", "-t", topic, "-i", rec["msgId"], "-a")["messages"]
+    assert len(copies) == 1  # nothing sent
     run = ours_json(backend, "resendDlqMessage", "-g", group)
     assert [(r["status"], r["originalTopic"]) for r in run["results"]] == [("sent", topic)]
     copies = wait_until(
-        lambda: (docs := ours_json(backend, "queryMsgByUniqueKey", "-t", topic, "-i", rec["msgId"], "-a"))
+        lambda: (docs := ours_json(backend, "queryMsgByUniqueKey", "-t", topic, "-i", rec["msgId"], "-a")["messages"])
         and len(docs) == 2 and docs,
         timeout=60, interval=0.5, what="the resent copy indexed",
     )  # fmt: skip
@@ -236,7 +239,7 @@ def test_check_msg_send_rt_stores_what_it_sends(backend: Backend) -> None:
     topic = new_topic(backend, "MsgRt")
     doc = ours_json(backend, "checkMsgSendRT", "-t", topic, "-a", "4", "-s", "16")
     assert [s["ok"] for s in doc["sends"]] == [True] * 4 and doc["avgRt"] > 0
-    stored = ours_json(backend, "printMsg", "-t", topic)
+    stored = ours_json(backend, "printMsg", "-t", topic)["messages"]
     assert [m["body"] for m in stored] == ["a" * 16] * 4
 
 

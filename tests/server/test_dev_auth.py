@@ -154,7 +154,7 @@ def test_a_consumer_needs_sub_on_the_topic_and_the_group(cluster):
 
     read = carol("consumeMessage", "-t", "Orders", "-g", "CarolGroup", "-c", "1")
     assert read.returncode == 0, read.stderr
-    assert len(json.loads(read.stdout)) == 1
+    assert len(json.loads(read.stdout)["messages"]) == 1
     denied = carol("consumeMessage", "-t", "Orders", "-g", "CarolNot", "-c", "1")
     assert denied.returncode == AUTH_EXIT
     assert "access Group:CarolNot from 127.0.0.1, the decision is deny." in denied.stderr

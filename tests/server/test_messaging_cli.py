@@ -71,10 +71,11 @@ def test_send_json_then_consume_json(dev):
     assert {s["status"] for s in sent} == {"SEND_OK"} and all(len(s["offsetMsgId"]) == 32 for s in sent)
     r = mqadmin("--format", "json", "consumeMessage", "-t", "CliRT", namesrv=ns)
     assert r.returncode == 0, r.stderr
-    got = json.loads(r.stdout)
+    got = json.loads(r.stdout)["messages"]
     assert sorted(m["body"] for m in got) == ["body 0", "body 1", "body 2"]
     assert {m["msgId"] for m in got} == {s["msgId"] for s in sent}
     one = json.loads(mqadmin("--format", "json", "consumeMessage", "-t", "CliRT", "-c", "1", namesrv=ns).stdout)
+    one = one["messages"]
     assert len(one) == 1
     table = mqadmin("consumeMessage", "-t", "CliRT", namesrv=ns)
     assert table.stdout.splitlines()[0].split() == ["BROKER", "QUEUE", "OFFSET", "MSG", "ID", "KEYS", "TAGS", "BODY"]
@@ -90,6 +91,7 @@ def test_pinned_broker_and_queue(dev):
     assert (sent["broker"], sent["queueId"]) == (broker, 2)
     args = ["-b", broker, "-i", "2", "-o", str(sent["queueOffset"])]
     got = json.loads(mqadmin("--format", "json", "consumeMessage", "-t", "CliPinned", *args, namesrv=ns).stdout)
+    got = got["messages"]
     assert [(m["body"], m["queueId"]) for m in got] == [("x", 2)]
     bad = mqadmin("sendMessage", "-t", "CliPinned", "-p", "x", "-b", broker, "-i", "99", namesrv=ns)
     assert bad.returncode == 1 and "request queueId[99] is illegal" in bad.stderr

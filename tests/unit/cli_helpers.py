@@ -27,6 +27,10 @@ class Outcome:
     def json(self) -> Any:
         return json.loads(self.out)
 
+    def error_json(self) -> Any:
+        """The error document of a failure under ``--format json`` (stderr's last line)."""
+        return json.loads(self.err.strip().splitlines()[-1])
+
 
 class Cli:
     """``cli("updateTopic", "-c", "DefaultCluster", ...)`` runs ``mqadmin`` as a user would, minus the process.
@@ -88,8 +92,15 @@ def codes(cli: Cli, addr: str | None = None) -> list[int]:
 
 
 def assert_one_line_error(result: Outcome, *fragments: str) -> None:
-    """The error is one ``mqadmin: error:`` line (plus an optional hint line) and no traceback."""
+    """The error is one ``mqadmin: error:`` line (plus an optional hint line) and no traceback; under
+    ``--format json``, one error document whose message or hint holds the fragments."""
     lines = result.err.strip().splitlines()
+    if lines and lines[0].startswith("{"):
+        error = result.error_json()["error"]
+        assert len(lines) == 1 and error["exitCode"] == result.code, result.err
+        for f in fragments:
+            assert f in f"{error['message']}\n{error['hint']}", (f, result.err)
+        return
     assert lines and lines[0].startswith("mqadmin: error: "), result.err
     assert len(lines) <= 2 and all(ln.startswith("  hint: ") for ln in lines[1:]), result.err
     assert "Traceback" not in result.err

@@ -83,7 +83,7 @@ def test_update_broker_config_reports_refusals_and_unknown_keys(live: Cli, embed
     refused = live("updateBrokerConfig", "-c", "DefaultCluster", "-k", "configBlackList", "-v", "x")
     assert refused.code == 1 and refused.out.count("NO_PERMISSION (16): Can not update config in black list.") == 2
     unknown = live("--debug", "--format", "json", "updateBrokerConfig", "-b", a, "-k", "noSuchKey", "-v", "1")
-    assert unknown.code == 1 and "unknown key 'noSuchKey'" in unknown.json()["results"][0]["reason"]
+    assert unknown.code == 1 and "unknown key 'noSuchKey'" in unknown.error_json()["document"]["results"][0]["reason"]
     assert sent(unknown, a, "UPDATE_BROKER_CONFIG") == 0
 
 

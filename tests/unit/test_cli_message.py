@@ -223,7 +223,7 @@ def test_decode_message_id_tells_the_kinds_apart_offline(cli: Cli):
         "--format", "json", "decodeMessageId", "-i", "7F00000100008AD100000000000000BA,7F0000017915AA1D88E475831FF00000"
     )
     assert r.code == 0, r.err
-    off, uniq = r.json()
+    off, uniq = r.json()["messageIds"]
     assert off["likely"] == "offsetMsgId" and off["offsetMsgId"] == {
         "storeHost": "127.0.0.1:35537",
         "commitLogOffset": 186,
@@ -264,7 +264,7 @@ def test_query_by_id_takes_other_ids_as_unique_keys_with_the_topic(cli: Cli, clu
     sb.add("Orders", b"other")
     r = cli("--format", "json", "queryMsgById", "-t", "Orders", "-i", m.uniq_key)
     assert r.code == 0, r.err
-    (doc,) = r.json()
+    (doc,) = r.json()["messages"]
     assert doc["msgId"] == m.uniq_key and doc["offsetMsgId"] == m.msg_id and doc["broker"] == "broker-a"
     assert (doc["bodyEncoding"], base64.b64decode(doc["body"])) == ("base64", bytes([0, 159, 146, 150]))
     assert doc["consumers"] == [{"group": "G1", "consumerOffset": 1, "consumed": True}]
@@ -295,7 +295,7 @@ def test_query_by_key_filters_hash_collisions_and_survives_one_broker_failing(cl
     sb.query_fails = True
     r = cli("--format", "json", "queryMsgByKey", "-t", "Orders", "-k", "order-1")
     assert r.code == 0, r.err
-    assert [d["msgId"] for d in r.json()] == [want.uniq_key]
+    assert [d["msgId"] for d in r.json()["messages"]] == [want.uniq_key]
     (q,) = sent(sa, RC.QUERY_MESSAGE)
     assert (q.ext["maxNum"], q.ext["beginTimestamp"], q.ext["endTimestamp"]) == ("64", "0", str((1 << 63) - 1))
     assert "_UNIQUE_KEY_QUERY" not in q.ext
@@ -329,10 +329,10 @@ def test_consume_message_with_tags_time_range_and_count(cli: Cli, cluster):
     sb.add("Orders", b"b0", queue_id=1, TAGS="TagB")
     r = cli("--format", "json", "consumeMessage", "-t", "Orders", "--tags", "TagA || TagB")
     assert r.code == 0, r.err
-    assert [d["body"] for d in r.json()] == ["a0", "a1", "a2", "b0"]  # checked again here: no collision
+    assert [d["body"] for d in r.json()["messages"]] == ["a0", "a1", "a2", "b0"]  # checked again here: no collision
     r = cli("--format", "json", "consumeMessage", "-t", "Orders", "-s", "1700000000010", "-e", "1700000000020",
             "-b", "broker-a", "-i", "0")  # fmt: skip
-    assert [d["body"] for d in r.json()] == ["a1"]
+    assert [d["body"] for d in r.json()["messages"]] == ["a1"]
     searches = sent(sa, RC.SEARCH_OFFSET_BY_TIMESTAMP)[-2:]
     assert [s.ext["timestamp"] for s in searches] == ["1700000000010", "1700000000020"]
     r = cli("consumeMessage", "-t", "Orders", "-c", "2", "--properties")
@@ -372,7 +372,7 @@ def test_print_msg_decodes_with_the_charset_given(cli: Cli, cluster):
     _, sa, _ = cluster
     sa.add("Orders", "中文".encode("gbk"))
     r = cli("--format", "json", "printMsg", "-t", "Orders", "-c", "GBK")
-    assert [(d["body"], d["bodyEncoding"]) for d in r.json()] == [("中文", "gbk")]
+    assert [(d["body"], d["bodyEncoding"]) for d in r.json()["messages"]] == [("中文", "gbk")]
     assert "中文" in cli("printMsg", "-t", "Orders", "-c", "GBK").out
     assert cli("printMsg", "-t", "Orders", "-d", "false").out.split("\n")[0].split()[-1] == "KEYS"
 

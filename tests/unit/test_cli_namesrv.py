@@ -146,7 +146,7 @@ def test_update_namesrv_config_refused_unknown_and_ignored_keys_fail(live: Cli, 
     assert "UPDATE_NAMESRV_CONFIG(" not in unknown.err  # nothing sent for a key the name server does not have
 
     start_up = live("--format", "json", "updateNamesrvConfig", "-k", "listenPort", "-v", "9999")
-    (entry,) = start_up.json()["results"]
+    (entry,) = start_up.error_json()["document"]["results"]
     assert (start_up.code, entry["status"]) == (1, "failed") and "read at start-up only" in entry["reason"]
 
 
@@ -155,7 +155,7 @@ def test_a_key_the_name_server_ignores_is_reported_not_applied(monkeypatch, caps
     ignored = namesrvs(monkeypatch, capsys, Namesrv())(
         "--format", "json", "updateNamesrvConfig", "-k", "listenPort", "-v", "9999"
     )
-    (entry,) = ignored.json()["results"]
+    (entry,) = ignored.error_json()["document"]["results"]
     assert (ignored.code, entry["status"]) == (1, "failed") and entry["reason"].startswith("not applied")
 
 

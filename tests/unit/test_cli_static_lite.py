@@ -28,14 +28,13 @@ from mqadmin.model.stats import QueueOffsets, TopicStats
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
-from tests.cli.test_json_contract import documented_shapes, mismatch
+from tests.cli.test_json_contract import assert_contract
 from tests.mock_transport import Answer, ok, refuse, topic_route
 from tests.unit.cli_helpers import A, B, assert_one_line_error, codes, scripted
 
 
 def _matches_docs(command: str, doc: object) -> None:
-    reasons = [mismatch(shape, doc) for shape in documented_shapes()[command]]
-    assert not all(reasons), reasons
+    assert_contract(command, doc)
 
 
 class StaticBroker:

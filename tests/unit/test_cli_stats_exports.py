@@ -344,5 +344,5 @@ def test_a_master_that_fails_is_left_out_and_nothing_is_written_when_all_fail(
     assert list(json.loads((tmp_path / "configs.json").read_text())["brokerConfigs"]) == ["broker-a"]
     w.transport.down.add(A)
     failed = cli("--format", "json", "exportMetrics", "-c", "DefaultCluster", "-f", str(tmp_path))
-    assert failed.code == 1 and failed.json()["file"] is None
+    assert failed.code == 1 and failed.out == "" and failed.error_json()["document"]["file"] is None
     assert not (tmp_path / "metrics.json").exists()

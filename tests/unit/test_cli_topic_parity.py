@@ -19,7 +19,7 @@ from mqadmin.model.static_topic import StaticTopicConfig
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
-from tests.cli.test_json_contract import documented_shapes, mismatch
+from tests.cli.test_json_contract import assert_contract
 from tests.embedded import ThreadedCluster
 from tests.mock_transport import Answer, cluster_info, ok, refuse
 from tests.unit.cli_helpers import A, B, Cli, Outcome, assert_one_line_error, codes, rows, scripted
@@ -30,8 +30,7 @@ NO_TOPIC = refuse(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker.")
 
 
 def _matches_docs(command: str, doc: object) -> None:
-    reasons = [mismatch(shape, doc) for shape in documented_shapes()[command]]
-    assert not all(reasons), reasons
+    assert_contract(command, doc)
 
 
 def sent(r: Outcome, addr: str, request: str) -> int:

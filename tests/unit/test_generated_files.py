@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mqadmin.cli.generate import generated_files
+from mqadmin.cli.generate import document_tables, generated_files
 from mqadmin.cli.manpage import command_paths
 from mqadmin.cli.typer_app import app
 
@@ -23,6 +23,11 @@ def generated() -> dict[str, str]:
 
 def test_committed_files_are_current(generated: dict[str, str]) -> None:
     stale = [rel for rel, text in generated.items() if not (REPO / rel).exists() or (REPO / rel).read_text() != text]
+    assert not stale, f"out of date: {stale}; regenerate with: python -m mqadmin.cli.generate (from the repo root)"
+
+
+def test_document_tables_in_docs_are_current() -> None:
+    stale = [rel for rel, text in document_tables(REPO).items() if (REPO / rel).read_text() != text]
     assert not stale, f"out of date: {stale}; regenerate with: python -m mqadmin.cli.generate (from the repo root)"
 
 
@@ -40,6 +45,7 @@ def test_generate_script_writes_and_checks(tmp_path: Path) -> None:
         "parity.md",
         "protocol-requests.md",
         "schema.json",
+        "schemas.json",
     ]
 
 

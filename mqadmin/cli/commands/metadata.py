@@ -9,9 +9,10 @@ import sys
 import time
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.cluster._export import SingleMetadataExportDoc
 from mqadmin.cli.declare import Argument, Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
@@ -26,12 +27,32 @@ _JAVA_FORM = "Java's single-cluster export (see below)."
 # --- exportMetadata --------------------------------------------------------------------------------
 
 
+class SourceExportDoc(TypedDict):
+    source: Annotated[str, "the name-server set (its name in --fleet, or -n)"]
+    status: Literal["ok", "partial", "failed"]
+    clusters: int
+    masters: int
+    failedMasters: Annotated[int, "masters that could not be collected"]
+    topicRows: int
+    reasons: Annotated[list[str], "what could not be collected, and why"]
+
+
+class MetadataExportDoc(TypedDict):
+    """exportMetadata --out: the fleet export."""
+
+    out: Annotated[str, "the export directory"]
+    status: Literal["ok", "partial", "failed"]
+    sources: list[SourceExportDoc]
+    tables: Annotated[dict[str, dict[str, Any]], "table -> what manifest.json says of it (docs/fleet-schema.md)"]
+
+
 @command(
     "exportMetadata",
     "mqadmin exportMetadata -n 127.0.0.1:9876 --out export/",
     "mqadmin exportMetadata --fleet fleet.toml --out export/",
     "mqadmin exportMetadata -c DefaultCluster -f ./export        # Java's form: ./export/metadata.json",
     "mqadmin exportMetadata -b 127.0.0.1:10911 -t -f ./export    # one broker's topics: ./export/topic.json",
+    document=MetadataExportDoc | SingleMetadataExportDoc,
 )
 def export_metadata(
     out: Annotated[
@@ -426,7 +447,15 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
 # --- generateFleet ---------------------------------------------------------------------------------
 
 
-@command("generateFleet", "mqadmin generateFleet --rows 100000 --out fleet/")
+class FleetDoc(TypedDict):
+    out: Annotated[str, "the export directory written"]
+    seed: int
+    clusters: int
+    rows: Annotated[dict[str, int], "table -> rows written"]
+    seconds: Annotated[float, "how long it took"]
+
+
+@command("generateFleet", "mqadmin generateFleet --rows 100000 --out fleet/", document=FleetDoc)
 def generate_fleet(
     out: OutOpt,
     rows: Annotated[

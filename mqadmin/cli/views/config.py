@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
+
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 
 if TYPE_CHECKING:
     from mqadmin.admin import TargetResult
+
+
+class ConfigResultDoc(TargetResultDoc):
+    config: Annotated[dict[str, str] | None, "every config key and its value, sorted (null: failed)"]
+
+
+class ConfigsDoc(TypedDict):
+    results: Annotated[list[ConfigResultDoc], "each server asked"]
+    outcome: Outcome
+
+
+class BrokerConfigsDoc(ConfigsDoc):
+    cluster: Annotated[str | None, "-c (null with -b)"]
 
 
 def show_configs(

@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 if TYPE_CHECKING:
     from mqadmin.model.route import TopicRouteData
 
 
-def route_json(topic: str, route: TopicRouteData) -> dict[str, Any]:
+class RouteBrokerDoc(TypedDict):
+    cluster: str
+    broker: str
+    addrs: Annotated[dict[str, str], "broker id (0: the master) -> address"]
+
+
+class RouteQueueDoc(TypedDict):
+    broker: str
+    readQueueNums: int
+    writeQueueNums: int
+    perm: Annotated[int, "2 write, 4 read, 6 read-write"]
+    permString: Annotated[str, "RW-, R--, -W-"]
+    topicSysFlag: int
+
+
+class RouteDoc(TypedDict):
+    topic: str
+    brokers: list[RouteBrokerDoc]
+    queues: list[RouteQueueDoc]
+    orderTopicConf: Annotated[str | None, "brokerName:queues;... when the name server keeps one for the topic"]
+
+
+def route_json(topic: str, route: TopicRouteData) -> RouteDoc:
     from mqadmin.model.topic import perm_to_string
 
     return {

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
 
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import exactly_one
 
@@ -57,6 +58,76 @@ def checked(check: Callable[[str], str], value: str, option: str) -> str:
         return check(value)
     except ValueError as e:
         raise usage_error(f"{option}: {e}") from None
+
+
+class UserDoc(TypedDict):
+    """A user, never its password."""
+
+    username: str
+    userType: Annotated[str | None, "Super or Normal"]
+    userStatus: Annotated[str | None, "enable or disable"]
+
+
+class AclEntryDoc(TypedDict):
+    resource: Annotated[str, "Topic:NAME, Group:NAME, Cluster:NAME, Namespace:NAME or *, with * patterns"]
+    actions: Annotated[list[str], "Pub, Sub, Create, Update, Delete, Get, List, All"]
+    sourceIps: list[str]
+    decision: Annotated[str, "Allow or Deny"]
+
+
+class AclPolicyDoc(TypedDict):
+    policyType: Annotated[str | None, "Custom or Default"]
+    entries: list[AclEntryDoc]
+
+
+class AclDoc(TypedDict):
+    subject: Annotated[str, "User:NAME"]
+    policies: list[AclPolicyDoc]
+
+
+class AuthReadDoc(TypedDict):
+    """What one broker answered (its own users and ACLs)."""
+
+    broker: str
+    addr: str
+    user: NotRequired[Annotated[UserDoc | None, "getUser (null: no such user, or failed)"]]
+    users: NotRequired[Annotated[list[UserDoc], "listUser"]]
+    acl: NotRequired[Annotated[AclDoc | None, "getAcl (null: no ACL for the subject, or failed)"]]
+    acls: NotRequired[Annotated[list[AclDoc], "listAcl"]]
+    error: Annotated[str | None, "why the broker could not be read (null: it was)"]
+
+
+class AuthReadsDoc(TypedDict):
+    brokers: Annotated[list[AuthReadDoc], "each broker asked (-c: every master)"]
+
+
+class UserChangeDoc(TypedDict):
+    """createUser, updateUser, deleteUser."""
+
+    username: str
+    userType: NotRequired[Annotated[str | None, "createUser -t: Super or Normal (null: the broker's default)"]]
+    dryRun: NotRequired[Annotated[bool, "deleteUser"]]
+    results: Annotated[list[TargetResultDoc], "each broker (-c: every address of the cluster)"]
+    outcome: Outcome
+
+
+class AclChangeDoc(TypedDict):
+    """createAcl, updateAcl, deleteAcl."""
+
+    subject: str
+    resource: NotRequired[Annotated[str | None, "deleteAcl -r (null: every resource)"]]
+    dryRun: NotRequired[Annotated[bool, "deleteAcl"]]
+    results: Annotated[list[TargetResultDoc], "each broker (-c: every address of the cluster)"]
+    outcome: Outcome
+
+
+class AuthCopyDoc(TypedDict):
+    """copyUser, copyAcl: one row per user or subject copied."""
+
+    fromBroker: str
+    toBroker: str
+    results: Annotated[list[TargetResultDoc], "name: the user or subject"]
+    outcome: Outcome
 
 
 async def auth_targets(
@@ -110,12 +181,12 @@ async def read_each(targets: list[Target], op: Callable[[str], Awaitable[Any]]) 
     return [Read(t, r.data, r.reason, r.error) for t, r in zip(targets, results, strict=True)]
 
 
-def user_json(user: UserInfo) -> dict[str, Any]:
+def user_json(user: UserInfo) -> UserDoc:
     """A user as mqadmin shows it: never its password."""
     return {"username": user.username, "userType": user.user_type, "userStatus": user.user_status}
 
 
-def acl_json(acl: AclInfo) -> dict[str, Any]:
+def acl_json(acl: AclInfo) -> AclDoc:
     return {
         "subject": acl.subject,
         "policies": [
@@ -188,7 +259,7 @@ def show_reads(
     op: Callable[[AdminClient, str], Awaitable[Any]],
     *,
     key: str,
-    item_json: Callable[[Any], dict[str, Any]],
+    item_json: Callable[[Any], Any],
     users: bool,
     what: str,
 ) -> list[Read]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.auth._shared import FromBrokerOpt, ToBrokerOpt
+from mqadmin.cli.commands.auth._shared import AuthCopyDoc, FromBrokerOpt, ToBrokerOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     "copyUser",
     "mqadmin copyUser -f 127.0.0.1:10911 -t 127.0.0.1:10921",
     "mqadmin copyUser -f 127.0.0.1:10911 -t 127.0.0.1:10921 -u alice,bob",
+    document=AuthCopyDoc,
 )
 def copy_user(
     from_broker: FromBrokerOpt,

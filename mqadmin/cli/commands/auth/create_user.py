@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.auth._shared import PasswordFileOpt, PasswordOpt, PasswordStdinOpt, UsernameOpt
+from mqadmin.cli.commands.auth._shared import PasswordFileOpt, PasswordOpt, PasswordStdinOpt, UserChangeDoc, UsernameOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
@@ -20,6 +20,7 @@ UserTypeOpt = Annotated[str | None, Option("-t", "--userType", metavar="Super|No
     "mqadmin createUser -c DefaultCluster -u alice                  # asks for the password",
     "mqadmin createUser -c DefaultCluster -u ci --password-file ci.secret",
     "pass show rocketmq/ops | mqadmin createUser -b 127.0.0.1:10911 -u ops -t Super --password-stdin",
+    document=UserChangeDoc,
 )
 def create_user(
     username: UsernameOpt,

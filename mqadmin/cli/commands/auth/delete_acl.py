@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.auth._shared import DryRunOpt, SubjectOpt
+from mqadmin.cli.commands.auth._shared import AclChangeDoc, DryRunOpt, SubjectOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     "deleteAcl",
     "mqadmin deleteAcl -c DefaultCluster -s User:alice                 # the whole ACL",
     "mqadmin deleteAcl -c DefaultCluster -s User:alice -r Topic:Orders  # one resource's entry",
+    document=AclChangeDoc,
 )
 def delete_acl(
     subject: SubjectOpt,

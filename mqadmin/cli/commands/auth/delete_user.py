@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.auth._shared import DryRunOpt, UsernameOpt
+from mqadmin.cli.commands.auth._shared import DryRunOpt, UserChangeDoc, UsernameOpt
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     "deleteUser",
     "mqadmin deleteUser -c DefaultCluster -u alice",
     "mqadmin deleteUser -c DefaultCluster -u alice --dry-run",
+    document=UserChangeDoc,
 )
 def delete_user(
     username: UsernameOpt,

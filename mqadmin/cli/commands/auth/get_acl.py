@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.auth._shared import SubjectOpt
+from mqadmin.cli.commands.auth._shared import AuthReadsDoc, SubjectOpt
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt
 
 
-@command("getAcl", "mqadmin getAcl -c DefaultCluster -s User:alice", "mqadmin getAcl -b 127.0.0.1:10911 -s User:alice")
+@command(
+    "getAcl",
+    "mqadmin getAcl -c DefaultCluster -s User:alice",
+    "mqadmin getAcl -b 127.0.0.1:10911 -s User:alice",
+    document=AuthReadsDoc,
+)
 def get_acl(
     subject: SubjectOpt, namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None, cluster: ClusterOpt = None
 ) -> None:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.auth._shared import UsernameOpt
+from mqadmin.cli.commands.auth._shared import AuthReadsDoc, UsernameOpt
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt
 
 
-@command("getUser", "mqadmin getUser -c DefaultCluster -u alice", "mqadmin getUser -b 127.0.0.1:10911 -u alice")
+@command(
+    "getUser",
+    "mqadmin getUser -c DefaultCluster -u alice",
+    "mqadmin getUser -b 127.0.0.1:10911 -u alice",
+    document=AuthReadsDoc,
+)
 def get_user(
     username: UsernameOpt, namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None, cluster: ClusterOpt = None
 ) -> None:

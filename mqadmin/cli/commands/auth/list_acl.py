@@ -5,11 +5,17 @@ from __future__ import annotations
 from typing import Annotated
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.auth._shared import AuthReadsDoc
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt
 
 
-@command("listAcl", "mqadmin listAcl -c DefaultCluster", "mqadmin listAcl -b 127.0.0.1:10911 -s alice -r Topic:Orders")
+@command(
+    "listAcl",
+    "mqadmin listAcl -c DefaultCluster",
+    "mqadmin listAcl -b 127.0.0.1:10911 -s alice -r Topic:Orders",
+    document=AuthReadsDoc,
+)
 def list_acl(
     namesrv: NamesrvOpt = None,
     broker_addr: BrokerAddrOpt = None,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.auth._acl_options import ActionsOpt, DecisionOpt, ResourcesOpt, SourceIpOpt
-from mqadmin.cli.commands.auth._shared import SubjectOpt
+from mqadmin.cli.commands.auth._shared import AclChangeDoc, SubjectOpt
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ def _register(name: str, create: bool) -> None:
         name,
         f"mqadmin {name} -c DefaultCluster -s User:alice -r Topic:Orders -a Pub -d Allow",
         f"mqadmin {name} -c DefaultCluster -s User:alice -r Topic:app-*,Group:app -a Pub,Sub -d Allow -i 10.0.0.0/8",
+        document=AclChangeDoc,
     )
     def put_acl(
         subject: SubjectOpt,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.auth._shared import PasswordFileOpt, PasswordOpt, PasswordStdinOpt, UsernameOpt
+from mqadmin.cli.commands.auth._shared import PasswordFileOpt, PasswordOpt, PasswordStdinOpt, UserChangeDoc, UsernameOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     "mqadmin updateUser -c DefaultCluster -u alice                  # asks for the new password",
     "mqadmin updateUser -c DefaultCluster -u alice -s disable",
     "mqadmin updateUser -b 127.0.0.1:10911 -u ci --password-file ci.secret",
+    document=UserChangeDoc,
 )
 def update_user(
     username: UsernameOpt,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -13,10 +13,31 @@ if TYPE_CHECKING:
     from mqadmin.model.broker_consume import BrokerConsumeStats
 
 
+class GroupQueueDoc(TypedDict):
+    topic: str
+    group: str
+    brokerName: str
+    queueId: int
+    brokerOffset: int
+    consumerOffset: int
+    diff: Annotated[int, "brokerOffset - consumerOffset"]
+    lastTimestamp: Annotated[int, "store time (ms) of the last consumed message (0: none)"]
+
+
+class BrokerConsumeStatsDoc(TypedDict):
+    broker: str
+    isOrder: bool
+    level: Annotated[int, "-l: only queues at least this far behind"]
+    queues: list[GroupQueueDoc]
+    totalDiff: int
+    totalInflightDiff: int
+
+
 @command(
     "brokerConsumeStats",
     "mqadmin brokerConsumeStats -b 127.0.0.1:10911",
     "mqadmin brokerConsumeStats -b 127.0.0.1:10911 -l 1000   # only queues 1000 or more behind",
+    document=BrokerConsumeStatsDoc,
 )
 def broker_consume_stats(
     broker_addr: Annotated[str, Option("-b", "--brokerAddr", metavar="HOST:PORT", help="Address of the broker.")],
@@ -77,9 +98,9 @@ def broker_consume_stats(
     print(f"\nDiff Total: {stats.total_diff}")
 
 
-def queue_rows(stats: BrokerConsumeStats, level: int) -> list[dict[str, Any]]:
+def queue_rows(stats: BrokerConsumeStats, level: int) -> list[GroupQueueDoc]:
     """One row per group, topic and queue at least ``level`` behind, sorted by topic, group and queue."""
-    rows = [
+    rows: list[GroupQueueDoc] = [
         {
             "topic": q.topic,
             "group": group,

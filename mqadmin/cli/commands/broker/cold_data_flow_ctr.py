@@ -3,10 +3,11 @@ flow control of consumer groups (5.x brokers throttle a group that reads too muc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -15,10 +16,37 @@ if TYPE_CHECKING:
 ColdGroupOpt = Annotated[str, Option("-g", "--consumerGroup", metavar="GROUP", help="Consumer group.")]
 
 
+class ColdReadResultDoc(TargetResultDoc):
+    info: Annotated[
+        dict[str, Any] | None,
+        "as the broker reports it: configTable, runtimeTable, cgColdReadThreshold, globalColdReadThreshold, "
+        "globalAcc (null: failed)",
+    ]
+
+
+class ColdReadInfoDoc(TypedDict):
+    results: list[ColdReadResultDoc]
+    outcome: Outcome
+
+
+class ColdReadThresholdDoc(TypedDict):
+    group: str
+    threshold: Annotated[int, "bytes per second"]
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
+class ColdReadRemovedDoc(TypedDict):
+    group: str
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
 @command(
     "getColdDataFlowCtrInfo",
     "mqadmin getColdDataFlowCtrInfo -b 127.0.0.1:10911",
     "mqadmin getColdDataFlowCtrInfo -c DefaultCluster",
+    document=ColdReadInfoDoc,
 )
 def get_cold_data_flow_ctr_info(
     namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None, cluster: ClusterOpt = None
@@ -62,6 +90,7 @@ def get_cold_data_flow_ctr_info(
 @command(
     "updateColdDataFlowCtrGroupConfig",
     "mqadmin updateColdDataFlowCtrGroupConfig -c DefaultCluster -g Reports -v 1073741824",
+    document=ColdReadThresholdDoc,
 )
 def update_cold_data_flow_ctr_group_config(
     group: ColdGroupOpt,
@@ -98,6 +127,7 @@ def update_cold_data_flow_ctr_group_config(
 @command(
     "removeColdDataFlowCtrGroupConfig",
     "mqadmin removeColdDataFlowCtrGroupConfig -c DefaultCluster -g Reports",
+    document=ColdReadRemovedDoc,
 )
 def remove_cold_data_flow_ctr_group_config(
     group: ColdGroupOpt, namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None, cluster: ClusterOpt = None

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
+from mqadmin.cli.views.config import BrokerConfigsDoc
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     "mqadmin getBrokerConfig -b 127.0.0.1:10911",
     "mqadmin getBrokerConfig -c DefaultCluster | grep flushDiskType",
     blocking=True,
+    document=BrokerConfigsDoc,
 )
 def get_broker_config(
     namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None, cluster: ClusterOpt = None

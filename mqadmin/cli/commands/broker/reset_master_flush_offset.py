@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
-@command("resetMasterFlushOffset", "mqadmin resetMasterFlushOffset -b 127.0.0.1:10921 -o 0")
+class MasterFlushOffsetDoc(TypedDict):
+    masterFlushOffset: int
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
+@command(
+    "resetMasterFlushOffset", "mqadmin resetMasterFlushOffset -b 127.0.0.1:10921 -o 0", document=MasterFlushOffsetDoc
+)
 def reset_master_flush_offset(
     broker_addr: Annotated[
         str, Option("-b", "--brokerAddr", metavar="HOST:PORT", help="Address of the broker (a slave).")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.message._shared import SentDoc
 from mqadmin.cli.commands.namesrv._shared import BrokerNameOpt, broker_name
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
@@ -14,10 +15,24 @@ if TYPE_CHECKING:
     from mqadmin.admin.send_status import TimedSend
 
 
+class ProbeDoc(TypedDict):
+    seq: int
+    rtMs: Annotated[float, "round trip, ms"]
+    result: Annotated[SentDoc | None, "null: failed"]
+    error: str | None
+
+
+class SendMsgStatusDoc(TypedDict):
+    broker: str
+    messageSize: Annotated[int, "bytes"]
+    sends: list[ProbeDoc]
+
+
 @command(
     "sendMsgStatus",
     "mqadmin sendMsgStatus -b broker-a",
     "mqadmin sendMsgStatus -b broker-a -s 4096 -c 10",
+    document=SendMsgStatusDoc,
 )
 def send_msg_status(
     name: BrokerNameOpt,

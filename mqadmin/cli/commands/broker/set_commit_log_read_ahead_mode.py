@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
+class ReadAheadModeDoc(TypedDict):
+    mode: Annotated[int, "0 normal, 1 random (no read-ahead)"]
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
 @command(
     "setCommitLogReadAheadMode",
     "mqadmin setCommitLogReadAheadMode -b 127.0.0.1:10911 -m 1   # random reads",
     "mqadmin setCommitLogReadAheadMode -c DefaultCluster -m 0    # normal read-ahead",
+    document=ReadAheadModeDoc,
 )
 def set_commit_log_read_ahead_mode(
     mode: Annotated[

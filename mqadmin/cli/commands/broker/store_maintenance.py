@@ -4,14 +4,22 @@ arguments on one broker (-b), a cluster's brokers (-c), or every broker of every
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
+
+
+class MaintenanceDoc(TypedDict):
+    dryRun: bool
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
 
 WHERE = """
 
@@ -45,6 +53,7 @@ def _register(name: str) -> None:
         name,
         f"mqadmin {name} -b 127.0.0.1:10911",
         f"mqadmin {name} -c DefaultCluster --dry-run   # the brokers it would run on",
+        document=MaintenanceDoc,
     )(maintenance)
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -14,10 +15,17 @@ if TYPE_CHECKING:
 ENGINES = {"R": "ROCKSDB_TIMELINE", "F": "FILE_TIME_WHEEL"}
 
 
+class TimerEngineDoc(TypedDict):
+    engine: Annotated[str, "R (RocksDB timeline) or F (file time wheel), as sent"]
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
 @command(
     "switchTimerEngine",
     "mqadmin switchTimerEngine -c DefaultCluster -e F   # the file time wheel",
     "mqadmin switchTimerEngine -b 127.0.0.1:10911 -e R  # the RocksDB timeline (timerRocksDBEnable at start)",
+    document=TimerEngineDoc,
 )
 def switch_timer_engine(
     engine: Annotated[

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import config_key, config_value
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import SettingDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     "mqadmin updateBrokerConfig -b 127.0.0.1:10911 -k maxMessageSize -v 8388608",
     "mqadmin updateBrokerConfig -c DefaultCluster -a true -k slaveReadEnable -v true   # slaves too",
     blocking=True,
+    document=SettingDoc,
 )
 def update_broker_config(
     key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],

@@ -7,9 +7,10 @@ import json
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
@@ -25,6 +26,22 @@ FilePathOpt = Annotated[
     str,
     Option("-f", "--filePath", metavar="DIR", help="Directory the file is written to (created if missing)."),
 ]
+
+
+class ExportDoc(TypedDict):
+    file: Annotated[str | None, "the file written (null: nothing could be read, nothing written)"]
+    cluster: str
+    results: Annotated[list[TargetResultDoc], "each master"]
+    outcome: Outcome
+
+
+class SingleMetadataExportDoc(TypedDict):
+    """exportMetadata in Java's single-cluster form (-c or -b)."""
+
+    file: Annotated[str | None, "the file written (null: nothing could be read, nothing written)"]
+    target: TargetGiven
+    results: Annotated[list[TargetResultDoc], "each broker read"]
+    outcome: Outcome
 
 
 def export_dir(value: str) -> Path:

@@ -4,12 +4,54 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
     from mqadmin.model.broker_health import BrokerHealth
     from mqadmin.model.route import ClusterInfo
+
+
+class TimerDoc(TypedDict):
+    readBehind: int
+    offsetBehind: int
+    congestNum: int
+    enqueueTps: float
+    dequeueTps: float
+
+
+class BrokerRowDoc(TypedDict):
+    """One broker (master or slave) with the health figures of its runtime info (null: the broker does not
+    report that figure, e.g. a 4.9 broker has no ack pool, timer or activation)."""
+
+    cluster: str
+    broker: str
+    brokerId: Annotated[int, "0: the master"]
+    role: Literal["master", "slave"]
+    addr: str
+    version: Annotated[str | None, "brokerVersionDesc, e.g. V5_3_3"]
+    inTps: float | None
+    outTps: float | None
+    sendQueueSize: int | None
+    sendQueueWaitMs: int | None
+    pullQueueSize: int | None
+    pullQueueWaitMs: int | None
+    ackQueueSize: int | None
+    ackQueueWaitMs: int | None
+    timer: TimerDoc | None
+    pageCacheWaitMs: int | None
+    hours: Annotated[float | None, "since the earliest message still stored"]
+    diskRatio: Annotated[float | None, "of the commit log's disk, 0..1"]
+    activated: bool | None
+    error: Annotated[str | None, "why the runtime info could not be read (null: it was)"]
+    inTotalYesterday: NotRequired[Annotated[int | None, "-m: messages in yesterday"]]
+    outTotalYesterday: NotRequired[Annotated[int | None, "-m: messages out yesterday"]]
+    inTotalToday: NotRequired[Annotated[int | None, "-m: messages in today"]]
+    outTotalToday: NotRequired[Annotated[int | None, "-m: messages out today"]]
+
+
+class ClusterListDoc(TypedDict):
+    brokers: list[BrokerRowDoc]
 
 
 @dataclass(slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
@@ -12,8 +12,24 @@ if TYPE_CHECKING:
     from mqadmin.cli.commands.cluster._rows import BrokerRow
 
 
+class BrokerStatusRowDoc(TypedDict):
+    broker: str
+    brokerId: Annotated[int, "0: the master"]
+    addr: str
+    info: Annotated[dict[str, str] | None, "the broker's runtime statistics, by name, as it sends them (null: failed)"]
+    error: Annotated[str | None, "why they could not be read (null: they were)"]
+
+
+class BrokerStatusDoc(TypedDict):
+    brokers: list[BrokerStatusRowDoc]
+
+
 @command(
-    "brokerStatus", "mqadmin brokerStatus -b 127.0.0.1:10911", "mqadmin brokerStatus -c DefaultCluster", blocking=True
+    "brokerStatus",
+    "mqadmin brokerStatus -b 127.0.0.1:10911",
+    "mqadmin brokerStatus -c DefaultCluster",
+    blocking=True,
+    document=BrokerStatusDoc,
 )
 def broker_status(namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None, cluster: ClusterOpt = None) -> None:
     """Runtime statistics of one broker (-b) or of every broker, masters and slaves, of a cluster (-c)."""
@@ -35,14 +51,13 @@ def broker_status(namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None,
 
     rows = run_admin(namesrv, go)
     if json_output():
-        print_json(
-            {
-                "brokers": [
-                    {"broker": r.broker, "brokerId": r.broker_id, "addr": r.addr, "info": r.info, "error": r.error}
-                    for r in rows
-                ]
-            }
-        )
+        doc: BrokerStatusDoc = {
+            "brokers": [
+                {"broker": r.broker, "brokerId": r.broker_id, "addr": r.addr, "info": r.info, "error": r.error}
+                for r in rows
+            ]
+        }
+        print_json(doc)
     elif broker_addr:
         print_table([Column("KEY"), Column("VALUE")], sorted((rows[0].info or {}).items()))
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.cluster._rows import ClusterListDoc
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     "mqadmin clusterList -i 5",
     blocking=True,
     async_with=("interval",),  # -i sleeps between rounds: asyncio's loop
+    document=ClusterListDoc,
 )
 def cluster_list(
     namesrv: NamesrvOpt = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -13,11 +13,28 @@ if TYPE_CHECKING:
     from mqadmin.admin.probe import SendRt
 
 
+class SendRtDoc(TypedDict):
+    cluster: str
+    broker: str
+    rt: Annotated[float | None, "average send time, ms (null: no send succeeded)"]
+    successCount: int
+    failCount: int
+    reason: str | None
+
+
+class ClusterRtDoc(TypedDict):
+    """One round, one line (NDJSON)."""
+
+    timestamp: Annotated[int, "ms since the epoch"]
+    brokers: list[SendRtDoc]
+
+
 @command(
     "clusterRT",
     "mqadmin clusterRT --count 1                        # one round over every cluster",
     "mqadmin clusterRT -c DefaultCluster -a 20 -s 1024 -i 30",
     "mqadmin clusterRT -p true -m room-1               # log lines: time|room|cluster|broker|rt",
+    document=ClusterRtDoc,
 )
 def cluster_rt(
     namesrv: NamesrvOpt = None,
@@ -106,7 +123,7 @@ def _show(rows: list[SendRt], *, first: bool, log_lines: bool, machine_room: str
     print_table(columns, table)
 
 
-def _row_json(r: SendRt) -> dict[str, Any]:
+def _row_json(r: SendRt) -> SendRtDoc:
     return {
         "cluster": r.cluster,
         "broker": r.broker,

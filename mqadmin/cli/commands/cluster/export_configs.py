@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.cluster._export import DEFAULT_EXPORT_DIR, ExportClusterOpt, FilePathOpt, run_cluster_export
+from mqadmin.cli.commands.cluster._export import (
+    DEFAULT_EXPORT_DIR,
+    ExportClusterOpt,
+    ExportDoc,
+    FilePathOpt,
+    run_cluster_export,
+)
 from mqadmin.cli.params import NamesrvOpt
 
 
-@command("exportConfigs", "mqadmin exportConfigs -c DefaultCluster -f ./export")
+@command("exportConfigs", "mqadmin exportConfigs -c DefaultCluster -f ./export", document=ExportDoc)
 def export_configs(
     cluster: ExportClusterOpt,
     namesrv: NamesrvOpt = None,

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.cluster._export import DEFAULT_EXPORT_DIR, ExportClusterOpt, FilePathOpt, run_cluster_export
+from mqadmin.cli.commands.cluster._export import (
+    DEFAULT_EXPORT_DIR,
+    ExportClusterOpt,
+    ExportDoc,
+    FilePathOpt,
+    run_cluster_export,
+)
 from mqadmin.cli.params import NamesrvOpt
 
 
-@command("exportMetrics", "mqadmin exportMetrics -c DefaultCluster -f ./export")
+@command("exportMetrics", "mqadmin exportMetrics -c DefaultCluster -f ./export", document=ExportDoc)
 def export_metrics(
     cluster: ExportClusterOpt,
     namesrv: NamesrvOpt = None,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt, check_topic
 
 if TYPE_CHECKING:
@@ -13,7 +14,23 @@ if TYPE_CHECKING:
     from mqadmin.admin.stats import TopicGroupStats
 
 
-@command("statsAll", "mqadmin statsAll", "mqadmin statsAll -a", "mqadmin statsAll -t Orders")
+class TopicGroupStatsDoc(TypedDict):
+    topic: str
+    group: Annotated[str | None, "a group consuming the topic (null: the topic's row without one)"]
+    accumulation: Annotated[int, "the group's lag on the topic"]
+    inTps: float
+    outTps: float | None
+    inMsg24Hour: int
+    outMsg24Hour: int | None
+
+
+class StatsAllDoc(TypedDict):
+    stats: list[TopicGroupStatsDoc]
+    results: Annotated[list[TargetResultDoc], "each broker asked"]
+    outcome: Outcome
+
+
+@command("statsAll", "mqadmin statsAll", "mqadmin statsAll -a", "mqadmin statsAll -t Orders", document=StatsAllDoc)
 def stats_all(
     namesrv: NamesrvOpt = None,
     active: Annotated[
@@ -55,7 +72,7 @@ def stats_all(
     exit_for_results(results, "statsAll")
 
 
-def _row_json(r: TopicGroupStats) -> dict[str, Any]:
+def _row_json(r: TopicGroupStats) -> TopicGroupStatsDoc:
     return {
         "topic": r.topic,
         "group": r.group,

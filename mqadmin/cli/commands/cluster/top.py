@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.cluster._rows import BrokerRowDoc
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
@@ -19,11 +20,34 @@ TopicFilterOpt = Annotated[
 GroupFilterOpt = Annotated[str | None, Option("-g", "--group", metavar="TEXT", help="Only groups whose name has TEXT.")]
 
 
+class TopGroupDoc(TypedDict):
+    group: str
+    topics: list[str]
+    clients: Annotated[int, "consumers online"]
+    consumeTps: float
+    lag: int
+    lagDelta: Annotated[int | None, "the lag's change since the previous refresh (null: the first)"]
+    retryDepth: int | None
+    dlqDepth: int | None
+    error: Annotated[str | None, "why the group could not be read (null: it was)"]
+
+
+class TopDoc(TypedDict):
+    """One refresh, one line (NDJSON)."""
+
+    cluster: str
+    timestamp: Annotated[int, "ms since the epoch, when it was read"]
+    error: Annotated[str | None, "why the refresh failed (the figures are the previous ones)"]
+    brokers: list[BrokerRowDoc]
+    groups: Annotated[list[TopGroupDoc], "filtered (-t, -g) and sorted (--sort) as on the screen"]
+
+
 @command(
     "top",
     "mqadmin top                       # the only cluster; q quits, s sorts, t/g filter by topic/group",
     "mqadmin top -c DefaultCluster -i 5",
     "mqadmin top --format json --count 3 | jq -c '.groups[:3]'",
+    document=TopDoc,
 )
 def top(
     namesrv: NamesrvOpt = None,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, TypeVar
 
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
@@ -15,6 +16,52 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 GROUPS_HINT = "list the groups with: mqadmin consumerProgress"
+
+
+class ConnectionDoc(TypedDict):
+    clientId: str
+    clientAddr: Annotated[str, "host:port"]
+    language: Annotated[str, "JAVA, CPP, GO, ..."]
+    version: Annotated[int, "the client's version number"]
+    versionDesc: Annotated[str, "e.g. V5_3_3"]
+
+
+class QueueMoveDoc(TypedDict):
+    topic: str
+    brokerName: str
+    queueId: int
+    oldOffset: Annotated[int | None, "the committed offset before (null: the broker reported none)"]
+    newOffset: int
+    moved: bool
+    done: Annotated[bool, "whether the broker has the new offset (false in a dry run)"]
+
+
+class OffsetResultDoc(TargetResultDoc):
+    how: Annotated[
+        Literal["broker", "committed", "planned"] | None,
+        "broker: the broker moved them; committed: one commit per queue; planned: --dry-run (null: failed)",
+    ]
+    note: str | None
+    queues: list[QueueMoveDoc]
+
+
+class ResetOffsetDoc(TypedDict):
+    group: str
+    topic: str
+    timestamp: Annotated[int, "ms since the epoch the offsets go to (-1: the end of each queue)"]
+    force: bool
+    dryRun: bool
+    results: Annotated[list[OffsetResultDoc], "each master"]
+    outcome: Outcome
+
+
+class CloneOffsetDoc(TypedDict):
+    srcGroup: str
+    destGroup: str
+    topic: str
+    dryRun: bool
+    results: Annotated[list[OffsetResultDoc], "each master"]
+    outcome: Outcome
 
 
 def check_group(group: str, option: str = "-g") -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.consumer._shared import CloneOffsetDoc
 from mqadmin.cli.commands.consumer.reset_offset_by_time import DryRunOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     "cloneGroupOffset",
     "mqadmin cloneGroupOffset -s OrdersConsumer -d OrdersConsumerV2 -t Orders --dry-run",
     "mqadmin cloneGroupOffset -s OrdersConsumer -d OrdersConsumerV2 -t Orders",
+    document=CloneOffsetDoc,
 )
 def clone_group_offset(
     src: Annotated[str, Option("-s", "--srcGroup", metavar="GROUP", help="Group whose offsets are copied.")],

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.consumer._shared import ConnectionDoc
 from mqadmin.cli.params import BrokerAddrOpt, GroupOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -12,10 +13,27 @@ if TYPE_CHECKING:
     from mqadmin.model.clients import ConsumerConnection
 
 
+class SubscriptionDoc(TypedDict):
+    topic: str
+    subExpression: Annotated[str, "the tag expression (* for all) or SQL92"]
+    expressionType: Annotated[str, "TAG or SQL92"]
+    subVersion: int
+
+
+class ConsumerConnectionDoc(TypedDict):
+    group: str
+    connections: Annotated[list[ConnectionDoc], "each consumer online"]
+    subscriptions: list[SubscriptionDoc]
+    consumeType: Annotated[str, "CONSUME_ACTIVELY (pull), CONSUME_PASSIVELY (push) or CONSUME_POP"]
+    messageModel: Annotated[str, "CLUSTERING or BROADCASTING"]
+    consumeFromWhere: str
+
+
 @command(
     "consumerConnection",
     "mqadmin consumerConnection -g OrdersConsumer",
     "mqadmin consumerConnection -g OrdersConsumer -b 127.0.0.1:10911   # as one broker sees it",
+    document=ConsumerConnectionDoc,
 )
 def consumer_connection(group: GroupOpt, namesrv: NamesrvOpt = None, broker_addr: BrokerAddrOpt = None) -> None:
     """The clients of a consumer group (client id, address, language, version), its subscriptions, consume

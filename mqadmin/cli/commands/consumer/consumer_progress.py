@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
 
@@ -16,11 +17,68 @@ if TYPE_CHECKING:
 SORTS = ("lag", "queue", "name")
 
 
+class QueueProgressDoc(TypedDict):
+    topic: str
+    brokerName: str
+    queueId: int
+    brokerOffset: Annotated[int, "the queue's max offset"]
+    consumerOffset: Annotated[int, "the group's committed offset"]
+    lag: int
+    inflight: Annotated[int, "pulled and not yet committed (POP: not acknowledged)"]
+    lastTimestamp: Annotated[int | None, "store time (ms) of the last consumed message (null: none)"]
+    clientIp: NotRequired[Annotated[str | None, "-s true: the client consuming the queue"]]
+
+
+class DepthDoc(TypedDict):
+    topic: str
+    depth: Annotated[int | None, "messages in it (null: it does not exist)"]
+
+
+class GroupProgressDoc(TypedDict):
+    """With -g: the group's progress per queue."""
+
+    group: str
+    topic: Annotated[str | None, "-t (null: every topic of the group)"]
+    online: Annotated[bool, "whether a consumer of the group is connected"]
+    clients: int
+    consumeType: str | None
+    messageModel: str | None
+    queues: list[QueueProgressDoc]
+    consumeTps: float
+    lagTotal: int
+    inflightTotal: int
+    retry: DepthDoc
+    dlq: DepthDoc
+    results: Annotated[list[TargetResultDoc], "each broker asked"]
+    outcome: Outcome
+
+
+class GroupSummaryDoc(TypedDict):
+    group: str
+    clients: Annotated[int, "consumers online"]
+    version: Annotated[str | None, "the clients' version, e.g. V4_9_8 (null: none online)"]
+    consumeType: str | None
+    messageModel: str | None
+    consumeTps: float
+    lag: int
+    retryDepth: int | None
+    dlqDepth: int | None
+    error: Annotated[str | None, "why the group could not be read (null: it was)"]
+
+
+class GroupsProgressDoc(TypedDict):
+    """Without -g: every group, largest lag first."""
+
+    groups: list[GroupSummaryDoc]
+    lagTotal: int
+
+
 @command(
     "consumerProgress",
     "mqadmin consumerProgress                          # every group, largest lag first",
     "mqadmin consumerProgress -g OrdersConsumer        # per queue: offsets, lag, last consume time",
     "mqadmin consumerProgress -g OrdersConsumer -t Orders -s true --sort lag",
+    document=GroupProgressDoc | GroupsProgressDoc,
 )
 def consumer_progress(
     namesrv: NamesrvOpt = None,

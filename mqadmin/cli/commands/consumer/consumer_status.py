@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome
 from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -20,11 +21,54 @@ BLOCKED_AFTER_MS = 60_000
 GroupArg = Annotated[str, Option("-g", "--consumerGroup", metavar="GROUP", help="Consumer group name.")]
 
 
+class RunningQueueDoc(TypedDict):
+    topic: str
+    brokerName: str
+    queueId: int
+    processQueue: Annotated[dict[str, Any], "the client's ProcessQueueInfo, as it sends it"]
+
+
+class RunningInfoDoc(TypedDict):
+    properties: Annotated[dict[str, str], "the client's settings"]
+    subscriptions: list[dict[str, str]]
+    queues: list[RunningQueueDoc]
+    popQueues: list[RunningQueueDoc]
+    rates: Annotated[dict[str, dict[str, Any]], "topic -> consume TPS and RT, as the client sends them"]
+    userConsumerInfo: dict[str, str]
+    jstack: Annotated[str | None, "-s: the client's thread dump"]
+
+
+class ClientStatusDoc(TypedDict):
+    clientId: str
+    versionDesc: str | None
+    status: Annotated[str, "ok or failed"]
+    reason: str | None
+    info: Annotated[RunningInfoDoc | None, "the client's running info (null: it did not answer)"]
+
+
+class DuplicateQueueDoc(TypedDict):
+    topic: str
+    brokerName: str
+    queueId: int
+    clients: Annotated[list[str], "the clients that all hold the queue"]
+
+
+class ConsumerStatusDoc(TypedDict):
+    group: str
+    clients: list[ClientStatusDoc]
+    sameSubscription: Annotated[bool, "whether every client subscribes alike"]
+    rebalanceOk: Annotated[bool | None, "whether each queue is held by one client (null: none answered)"]
+    duplicateQueues: list[DuplicateQueueDoc]
+    problems: Annotated[list[str], "what looks wrong (a queue blocked, a consume failing, ...)"]
+    outcome: Outcome
+
+
 @command(
     "consumerStatus",
     "mqadmin consumerStatus -g OrdersConsumer                  # one line per client, then the analysis",
     "mqadmin consumerStatus -g OrdersConsumer -i 10.0.0.5@12345 # one client in detail",
     "mqadmin consumerStatus -g OrdersConsumer -i 10.0.0.5@12345 -s   # with the client's thread dump",
+    document=ConsumerStatusDoc,
 )
 def consumer_status(
     group: GroupArg,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -13,10 +13,24 @@ if TYPE_CHECKING:
     from mqadmin.model.rpc.consumers import OffsetTable
 
 
+class ClientOffsetDoc(TypedDict):
+    topic: str
+    brokerName: str
+    queueId: int
+    offset: Annotated[int, "the client's offset in the queue"]
+
+
+class ClientOffsetsDoc(TypedDict):
+    group: str
+    topic: str
+    clients: Annotated[dict[str, list[ClientOffsetDoc]], "client id -> its queues"]
+
+
 @command(
     "getConsumerStatus",
     "mqadmin getConsumerStatus -g OrdersConsumer -t Orders",
     "mqadmin getConsumerStatus -g OrdersConsumer -t Orders -i 10.0.0.5@12345",
+    document=ClientOffsetsDoc,
 )
 def get_consumer_status(
     group: Annotated[str, Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -13,7 +13,21 @@ if TYPE_CHECKING:
     from mqadmin.model.clients import ProducerInfo
 
 
-@command("producer", "mqadmin producer -b 127.0.0.1:10911")
+class ProducerInfoDoc(TypedDict):
+    clientId: str
+    remoteIp: Annotated[str, "host:port"]
+    language: str
+    version: int
+    versionDesc: str
+    lastUpdateTimestamp: Annotated[int | None, "its last heartbeat, ms since the epoch"]
+
+
+class ProducerTableDoc(TypedDict):
+    brokerAddr: str
+    groups: Annotated[dict[str, list[ProducerInfoDoc]], "producer group -> its producers"]
+
+
+@command("producer", "mqadmin producer -b 127.0.0.1:10911", document=ProducerTableDoc)
 def producer(
     broker_addr: Annotated[str, Option("-b", "--broker", metavar="HOST:PORT", help="Address of one broker.")],
     namesrv: NamesrvOpt = None,

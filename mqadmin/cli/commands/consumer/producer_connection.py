@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.consumer._shared import ConnectionDoc
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
@@ -15,7 +16,13 @@ if TYPE_CHECKING:
 ProducerGroupOpt = Annotated[str, Option("-g", "--producerGroup", metavar="GROUP", help="Producer group name.")]
 
 
-@command("producerConnection", "mqadmin producerConnection -g OrdersProducer -t Orders")
+class ProducerConnectionDoc(TypedDict):
+    group: str
+    topic: str
+    connections: Annotated[list[ConnectionDoc], "each producer online"]
+
+
+@command("producerConnection", "mqadmin producerConnection -g OrdersProducer -t Orders", document=ProducerConnectionDoc)
 def producer_connection(group: ProducerGroupOpt, topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
     """The clients of a producer group (client id, address, language, version), as the brokers of the
     topic's route see them (every broker is asked; clients are merged by id). Exit code 1 when none of

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.consumer._shared import ResetOffsetDoc
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
@@ -29,6 +30,7 @@ ResetClusterOpt = Annotated[
     "mqadmin resetOffsetByTime -g OrdersConsumer -t Orders -s -1h",
     "mqadmin resetOffsetByTime -g OrdersConsumer -t Orders -s 2024-05-01T03:00:00",
     "mqadmin resetOffsetByTime -g OrdersConsumer -t Orders -s now -b 127.0.0.1:10911 -q 3 -o 1200",
+    document=ResetOffsetDoc,
 )
 def reset_offset_by_time(
     group: Annotated[str, Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
@@ -15,10 +16,20 @@ if TYPE_CHECKING:
 MODES = ("PULL", "POP")
 
 
+class ConsumeModeDoc(TypedDict):
+    topic: str
+    group: str
+    mode: Annotated[str, "PULL or POP"]
+    popShareQueueNum: int
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
 @command(
     "setConsumeMode",
     "mqadmin setConsumeMode -c DefaultCluster -t Orders -g OrdersConsumer -m POP",
     "mqadmin setConsumeMode -b 127.0.0.1:10911 -t Orders -g OrdersConsumer -m POP -q 2",
+    document=ConsumeModeDoc,
 )
 def set_consume_mode(
     topic: Annotated[str, Option("-t", "--topicName", metavar="TOPIC", help="Topic name.")],

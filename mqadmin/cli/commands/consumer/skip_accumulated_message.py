@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.consumer._shared import ResetOffsetDoc
 from mqadmin.cli.commands.consumer.reset_offset_by_time import DryRunOpt, ForceOpt, ResetClusterOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
@@ -14,6 +15,7 @@ from mqadmin.cli.params import NamesrvOpt, check_topic, parse_bool
     "skipAccumulatedMessage",
     "mqadmin skipAccumulatedMessage -g OrdersConsumer -t Orders --dry-run   # what would be skipped",
     "mqadmin skipAccumulatedMessage -g OrdersConsumer -t Orders",
+    document=ResetOffsetDoc,
 )
 def skip_accumulated_message(
     group: Annotated[str, Option("-g", "--group", metavar="GROUP", help="Consumer group name.")],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -13,7 +13,35 @@ if TYPE_CHECKING:
     from mqadmin.admin.monitor import MonitorRound
 
 
-@command("startMonitoring", "mqadmin startMonitoring", "mqadmin startMonitoring --interval 10 --count 3 --format json")
+class UndoneDoc(TypedDict):
+    consumerGroup: str
+    topic: str
+    undoneMsgsTotal: Annotated[int, "messages not consumed yet"]
+    undoneMsgsSingleMQ: Annotated[int, "the most in one queue"]
+    undoneMsgsDelayTimeMills: Annotated[int, "how long the oldest has waited, ms"]
+
+
+class MonitorErrorDoc(TypedDict):
+    consumerGroup: str
+    reason: str
+
+
+class MonitorRoundDoc(TypedDict):
+    """One round, one line (NDJSON)."""
+
+    round: int
+    timestamp: Annotated[int, "ms since the epoch, when the round began"]
+    undoneMsgs: list[UndoneDoc]
+    offlineGroups: list[str]
+    errors: list[MonitorErrorDoc]
+
+
+@command(
+    "startMonitoring",
+    "mqadmin startMonitoring",
+    "mqadmin startMonitoring --interval 10 --count 3 --format json",
+    document=MonitorRoundDoc,
+)
 def start_monitoring(
     namesrv: NamesrvOpt = None,
     interval: Annotated[

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+from mqadmin.cli.doc_types import TargetResultDoc
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
@@ -15,6 +16,16 @@ if TYPE_CHECKING:
 NAME_HINT = "use letters, digits, '-', '_', '|' or '%'"
 EXPONENTIAL_EXAMPLE = '{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":5000,"max":7200000,"multiplier":2}}'
 POLICY_EXAMPLE = f"for example: -p '{EXPONENTIAL_EXAMPLE}'"
+
+GroupConfigDoc = Annotated[
+    dict[str, Any],
+    "the broker's SubscriptionGroupConfig as it sends it, without groupName: consumeEnable, retryQueueNums, "
+    "retryMaxTimes, groupRetryPolicy, attributes, ... and any key the broker adds (null: failed)",
+]
+
+
+class GroupResultDoc(TargetResultDoc):
+    config: GroupConfigDoc | None
 
 
 def check_group(group: str, *, creating: bool) -> None:

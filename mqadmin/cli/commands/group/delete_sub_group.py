@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, GroupOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
     from mqadmin.model.route import ClusterInfo
+
+
+class GroupTopicDeletionDoc(TypedDict):
+    topic: Annotated[str, "the group's %RETRY% or %DLQ% topic"]
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
+class DeleteSubGroupDoc(TypedDict):
+    group: str
+    target: TargetGiven
+    dryRun: bool
+    removeOffset: Annotated[bool, "-r: the group's offsets removed too"]
+    results: Annotated[list[TargetResultDoc], "each broker"]
+    topics: Annotated[list[GroupTopicDeletionDoc], "-r: its retry and dead-letter topics deleted"]
+    outcome: Outcome
 
 
 @command(
@@ -19,6 +36,7 @@ if TYPE_CHECKING:
     "mqadmin deleteSubGroup -c DefaultCluster -g OrdersConsumer -r true     # its offsets too",
     "mqadmin deleteSubGroup -b 127.0.0.1:10911 -g OrdersConsumer --if-exists",
     blocking=True,
+    document=DeleteSubGroupDoc,
 )
 def delete_sub_group(
     group: GroupOpt,

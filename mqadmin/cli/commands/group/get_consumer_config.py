@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.group._shared import GroupResultDoc
+from mqadmin.cli.doc_types import Outcome
 from mqadmin.cli.params import GroupOpt, NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
 
 
-@command("getConsumerConfig", "mqadmin getConsumerConfig -g OrdersConsumer")
+class ConsumerConfigResultDoc(GroupResultDoc):
+    cluster: str
+
+
+class ConsumerConfigDoc(TypedDict):
+    group: str
+    results: list[ConsumerConfigResultDoc]
+    outcome: Outcome
+
+
+@command("getConsumerConfig", "mqadmin getConsumerConfig -g OrdersConsumer", document=ConsumerConfigDoc)
 def get_consumer_config(group: GroupOpt, namesrv: NamesrvOpt = None) -> None:
     """A subscription group's config on every broker the name server knows that has it, one row per setting.
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.group._shared import GroupResultDoc
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetGiven
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, GroupOpt, NamesrvOpt, exactly_one, parse_bool
 
 if TYPE_CHECKING:
@@ -24,6 +26,13 @@ def _number(short: str, name: str, what: str, default: int) -> Any:
     return Option(short, name, min=0, metavar="N", help=f"{what} [{default} {NEW}].")
 
 
+class UpdateSubGroupDoc(TypedDict):
+    group: str
+    target: TargetGiven
+    results: list[GroupResultDoc]
+    outcome: Outcome
+
+
 @command(
     "updateSubGroup",
     "mqadmin updateSubGroup -c DefaultCluster -g OrdersConsumer",
@@ -33,6 +42,7 @@ def _number(short: str, name: str, what: str, default: int) -> Any:
     """-p '{"type":"CUSTOMIZED","customizedRetryPolicy":{"next":[1000,5000,10000]}}'""",
     "mqadmin updateSubGroup -c DefaultCluster -g G --if-not-exists   # never changes an existing group",
     blocking=True,
+    document=UpdateSubGroupDoc,
 )
 def update_sub_group(
     group: GroupOpt,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -13,10 +14,22 @@ if TYPE_CHECKING:
     from mqadmin.admin.groups import GroupResult
 
 
+class GroupListResultDoc(TargetResultDoc):
+    group: str
+
+
+class UpdateSubGroupListDoc(TypedDict):
+    file: str
+    target: TargetGiven
+    results: list[GroupListResultDoc]
+    outcome: Outcome
+
+
 @command(
     "updateSubGroupList",
     "mqadmin updateSubGroupList -c DefaultCluster -f groups.json",
     "mqadmin updateSubGroupList -b 127.0.0.1:10911 -f groups.toml",
+    document=UpdateSubGroupListDoc,
 )
 def update_sub_group_list(
     file: Annotated[

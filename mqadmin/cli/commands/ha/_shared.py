@@ -4,9 +4,10 @@ repetition, and running against controllers (which need no name server)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict, TypeVar
 
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
@@ -14,6 +15,90 @@ if TYPE_CHECKING:
     from mqadmin.model.rpc.ha import ControllerMetadataHeader
 
 T = TypeVar("T")
+
+
+class ReplicaDoc(TypedDict):
+    brokerName: str
+    brokerId: int
+    brokerAddress: str
+    alive: Annotated[bool | None, "null: the controller did not say"]
+
+
+class MasterDoc(TypedDict):
+    masterBrokerId: Annotated[int | None, "null: no master"]
+    masterAddress: str | None
+    masterEpoch: int
+    syncStateSetEpoch: int
+
+
+class SyncStateDoc(MasterDoc):
+    brokerName: str
+    inSyncReplicas: list[ReplicaDoc]
+    notInSyncReplicas: list[ReplicaDoc]
+
+
+class HaConnectionDoc(TypedDict):
+    addr: Annotated[str, "the slave's address"]
+    slaveAckOffset: int
+    diff: Annotated[int, "bytes the slave is behind"]
+    inSync: bool
+    transferredByteInSecond: int
+    transferFromWhere: int
+
+
+class HaClientDoc(TypedDict):
+    masterAddr: str | None
+    transferredByteInSecond: int
+    maxOffset: int
+    lastReadTimestamp: int
+    lastWriteTimestamp: int
+    masterFlushOffset: int
+    activated: bool
+
+
+class HaRuntimeDoc(TypedDict):
+    master: bool
+    masterCommitLogMaxOffset: int
+    inSyncSlaveNums: int
+    haConnectionInfo: Annotated[list[HaConnectionDoc], "a master: each slave connected"]
+    haClientRuntimeInfo: Annotated[HaClientDoc, "a slave: its connection to the master"]
+
+
+class HaStatusResultDoc(TargetResultDoc):
+    haStatus: Annotated[HaRuntimeDoc | None, "null: failed"]
+
+
+class HaStatusDoc(TypedDict):
+    """One round (with -i, one line per round)."""
+
+    results: Annotated[list[HaStatusResultDoc], "each broker"]
+    outcome: Outcome
+
+
+class EpochDoc(TypedDict):
+    epoch: int
+    startOffset: int
+    endOffset: int
+
+
+class EpochCacheDoc(TypedDict):
+    clusterName: str
+    brokerName: str
+    brokerId: int
+    epochList: list[EpochDoc]
+    maxOffset: int
+
+
+class EpochResultDoc(TargetResultDoc):
+    epochCache: Annotated[EpochCacheDoc | None, "null: failed"]
+
+
+class BrokerEpochDoc(TypedDict):
+    """One round (with -i, one line per round)."""
+
+    results: Annotated[list[EpochResultDoc], "each broker"]
+    outcome: Outcome
+
 
 FoundControllerOpt = Annotated[
     str | None,

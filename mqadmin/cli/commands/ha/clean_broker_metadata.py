@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import FoundControllerOpt
+from mqadmin.cli.commands.ha._shared import FoundControllerOpt, ReplicaDoc
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt
@@ -14,10 +14,25 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
 
 
+class CleanedReplicaDoc(ReplicaDoc):
+    clean: Annotated[bool, "whether it is (would be, with --dry-run) forgotten"]
+
+
+class CleanBrokerMetadataDoc(TypedDict):
+    clusterName: str | None
+    brokerName: str
+    brokerIds: Annotated[list[int] | None, "-b (null: every replica)"]
+    cleanLivingBroker: bool
+    dryRun: bool
+    controller: Annotated[str | None, "the leader that cleaned (null with --dry-run)"]
+    replicas: Annotated[list[CleanedReplicaDoc], "the replicas the controller held before"]
+
+
 @command(
     "cleanBrokerMetadata",
     "mqadmin cleanBrokerMetadata -a 127.0.0.1:9878 -c DefaultCluster -bn broker-a -b '2;3' --dry-run",
     "mqadmin cleanBrokerMetadata -a 127.0.0.1:9878 -bn broker-a -l",
+    document=CleanBrokerMetadataDoc,
 )
 def clean_broker_metadata(
     broker_name: Annotated[str, Option("-bn", "--brokerName", metavar="BROKER", help="Broker name.")],

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import FoundControllerOpt
+from mqadmin.cli.commands.ha._shared import FoundControllerOpt, MasterDoc
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
@@ -14,10 +14,24 @@ if TYPE_CHECKING:
     from mqadmin.model.ha import ReplicasInfo
 
 
+class ElectionDoc(TypedDict):
+    clusterName: str
+    brokerName: str
+    brokerId: Annotated[int, "the replica to elect"]
+    before: Annotated[MasterDoc | None, "the master before (null: the controller knows no such broker)"]
+    dryRun: bool
+    elected: bool
+    remark: Annotated[str | None, "why nothing was elected"]
+    after: Annotated[MasterDoc | None, "the master after (null with --dry-run)"]
+    syncStateSet: Annotated[list[int], "the broker ids in sync"]
+    brokerAddrs: Annotated[dict[str, str], "broker id -> address"]
+
+
 @command(
     "electMaster",
     "mqadmin electMaster -a 127.0.0.1:9878 -c DefaultCluster -bn broker-a -b 2",
     "mqadmin electMaster -a 127.0.0.1:9878 -c DefaultCluster -bn broker-a -b 2 --dry-run",
+    document=ElectionDoc,
 )
 def elect_master(
     broker_id: Annotated[

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import BrokerNameOpt, CountOpt, IntervalOpt, one_of
+from mqadmin.cli.commands.ha._shared import BrokerEpochDoc, BrokerNameOpt, CountOpt, IntervalOpt, one_of
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     "getBrokerEpoch",
     "mqadmin getBrokerEpoch -b broker-a",
     "mqadmin getBrokerEpoch -c DefaultCluster --format json",
+    document=BrokerEpochDoc,
 )
 def get_broker_epoch(
     namesrv: NamesrvOpt = None,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.ha._shared import FoundControllerOpt
 from mqadmin.cli.params import NamesrvOpt
+from mqadmin.cli.views.config import ConfigsDoc
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     "getControllerConfig",
     "mqadmin getControllerConfig -a 127.0.0.1:9878",
     "mqadmin getControllerConfig -a 'c1:9878;c2:9878' | grep electPolicy",
+    document=ConfigsDoc,
 )
 def get_controller_config(controller: FoundControllerOpt = None, namesrv: NamesrvOpt = None) -> None:
     """Show the config of every controller of -a (GET_CONTROLLER_CONFIG), asked concurrently.

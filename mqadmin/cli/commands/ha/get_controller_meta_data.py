@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.ha._shared import FoundControllerOpt
@@ -13,10 +13,20 @@ if TYPE_CHECKING:
     from mqadmin.model.rpc.ha import ControllerMetadataHeader
 
 
+class ControllerMetadataDoc(TypedDict):
+    controller: Annotated[str, "the controller asked"]
+    group: str | None
+    controllerLeaderId: str | None
+    controllerLeaderAddress: str | None
+    isLeader: Annotated[bool, "whether the controller asked is the leader"]
+    peers: Annotated[list[str], "id:host:port of each member of the controller group"]
+
+
 @command(
     "getControllerMetaData",
     "mqadmin getControllerMetaData -a 127.0.0.1:9878",
     "mqadmin getControllerMetaData -n 127.0.0.1:9876   # the controller the brokers use",
+    document=ControllerMetadataDoc,
 )
 def get_controller_meta_data(controller: FoundControllerOpt = None, namesrv: NamesrvOpt = None) -> None:
     """Show the controller group of -a (CONTROLLER_GET_METADATA_INFO): its name, the leader's id and address,

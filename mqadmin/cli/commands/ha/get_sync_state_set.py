@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import BrokerNameOpt, CountOpt, FoundControllerOpt, IntervalOpt, one_of, rounds
+from mqadmin.cli.commands.ha._shared import (
+    BrokerNameOpt,
+    CountOpt,
+    FoundControllerOpt,
+    IntervalOpt,
+    SyncStateDoc,
+    one_of,
+    rounds,
+)
 from mqadmin.cli.params import ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -13,10 +21,18 @@ if TYPE_CHECKING:
     from mqadmin.model.ha import ReplicasInfo
 
 
+class SyncStateSetDoc(TypedDict):
+    """One round (with -i, one line per round)."""
+
+    controller: Annotated[str, "the controller asked"]
+    brokers: Annotated[list[SyncStateDoc], "each broker name asked"]
+
+
 @command(
     "getSyncStateSet",
     "mqadmin getSyncStateSet -a 127.0.0.1:9878 -b broker-a",
     "mqadmin getSyncStateSet -a 127.0.0.1:9878 -c DefaultCluster -n 127.0.0.1:9876",
+    document=SyncStateSetDoc,
 )
 def get_sync_state_set(
     controller: FoundControllerOpt = None,

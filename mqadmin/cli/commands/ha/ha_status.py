@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.ha._shared import CountOpt, IntervalOpt
+from mqadmin.cli.commands.ha._shared import CountOpt, HaStatusDoc, IntervalOpt
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     "haStatus",
     "mqadmin haStatus -c DefaultCluster",
     "mqadmin haStatus -b 127.0.0.1:10911 -i 5",
+    document=HaStatusDoc,
 )
 def ha_status(
     namesrv: NamesrvOpt = None,

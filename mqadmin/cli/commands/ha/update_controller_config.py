@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.ha._shared import FoundControllerOpt
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import SettingDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 @command(
     "updateControllerConfig",
     "mqadmin updateControllerConfig -a 127.0.0.1:9878 -k notifyBrokerRoleChanged -v false",
+    document=SettingDoc,
 )
 def update_controller_config(
     key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],

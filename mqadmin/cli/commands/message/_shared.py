@@ -8,13 +8,15 @@ import codecs
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict, TypeVar
 
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
+    from mqadmin.admin.lookup import Consumption
+    from mqadmin.admin.queries import FoundMessage
     from mqadmin.wire.message import MessageExt
 
 T = TypeVar("T")
@@ -110,6 +112,75 @@ def host(addr: tuple[str, int]) -> str:
     return f"[{addr[0]}]:{addr[1]}" if ":" in addr[0] else f"{addr[0]}:{addr[1]}"
 
 
+# --- the message document ---------------------------------------------------------------------------
+
+
+class MessageDoc(TypedDict):
+    """A stored message, the same in every message command's document."""
+
+    topic: str
+    broker: Annotated[str | None, "the broker's name (null: not known)"]
+    queueId: int
+    queueOffset: int
+    msgId: Annotated[str, "the unique key (UNIQ_KEY) a producer got, else the offset message id"]
+    offsetMsgId: Annotated[str, "the broker's id: store host and commit-log offset"]
+    keys: Annotated[list[str], "the KEYS property, split"]
+    tags: str | None
+    bornTimestamp: Annotated[int, "ms since the epoch"]
+    storeTimestamp: Annotated[int, "ms since the epoch"]
+    bornHost: Annotated[str, "host:port"]
+    storeHost: Annotated[str, "host:port"]
+    commitLogOffset: int
+    sysFlag: int
+    reconsumeTimes: int
+    properties: Annotated[dict[str, str], "every property, sorted by name"]
+    bodySize: Annotated[int, "bytes"]
+    body: Annotated[str | None, "the body as bodyEncoding says (null: bodies not printed)"]
+    bodyEncoding: Annotated[str | None, "utf-8, base64 (not UTF-8) or the charset given"]
+
+
+class SentDoc(TypedDict):
+    topic: str
+    broker: str
+    brokerAddr: str
+    queueId: int
+    queueOffset: int
+    msgId: Annotated[str, "the unique key (UNIQ_KEY): Java's SendResult msgId"]
+    offsetMsgId: Annotated[str, "the broker's id: store host and commit-log offset"]
+    status: Annotated[str, "SEND_OK, FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE"]
+
+
+class MessagesDoc(TypedDict):
+    messages: list[MessageDoc]
+
+
+class ConsumptionDoc(TypedDict):
+    group: Annotated[str, "a group that consumes the message's topic on its broker"]
+    consumerOffset: Annotated[int | None, "its committed offset in the message's queue (null: none)"]
+    consumed: Annotated[bool, "whether the committed offset is past the message"]
+
+
+class FoundMessageDoc(MessageDoc):
+    consumers: list[ConsumptionDoc]
+
+
+class FoundMessagesDoc(TypedDict):
+    messages: list[FoundMessageDoc]
+
+
+def found_json(found: list[tuple[FoundMessage, list[Consumption]]], codec: str | None = None) -> FoundMessagesDoc:
+    """``{"messages": [...]}``: each message with the groups that consume its topic."""
+    return {"messages": [found_message_json(f, cs, codec) for f, cs in found]}
+
+
+def found_message_json(found: FoundMessage, consumers: list[Consumption], codec: str | None) -> FoundMessageDoc:
+    """A message with the groups that consume its topic."""
+    return FoundMessageDoc(
+        **message_json(found.message, found.broker_name, charset=codec),
+        consumers=[{"group": c.group, "consumerOffset": c.consumer_offset, "consumed": c.consumed} for c in consumers],
+    )
+
+
 # --- bodies --------------------------------------------------------------------------------------
 
 
@@ -143,8 +214,9 @@ def body_preview(body: bytes, charset: str | None = None, *, whole: bool = False
 # --- messages ------------------------------------------------------------------------------------
 
 
-def message_json(m: MessageExt, broker: str | None, *, body: bool = True, charset: str | None = None) -> dict[str, Any]:
+def message_json(m: MessageExt, broker: str | None, *, body: bool = True, charset: str | None = None) -> MessageDoc:
     """The one JSON document of a stored message, for every message command."""
+    shown = body_json(m.body if body else None, charset)
     return {
         "topic": m.topic,
         "broker": broker,
@@ -163,7 +235,8 @@ def message_json(m: MessageExt, broker: str | None, *, body: bool = True, charse
         "reconsumeTimes": m.reconsume_times,
         "properties": dict(sorted(m.properties.items())),
         "bodySize": len(m.body),
-        **body_json(m.body if body else None, charset),
+        "body": shown["body"],
+        "bodyEncoding": shown["bodyEncoding"],
     }
 
 

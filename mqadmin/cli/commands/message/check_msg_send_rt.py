@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import run_messaging
@@ -16,6 +16,22 @@ if TYPE_CHECKING:
 MAX_SIZE = 4 * 1024 * 1024
 
 
+class ProbeDoc(TypedDict):
+    broker: str
+    queueId: int
+    ok: bool
+    rt: Annotated[float, "ms"]
+    error: str | None
+
+
+class SendRtDoc(TypedDict):
+    topic: str
+    amount: int
+    size: Annotated[int, "bytes per message"]
+    sends: list[ProbeDoc]
+    avgRt: Annotated[float, "ms, over the sends after the first (which opens the connections)"]
+
+
 @dataclass(slots=True)
 class Probe:
     broker: str
@@ -24,7 +40,7 @@ class Probe:
     rt_ms: float
     error: str | None
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ProbeDoc:
         return {"broker": self.broker, "queueId": self.queue_id, "ok": self.ok, "rt": round(self.rt_ms, 3),
                 "error": self.error}  # fmt: skip
 
@@ -33,6 +49,7 @@ class Probe:
     "checkMsgSendRT",
     "mqadmin checkMsgSendRT -t Orders",
     "mqadmin checkMsgSendRT -t Orders -a 20 -s 1024",
+    document=SendRtDoc,
 )
 def check_msg_send_rt(
     topic: TopicOpt,

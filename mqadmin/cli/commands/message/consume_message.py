@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
     BrokerNameOpt,
+    MessageDoc,
+    MessagesDoc,
     QueueIdOpt,
     SinceOpt,
     UntilOpt,
@@ -35,6 +37,7 @@ DEFAULT_COUNT = 128
     "mqadmin consumeMessage -t Orders --tags 'TagA || TagB' -s 2024-05-01T10:00:00 -e 2024-05-01T11:00:00",
     "mqadmin consumeMessage -t Orders -f --properties",
     "mqadmin --format json consumeMessage -t Orders | jq -r '.[].body'",
+    document=MessagesDoc | MessageDoc,  # -f: one message per line
 )
 def consume_message(
     topic: TopicOpt,
@@ -131,7 +134,8 @@ def consume_message(
     with stop_on_ctrl_c("consumeMessage") as interruption:
         run_messaging(namesrv, go)
     if json_output():
-        print_json([message_json_of(f) for f in shown])
+        doc: MessagesDoc = {"messages": [message_json_of(f) for f in shown]}
+        print_json(doc)
     else:
         from mqadmin.cli.render import print_table
 
@@ -160,7 +164,7 @@ def _interrupted(topic: str, read: int, left: list[tuple[QueueRange, int]], coun
     )
 
 
-def message_json_of(found: FoundMessage) -> dict[str, object]:
+def message_json_of(found: FoundMessage) -> MessageDoc:
     from mqadmin.cli.commands.message._shared import message_json
 
     return message_json(found.message, found.broker_name)

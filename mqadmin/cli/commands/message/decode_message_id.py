@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Literal, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -13,10 +13,36 @@ PLAUSIBLE_OFFSET = 1 << 48
 """256 TiB: no commit log gets there. A unique key read as an offset id has random bits up there."""
 
 
+class OffsetIdDoc(TypedDict):
+    storeHost: Annotated[str, "host:port of the broker that stored it"]
+    commitLogOffset: int
+
+
+class UniqueKeyDoc(TypedDict):
+    ip: Annotated[str, "the producer's IP"]
+    pid: Annotated[int, "the producer's process id"]
+    timestamp: Annotated[int, "ms since the epoch, when the id was made"]
+    counter: int
+
+
+class DecodedIdDoc(TypedDict):
+    """One id read both ways: as an offset message id and as a unique key."""
+
+    msgId: str
+    likely: Annotated[Literal["offsetMsgId", "uniqueKey"], "which reading is plausible"]
+    offsetMsgId: OffsetIdDoc
+    uniqueKey: UniqueKeyDoc
+
+
+class DecodedIdsDoc(TypedDict):
+    messageIds: list[DecodedIdDoc]
+
+
 @command(
     "decodeMessageId",
     "mqadmin decodeMessageId -i 7F0000011C2A18B4AAC27A4D0C830000",
     "mqadmin decodeMessageId -i 7F00000100002A9F0000000000000042,7F0000011C2A18B4AAC27A4D0C830000",
+    document=DecodedIdsDoc,
 )
 def decode_message_id(
     msg_id: Annotated[str, Option("-i", "--messageId", metavar="ID[,ID…]", help="Message id(s).")],
@@ -40,7 +66,8 @@ def decode_message_id(
         raise usage_error("-i names no message id", "for example: -i 7F0000011C2A18B4AAC27A4D0C830000")
     docs = [decode(i) for i in ids]
     if json_output():
-        print_json(docs)
+        doc: DecodedIdsDoc = {"messageIds": docs}
+        print_json(doc)
         return
     blocks = []
     for d in docs:
@@ -55,7 +82,7 @@ def decode_message_id(
     print_details(blocks)
 
 
-def decode(msg_id: str) -> dict[str, Any]:
+def decode(msg_id: str) -> DecodedIdDoc:
     from mqadmin.wire.message import MessageDecodeError, decode_uniq_key, parse_offset_msg_id
 
     try:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
     FromOpt,
+    MessageDoc,
+    MessagesDoc,
     ToOpt,
     check_charset,
     check_range,
@@ -35,6 +37,7 @@ ExpressionOpt = Annotated[str, Option("-s", "--subExpression", metavar="EXPR", h
     "mqadmin printMsg -t Orders",
     "mqadmin printMsg -t Orders -s 'TagA || TagB' -b 2024-05-01#10:00:00:000 -e 2024-05-01#11:00:00:000",
     "mqadmin printMsg -t Orders -d false",
+    document=MessagesDoc,
 )
 def print_msg(
     topic: TopicOpt,
@@ -80,14 +83,15 @@ def print_msg(
 
     found = run_messaging(namesrv, go)
     if json_output():
-        print_json(messages_json(found, with_body, codec))
+        doc: MessagesDoc = {"messages": messages_json(found, with_body, codec)}
+        print_json(doc)
     else:
         print_table(message_columns(with_body), message_rows(found, with_body, codec))
     if not found:
         note(f"mqadmin: note: no messages in {topic} match")
 
 
-def messages_json(found: list[FoundMessage], with_body: bool, charset: str | None) -> list[dict[str, object]]:
+def messages_json(found: list[FoundMessage], with_body: bool, charset: str | None) -> list[MessageDoc]:
     from mqadmin.cli.commands.message._shared import message_json
 
     return [message_json(f.message, f.broker_name, body=with_body, charset=charset) for f in found]

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import FromOpt, ToOpt, check_charset, check_range, parse_time, run_messaging
+from mqadmin.cli.commands.message._shared import (
+    FromOpt,
+    MessageDoc,
+    ToOpt,
+    check_charset,
+    check_range,
+    parse_time,
+    run_messaging,
+)
 from mqadmin.cli.commands.message.print_msg import CharsetOpt, ExpressionOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
@@ -17,10 +25,22 @@ if TYPE_CHECKING:
     from mqadmin.admin.reading import QueueRange
 
 
+class QueueMessagesDoc(TypedDict):
+    topic: str
+    broker: str
+    queueId: int
+    minOffset: Annotated[int, "the first offset read (-b: the first stored at or after it)"]
+    maxOffset: Annotated[int, "the offset reading stopped before (-e: the first stored after it)"]
+    count: Annotated[int, "messages read (matching -s)"]
+    messages: Annotated[list[MessageDoc], "-p true: the messages ([] otherwise)"]
+    tagCounts: Annotated[dict[str, int], "-f true: messages per tag, most first ({} otherwise)"]
+
+
 @command(
     "printMsgByQueue",
     "mqadmin printMsgByQueue -t Orders -a broker-a -i 0 -p true",
     "mqadmin printMsgByQueue -t Orders -a broker-a -i 0 -f true -b 2024-05-01T10:00:00",
+    document=QueueMessagesDoc,
 )
 def print_msg_by_queue(
     topic: TopicOpt,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import run_messaging
@@ -13,10 +13,39 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, Target, TargetResult
 
 
+class CqEntryDoc(TypedDict):
+    physicOffset: Annotated[int, "the message's commit-log offset"]
+    physicSize: int
+    tagsCode: Annotated[int, "the tag's hash code (or a delay level's delivery time)"]
+    extendDataJson: str | None
+    bitMap: str | None
+    eval: bool
+    msg: Annotated[Any, "as the broker sends it"]
+
+
+class CqBrokerDoc(TypedDict):
+    broker: str | None
+    addr: str
+    minQueueIndex: int | None
+    maxQueueIndex: int | None
+    subscriptionData: Annotated[dict[str, Any] | None, "-g: the group's subscription, as the broker sends it"]
+    filterData: str | None
+    queueData: list[CqEntryDoc]
+    error: Annotated[str | None, "why the broker could not be read (null: it was)"]
+
+
+class ConsumeQueueDoc(TypedDict):
+    topic: str
+    queueId: int
+    index: Annotated[int, "the first consume-queue index read"]
+    brokers: list[CqBrokerDoc]
+
+
 @command(
     "queryCq",
     "mqadmin queryCq -t Orders -q 0 -i 0",
     "mqadmin queryCq -t Orders -q 0 -i 100 -c 20 -b 127.0.0.1:10911 -g OrdersConsumer",
+    document=ConsumeQueueDoc,
 )
 def query_cq(
     topic: TopicOpt,

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import BodyFormatOpt, ClusterOpt, check_charset, run_messaging
+from mqadmin.cli.commands.message._shared import (
+    BodyFormatOpt,
+    ClusterOpt,
+    FoundMessagesDoc,
+    check_charset,
+    run_messaging,
+)
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import NamesrvOpt, check_topic
@@ -21,6 +27,7 @@ if TYPE_CHECKING:
     "mqadmin queryMsgById -i 7F00000100002A9F0000000000000042",
     "mqadmin queryMsgById -t Orders -i 7F0000011C2A18B4AAC27A4D0C830000,7F0000011C2A18B4AAC27A4D0C8A0001",
     "mqadmin queryMsgById -t Orders -i 7F00000100002A9F0000000000000042 -f GBK",
+    document=FoundMessagesDoc,
 )
 def query_msg_by_id(
     msg_id: Annotated[
@@ -43,7 +50,7 @@ def query_msg_by_id(
     over the last three days, as Java mqadmin does. Several ids may be given, comma-separated.
     """
     from mqadmin.admin.lookup import consumptions, find_by_id
-    from mqadmin.cli.commands.message._shared import detail_lines, message_json, print_details
+    from mqadmin.cli.commands.message._shared import detail_lines, found_json, print_details
     from mqadmin.cli.render import json_output, print_json
 
     ids = [i.strip() for i in msg_id.split(",") if i.strip()]
@@ -62,12 +69,7 @@ def query_msg_by_id(
 
     found = run_messaging(namesrv, go)
     if json_output():
-        print_json(
-            [
-                {**message_json(f.message, f.broker_name, charset=codec), "consumers": [c.to_json() for c in cs]}
-                for f, cs in found
-            ]
-        )
+        print_json(found_json(found, codec))
         return
     print_details([detail_lines(f.message, f.broker_name, codec) + consumer_lines(cs) for f, cs in found])
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
     ClusterOpt,
+    MessagesDoc,
     StoredFromOpt,
     StoredToOpt,
     check_range,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     "queryMsgByKey",
     "mqadmin queryMsgByKey -t Orders -k order-42",
     "mqadmin queryMsgByKey -t Orders -k order-42 -b 2024-05-01T00:00:00 -m 10",
+    document=MessagesDoc,
 )
 def query_msg_by_key(
     topic: TopicOpt,
@@ -56,7 +58,8 @@ def query_msg_by_key(
 
     found = run_messaging(namesrv, go)
     if json_output():
-        print_json([message_json(f.message, f.broker_name) for f in found])
+        doc: MessagesDoc = {"messages": [message_json(f.message, f.broker_name) for f in found]}
+        print_json(doc)
     else:
         columns = [Column("MSG ID"), Column("OFFSET MSG ID"), Column("BROKER"), Column("QUEUE", True),
                    Column("OFFSET", True), Column("STORE TIME"), Column("KEYS"), Column("TAGS")]  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import BodyFormatOpt, check_charset, run_messaging
+from mqadmin.cli.commands.message._shared import BodyFormatOpt, FoundMessageDoc, check_charset, run_messaging
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     "queryMsgByOffset",
     "mqadmin queryMsgByOffset -t Orders -b broker-a -i 0 -o 42",
     "mqadmin --format json queryMsgByOffset -t Orders -b broker-a -i 0 -o 42 | jq -r .body",
+    document=FoundMessageDoc,
 )
 def query_msg_by_offset(
     topic: TopicOpt,
@@ -33,7 +34,7 @@ def query_msg_by_offset(
     Reads without committing any offset. An offset outside the queue exits 1 naming the queue's range.
     """
     from mqadmin.admin.lookup import consumptions, find_at_offset
-    from mqadmin.cli.commands.message._shared import detail_lines, message_json, print_details
+    from mqadmin.cli.commands.message._shared import detail_lines, found_message_json, print_details
     from mqadmin.cli.commands.message.query_msg_by_id import consumer_lines
     from mqadmin.cli.render import json_output, print_json
 
@@ -46,7 +47,6 @@ def query_msg_by_offset(
 
     found, consumers = run_messaging(namesrv, go)
     if json_output():
-        doc = message_json(found.message, found.broker_name, charset=codec)
-        print_json({**doc, "consumers": [c.to_json() for c in consumers]})
+        print_json(found_message_json(found, consumers, codec))
         return
     print_details([detail_lines(found.message, found.broker_name, codec) + consumer_lines(consumers)])

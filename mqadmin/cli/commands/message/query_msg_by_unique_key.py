@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import ClusterOpt, run_messaging
+from mqadmin.cli.commands.message._shared import ClusterOpt, FoundMessagesDoc, run_messaging
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     "queryMsgByUniqueKey",
     "mqadmin queryMsgByUniqueKey -t Orders -i 7F0000011C2A18B4AAC27A4D0C830000",
     "mqadmin queryMsgByUniqueKey -t Orders -i 7F0000011C2A18B4AAC27A4D0C830000 -a",
+    document=FoundMessagesDoc,
 )
 def query_msg_by_unique_key(
     topic: TopicOpt,
@@ -35,7 +36,7 @@ def query_msg_by_unique_key(
     stored copies: the oldest is shown, or all of them with -a.
     """
     from mqadmin.admin.lookup import consumptions, find_by_unique_key
-    from mqadmin.cli.commands.message._shared import detail_lines, message_json, print_details
+    from mqadmin.cli.commands.message._shared import detail_lines, found_json, print_details
     from mqadmin.cli.commands.message.query_msg_by_id import consumer_lines
     from mqadmin.cli.render import json_output, print_json
 
@@ -47,8 +48,6 @@ def query_msg_by_unique_key(
 
     found = run_messaging(namesrv, go)
     if json_output():
-        print_json(
-            [{**message_json(f.message, f.broker_name), "consumers": [c.to_json() for c in cs]} for f, cs in found]
-        )
+        print_json(found_json(found))
         return
     print_details([detail_lines(f.message, f.broker_name) + consumer_lines(cs) for f, cs in found])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import StoredFromOpt, StoredToOpt, check_range, parse_time, run_messaging
@@ -15,10 +15,31 @@ if TYPE_CHECKING:
     from mqadmin.model.trace import TraceView
 
 
+class TraceDoc(TypedDict):
+    type: Annotated[str, "Pub, SubBefore, SubAfter, EndTransaction or Recall"]
+    msgId: str
+    group: Annotated[str | None, "the producer or consumer group"]
+    clientHost: Annotated[str | None, "the IP the trace was written from"]
+    timestamp: Annotated[int, "ms since the epoch"]
+    costTime: Annotated[int, "ms"]
+    status: Literal["success", "failed"]
+    topic: str | None
+    tags: str | None
+    keys: str | None
+    storeHost: str | None
+    offsetMsgId: str | None
+    msgType: Annotated[str | None, "Normal_Msg, Trans_Msg_Half, ..."]
+
+
+class TracesDoc(TypedDict):
+    traces: list[TraceDoc]
+
+
 @command(
     "queryMsgTraceById",
     "mqadmin queryMsgTraceById -i 7F0000011C2A18B4AAC27A4D0C830000",
     "mqadmin queryMsgTraceById -i 7F0000011C2A18B4AAC27A4D0C830000 -t MyTraceTopic",
+    document=TracesDoc,
 )
 def query_msg_trace_by_id(
     msg_id: Annotated[str, Option("-i", "--msgId", metavar="ID", help="The message id (unique key).")],
@@ -70,7 +91,7 @@ def query_msg_trace_by_id(
 
     views = run_messaging(namesrv, go)
     if json_output():
-        print_json([v.to_json() for v in views])
+        print_json({"traces": [v.to_json() for v in views]})
     else:
         columns = [Column("TYPE"), Column("GROUP"), Column("CLIENT HOST"), Column("TIME"), Column("COST MS", True),
                    Column("STATUS", styled=True)]  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.message._shared import (
@@ -23,11 +23,47 @@ if TYPE_CHECKING:
 PROGRESS_EVERY = 100
 
 
+class DlqRangeDoc(TypedDict):
+    broker: str
+    queueId: int
+    startOffset: int
+    endOffset: int
+
+
+class SentToDoc(TypedDict):
+    broker: str
+    queueId: int
+    queueOffset: int
+    offsetMsgId: str
+
+
+class ResendDoc(TypedDict):
+    broker: str | None
+    queueId: int
+    queueOffset: int
+    msgId: str
+    offsetMsgId: str
+    originalTopic: Annotated[str | None, "RETRY_TOPIC: where it is sent back to (null: unknown, skipped)"]
+    status: Annotated[str, "sent, would send, duplicate, skipped or failed"]
+    reason: str | None
+    sentTo: Annotated[SentToDoc | None, "where the copy was stored (null: not sent)"]
+
+
+class ResendDlqDoc(TypedDict):
+    group: str
+    dlqTopic: str
+    dryRun: bool
+    count: Annotated[int, "dead letters sent (would be sent with --dry-run)"]
+    queues: Annotated[list[DlqRangeDoc], "the dead-letter queues and offsets read"]
+    results: list[ResendDoc]
+
+
 @command(
     "resendDlqMessage",
     "mqadmin resendDlqMessage -g OrdersConsumer --dry-run",
     "mqadmin resendDlqMessage -g OrdersConsumer -s 2024-05-01T00:00:00 -c 100",
     "mqadmin resendDlqMessage -g OrdersConsumer -t Orders -b broker-a -o 250",
+    document=ResendDlqDoc,
 )
 def resend_dlq_message(
     group: Annotated[str, Option("-g", "--consumerGroup", metavar="GROUP", help="The group whose %DLQ% to read.")],
@@ -111,11 +147,11 @@ def resend_dlq_message(
         raise CliError(f"{run.failed} resend(s) failed", "see the REASON column; run again with -o to retry", code)
 
 
-def _range_json(r: Any) -> dict[str, Any]:
+def _range_json(r: Any) -> DlqRangeDoc:
     return {"broker": r.queue.broker_name, "queueId": r.queue.queue_id, "startOffset": r.start, "endOffset": r.end}
 
 
-def _json(r: Resend) -> dict[str, Any]:
+def _json(r: Resend) -> ResendDoc:
     m = r.found.message
     sent = r.sent
     return {

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.message._shared import BrokerNameOpt, QueueIdOpt, run_messaging
+from mqadmin.cli.commands.message._shared import BrokerNameOpt, QueueIdOpt, SentDoc, run_messaging
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
@@ -26,6 +26,7 @@ MAX_BODY = 4 * 1024 * 1024
     "echo '{\"id\": 1}' | mqadmin sendMessage -t Orders -p -",
     "mqadmin sendMessage -t Orders -p @payload.bin",
     "mqadmin sendMessage -t Orders -p 'step 2' --order-key order-1",
+    document=SentDoc,
 )
 def send_message(
     topic: TopicOpt,

@@ -4,13 +4,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict
 
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
+
+
+class PermTopicDoc(TypedDict):
+    topic: str
+    perm: Annotated[dict[str, int], "old and new permission"]
+
+
+class WritePermResultDoc(TargetResultDoc):
+    topicCount: Annotated[int | None, "topics whose write permission changed (would change with --dry-run)"]
+    topics: NotRequired[Annotated[list[PermTopicDoc], "--dry-run: each topic that would change"]]
+
+
+class WritePermDoc(TypedDict):
+    brokerName: str
+    dryRun: NotRequired[Annotated[bool, "wipeWritePerm --dry-run"]]
+    results: Annotated[list[WritePermResultDoc], "each name server"]
+    outcome: Outcome
+
 
 NamespaceOpt = Annotated[
     str, Option("-s", "--namespace", metavar="NAMESPACE", help="KV namespace, e.g. ORDER_TOPIC_CONFIG.")

@@ -5,14 +5,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.namesrv._shared import BrokerNameOpt, broker_name, check_known, counts_json, print_counts
+from mqadmin.cli.commands.namesrv._shared import (
+    BrokerNameOpt,
+    WritePermDoc,
+    broker_name,
+    check_known,
+    counts_json,
+    print_counts,
+)
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
-@command("addWritePerm", "mqadmin addWritePerm -b broker-a", blocking=True)
+@command("addWritePerm", "mqadmin addWritePerm -b broker-a", blocking=True, document=WritePermDoc)
 def add_write_perm(broker: BrokerNameOpt, namesrv: NamesrvOpt = None) -> None:
     """Give a broker's queues write permission again in every name server's routes (ADD_WRITE_PERM_OF_BROKER).
 

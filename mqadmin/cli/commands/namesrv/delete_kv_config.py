@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import KvKeyOpt, NamespaceOpt, text_value
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import CliError, ExitCode
 from mqadmin.cli.params import NamesrvOpt
 
@@ -14,7 +15,20 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
-@command("deleteKvConfig", "mqadmin deleteKvConfig -s ORDER_TOPIC_CONFIG -k Orders", blocking=True)
+class KvDeletionResultDoc(TargetResultDoc):
+    value: Annotated[str | None, "the value it held (null: none, or failed)"]
+
+
+class KvDeletedDoc(TypedDict):
+    namespace: str
+    key: str
+    results: list[KvDeletionResultDoc]
+    outcome: Outcome
+
+
+@command(
+    "deleteKvConfig", "mqadmin deleteKvConfig -s ORDER_TOPIC_CONFIG -k Orders", blocking=True, document=KvDeletedDoc
+)
 def delete_kv_config(
     namespace: NamespaceOpt,
     key: KvKeyOpt,

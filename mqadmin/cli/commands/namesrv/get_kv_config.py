@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import NamespaceOpt, text_value
@@ -14,11 +14,17 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
 
 
+class KvConfigDoc(TypedDict):
+    namespace: str
+    entries: Annotated[dict[str, str], "key -> value"]
+
+
 @command(
     "getKvConfig",
     "mqadmin getKvConfig -s ORDER_TOPIC_CONFIG",
     "mqadmin getKvConfig -s ORDER_TOPIC_CONFIG -k Orders",
     blocking=True,
+    document=KvConfigDoc,
 )
 def get_kv_config(
     namespace: NamespaceOpt,

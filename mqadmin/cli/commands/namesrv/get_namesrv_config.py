@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
 from mqadmin.cli.params import NamesrvOpt
+from mqadmin.cli.views.config import ConfigsDoc
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     "mqadmin getNamesrvConfig -n 127.0.0.1:9876",
     "mqadmin getNamesrvConfig -n 'ns1:9876;ns2:9876' | grep orderMessageEnable",
     blocking=True,
+    document=ConfigsDoc,
 )
 def get_namesrv_config(namesrv: NamesrvOpt = None) -> None:
     """Show the config of every name server of -n (GET_NAMESRV_CONFIG), asked concurrently.

@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import KvKeyOpt, NamespaceOpt, text_value
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
+class KvWrittenDoc(TypedDict):
+    namespace: str
+    key: str
+    value: str
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
 @command(
     "updateKvConfig",
     "mqadmin updateKvConfig -s ORDER_TOPIC_CONFIG -k Orders -v 'broker-a:8;broker-b:8'",
     blocking=True,
+    document=KvWrittenDoc,
 )
 def update_kv_config(
     namespace: NamespaceOpt,

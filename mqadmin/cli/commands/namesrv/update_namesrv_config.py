@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.namesrv._shared import config_key, config_value
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import SettingDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     "updateNamesrvConfig",
     "mqadmin updateNamesrvConfig -n 'ns1:9876;ns2:9876' -k orderMessageEnable -v true",
     blocking=True,
+    document=SettingDoc,
 )
 def update_namesrv_config(
     key: Annotated[str, Option("-k", "--key", metavar="KEY", help="Config key.")],

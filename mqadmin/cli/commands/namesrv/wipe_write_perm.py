@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.namesrv._shared import BrokerNameOpt, broker_name, check_known, counts_json, print_counts
+from mqadmin.cli.commands.namesrv._shared import (
+    BrokerNameOpt,
+    WritePermDoc,
+    broker_name,
+    check_known,
+    counts_json,
+    print_counts,
+)
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
@@ -19,7 +26,8 @@ if TYPE_CHECKING:
     "mqadmin wipeWritePerm -b broker-a",
     "mqadmin addWritePerm -b broker-a              # undo",
     blocking=True,
-    async_with=("dry_run",),  # the plan reads routes under asyncio's semaphore
+    async_with=("dry_run",),  # the plan reads routes under asyncio's semaphore,
+    document=WritePermDoc,
 )
 def wipe_write_perm(
     broker: BrokerNameOpt,

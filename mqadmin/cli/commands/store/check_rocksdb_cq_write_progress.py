@@ -3,20 +3,35 @@ file ones."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
+class CqCheckResultDoc(TargetResultDoc):
+    checkStatus: Annotated[str | None, "CHECK_SUCCESS, CHECK_NOT_OK, CHECK_IN_PROGRESS or CHECK_ERROR (null: failed)"]
+    checkResult: Annotated[str | None, "the broker's text about it"]
+
+
+class CqCheckDoc(TypedDict):
+    cluster: str
+    topic: Annotated[str | None, "-t (null: every topic)"]
+    checkFrom: Annotated[int, "ms since the epoch: messages stored since then are compared"]
+    results: list[CqCheckResultDoc]
+    outcome: Outcome
+
+
 @command(
     "checkRocksdbCqWriteProgress",
     "mqadmin checkRocksdbCqWriteProgress -c DefaultCluster",
     "mqadmin checkRocksdbCqWriteProgress -c DefaultCluster -t Orders -cf -2d",
+    document=CqCheckDoc,
 )
 def check_rocksdb_cq_write_progress(
     cluster: Annotated[str, Option("-c", "--cluster", metavar="CLUSTER", help="Cluster name.")],

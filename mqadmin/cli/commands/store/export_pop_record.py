@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, parse_bool
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
+class PopRecordExportDoc(TypedDict):
+    dryRun: bool
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
 @command(
     "exportPopRecord",
     "mqadmin exportPopRecord -c DefaultCluster --dry-run",
     "mqadmin exportPopRecord -b 127.0.0.1:10911",
+    document=PopRecordExportDoc,
 )
 def export_pop_record(
     namesrv: NamesrvOpt = None,

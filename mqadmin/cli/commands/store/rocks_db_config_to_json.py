@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt
 
@@ -18,10 +19,17 @@ LOCAL_MODE = (
 )
 
 
+class RocksDbExportDoc(TypedDict):
+    configTypes: Annotated[list[str], "topics, subscriptionGroups, consumerOffsets: what each broker exported"]
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
 @command(
     "rocksDBConfigToJson",
     "mqadmin rocksDBConfigToJson -b 127.0.0.1:10911",
     "mqadmin rocksDBConfigToJson -c DefaultCluster -t 'topics;subscriptionGroups'",
+    document=RocksDbExportDoc,
 )
 def rocks_db_config_to_json(
     namesrv: NamesrvOpt = None,

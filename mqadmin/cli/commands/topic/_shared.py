@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 if TYPE_CHECKING:
     from mqadmin.model.route import ClusterInfo
@@ -12,7 +12,18 @@ PERMS = {2: "write-only", 4: "read-only", 6: "read-write"}
 PERM_HINT = "use 2 (write-only), 4 (read-only) or 6 (read-write)"
 
 
-def topic_config_json(cfg: TopicConfig) -> dict[str, Any]:
+class TopicConfigDoc(TypedDict):
+    readQueueNums: int
+    writeQueueNums: int
+    perm: Annotated[int, "2 write-only, 4 read-only, 6 read-write"]
+    permString: Annotated[str, "RW-, R--, -W-"]
+    order: bool
+    topicSysFlag: int
+    topicFilterType: str
+    attributes: Annotated[dict[str, str], "5.x attributes, e.g. message.type"]
+
+
+def topic_config_json(cfg: TopicConfig) -> TopicConfigDoc:
     from mqadmin.model.topic import perm_to_string
 
     return {

@@ -7,9 +7,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
@@ -42,6 +43,20 @@ Planner = Callable[["ClusterInfo", Current], "StaticTopicPlan"]
 Writer = Callable[["AdminClient", "StaticTopicPlan", "ClusterInfo", Current], Awaitable[list["TargetResult"]]]
 
 FILE_HINT = "pass a mapping file written by --dry-run (or Java's tools: <topic>-<epoch>.after)"
+
+
+class StaticTopicDoc(TypedDict):
+    topic: str
+    epoch: Annotated[int, "the new mapping's epoch"]
+    plan: Annotated[
+        dict[str, Any],
+        "the mapping, in the form of Java's TopicRemappingDetailWrapper (as in the files): topic, type, epoch, "
+        "brokerConfigMap (broker -> its config and queue mapping), brokerToMapIn, brokerToMapOut",
+    ]
+    files: Annotated[dict[str, str], "before/after -> the mapping file written"]
+    results: Annotated[list[TargetResultDoc], "each broker written ([] with --dry-run)"]
+    outcome: Outcome
+    dryRun: bool
 
 
 def target_brokers(info: ClusterInfo, clusters: str | None, brokers: str | None) -> set[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -13,10 +13,22 @@ if TYPE_CHECKING:
     from mqadmin.model.allocate import MessageQueue
 
 
+class AllocatedQueueDoc(TypedDict):
+    brokerName: str
+    queueId: int
+    topic: str
+
+
+class AllocationDoc(TypedDict):
+    topic: str
+    result: Annotated[dict[str, list[AllocatedQueueDoc]], "client id -> the queues it gets"]
+
+
 @command(
     "allocateMQ",
     "mqadmin allocateMQ -t Orders -i 10.0.0.1,10.0.0.2,10.0.0.3",
     "mqadmin --format json allocateMQ -t Orders -i c1,c2",
+    document=AllocationDoc,
 )
 def allocate_mq(
     topic: TopicOpt,

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
+
+
+class DeleteTopicDoc(TypedDict):
+    topic: str
+    cluster: str
+    results: Annotated[list[TargetResultDoc], "each master, then each name server"]
+    outcome: Outcome
 
 
 @command(
@@ -17,6 +25,7 @@ if TYPE_CHECKING:
     "mqadmin deleteTopic -c DefaultCluster -t Orders",
     "mqadmin deleteTopic -c DefaultCluster -t Orders --if-exists   # exit 0 when there is no such topic",
     blocking=True,
+    document=DeleteTopicDoc,
 )
 def delete_topic(
     topic: TopicOpt,

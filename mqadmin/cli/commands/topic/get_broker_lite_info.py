@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -13,10 +14,34 @@ if TYPE_CHECKING:
     from mqadmin.model.lite import BrokerLiteInfo
 
 
+class BrokerLiteDoc(TypedDict):
+    storeType: str
+    maxLmqNum: int
+    currentLmqNum: int
+    liteSubscriptionCount: int
+    orderInfoCount: int
+    cqTableSize: int
+    offsetTableSize: int
+    eventMapSize: int
+    topicMeta: Annotated[dict[str, int], "parent topic -> its lite topics"]
+    groupMeta: Annotated[dict[str, list[str]], "group -> its parent topics"]
+
+
+class BrokerLiteResultDoc(TargetResultDoc):
+    info: Annotated[BrokerLiteDoc | None, "null: failed"]
+
+
+class BrokerLiteInfoDoc(TypedDict):
+    target: TargetGiven
+    results: list[BrokerLiteResultDoc]
+    outcome: Outcome
+
+
 @command(
     "getBrokerLiteInfo",
     "mqadmin getBrokerLiteInfo -c DefaultCluster",
     "mqadmin getBrokerLiteInfo -b 127.0.0.1:10911 -d",
+    document=BrokerLiteInfoDoc,
 )
 def get_broker_lite_info(
     namesrv: NamesrvOpt = None,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import LiteGroupOpt, ParentTopicOpt
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -14,7 +15,30 @@ if TYPE_CHECKING:
     from mqadmin.model.lite import LiteClientInfo
 
 
-@command("getLiteClientInfo", "mqadmin getLiteClientInfo -p Chats -g ChatReaders -c 10.0.0.7@12345 -s")
+class LiteClientDoc(TypedDict):
+    liteTopicCount: int | None
+    liteTopics: list[str]
+    lastAccessTime: Annotated[int | None, "ms since the epoch (null: never)"]
+    lastConsumeTime: Annotated[int | None, "ms since the epoch (null: never)"]
+
+
+class LiteClientResultDoc(TargetResultDoc):
+    info: Annotated[LiteClientDoc | None, "null: failed"]
+
+
+class LiteClientInfoDoc(TypedDict):
+    parentTopic: str
+    group: str
+    clientId: str
+    results: Annotated[list[LiteClientResultDoc], "each broker of the route"]
+    outcome: Outcome
+
+
+@command(
+    "getLiteClientInfo",
+    "mqadmin getLiteClientInfo -p Chats -g ChatReaders -c 10.0.0.7@12345 -s",
+    document=LiteClientInfoDoc,
+)
 def get_lite_client_info(
     parent_topic: ParentTopicOpt,
     group: LiteGroupOpt,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import LiteGroupOpt, ParentTopicOpt
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -14,11 +15,47 @@ if TYPE_CHECKING:
     from mqadmin.model.lite import LiteGroupInfo, LiteLag
 
 
+class LiteOffsetsDoc(TypedDict):
+    brokerOffset: int
+    consumerOffset: int
+    lagCount: int
+    lastTimestamp: int | None
+
+
+class LiteGroupDoc(TypedDict):
+    totalLagCount: int | None
+    earliestUnconsumedTimestamp: int | None
+    liteTopicOffsets: Annotated[LiteOffsetsDoc | None, "-l: the lite topic's offsets"]
+
+
+class LiteGroupResultDoc(TargetResultDoc):
+    info: Annotated[LiteGroupDoc | None, "null: failed"]
+
+
+class LiteLagDoc(TypedDict):
+    liteTopic: str
+    lagCount: int
+    earliestUnconsumedTimestamp: int | None
+
+
+class LiteGroupInfoDoc(TypedDict):
+    parentTopic: str
+    group: str
+    liteTopic: Annotated[str | None, "-l (null: every lite topic)"]
+    results: Annotated[list[LiteGroupResultDoc], "each broker of the route"]
+    outcome: Outcome
+    totalLagCount: Annotated[int, "over the brokers that answered"]
+    earliestUnconsumedTimestamp: int | None
+    lagCountTopK: Annotated[list[LiteLagDoc], "the lite topics with the largest lag (-k)"]
+    lagTimestampTopK: Annotated[list[LiteLagDoc], "the lite topics with the oldest unconsumed message (-k)"]
+
+
 @command(
     "getLiteGroupInfo",
     "mqadmin getLiteGroupInfo -p Chats -g ChatReaders",
     "mqadmin getLiteGroupInfo -p Chats -g ChatReaders -k 5",
     "mqadmin getLiteGroupInfo -p Chats -g ChatReaders -l room-42",
+    document=LiteGroupInfoDoc,
 )
 def get_lite_group_info(
     parent_topic: ParentTopicOpt,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import ParentTopicOpt
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
@@ -14,10 +15,36 @@ if TYPE_CHECKING:
     from mqadmin.model.lite import LiteTopicInfo
 
 
+class LiteSubscriberDoc(TypedDict):
+    clientId: str
+    group: str
+
+
+class LiteTopicDoc(TypedDict):
+    minOffset: int
+    maxOffset: int
+    lastUpdateTimestamp: Annotated[int | None, "ms since the epoch (null: never)"]
+    shardingToBroker: bool
+    subscribers: list[LiteSubscriberDoc]
+
+
+class LiteTopicResultDoc(TargetResultDoc):
+    info: Annotated[LiteTopicDoc | None, "null: failed"]
+
+
+class LiteTopicInfoDoc(TypedDict):
+    parentTopic: str
+    liteTopic: str
+    lmqName: Annotated[str, "the LMQ the lite topic is stored in"]
+    results: Annotated[list[LiteTopicResultDoc], "each broker of the route"]
+    outcome: Outcome
+
+
 @command(
     "getLiteTopicInfo",
     "mqadmin getLiteTopicInfo -p Chats -l room-42",
     "mqadmin getLiteTopicInfo -p Chats -l room-42 -s",
+    document=LiteTopicInfoDoc,
 )
 def get_lite_topic_info(
     parent_topic: ParentTopicOpt,

@@ -2,17 +2,36 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import ParentTopicOpt
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
-@command("getParentTopicInfo", "mqadmin getParentTopicInfo -p Chats")
+class ParentTopicDoc(TypedDict):
+    topic: str
+    ttl: int
+    liteTopicCount: int
+    lmqNum: int
+    groups: list[str]
+
+
+class ParentTopicResultDoc(TargetResultDoc):
+    info: Annotated[ParentTopicDoc | None, "null: failed"]
+
+
+class ParentTopicInfoDoc(TypedDict):
+    parentTopic: str
+    results: Annotated[list[ParentTopicResultDoc], "each broker of the route"]
+    outcome: Outcome
+
+
+@command("getParentTopicInfo", "mqadmin getParentTopicInfo -p Chats", document=ParentTopicInfoDoc)
 def get_parent_topic_info(parent_topic: ParentTopicOpt, namesrv: NamesrvOpt = None) -> None:
     """Show a lite parent topic on each broker of its route: the lite topics' TTL (seconds), how many lite
     topics and LMQs the broker holds, and the lite groups bound to the topic. Needs 5.5 brokers."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.topic._static import BrokersOpt, ClustersOpt, DryRunOpt, ForceOpt, MapFileOpt
+from mqadmin.cli.commands.topic._static import BrokersOpt, ClustersOpt, DryRunOpt, ForceOpt, MapFileOpt, StaticTopicDoc
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     "mqadmin remappingStaticTopic -t Ledger -b broker-b,broker-c --dry-run",
     "mqadmin remappingStaticTopic -t Ledger -c NewCluster",
     "mqadmin remappingStaticTopic -t Ledger -mf /tmp/Ledger-1700000000000.after",
+    document=StaticTopicDoc,
 )
 def remapping_static_topic(
     topic: TopicOpt,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
@@ -11,7 +11,12 @@ if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
 
 
-@command("topicClusterList", "mqadmin topicClusterList -t Orders", blocking=True)
+class TopicClustersDoc(TypedDict):
+    topic: str
+    clusters: list[str]
+
+
+@command("topicClusterList", "mqadmin topicClusterList -t Orders", blocking=True, document=TopicClustersDoc)
 def topic_cluster_list(topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
     """Print the clusters a topic is on, one per line: every cluster that holds a broker of its route.
 

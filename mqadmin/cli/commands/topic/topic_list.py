@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -13,6 +13,17 @@ if TYPE_CHECKING:
     from mqadmin.admin.topic_batch import TopicUsage
 
 
+class TopicUsageDoc(TypedDict):
+    topic: str
+    clusters: Annotated[list[str], "the clusters whose brokers hold the topic"]
+    groups: Annotated[list[str], "the consumer groups that consume it"]
+    reason: Annotated[str | None, "why it could not be looked up (null: it was)"]
+
+
+class TopicListDoc(TypedDict):
+    topics: Annotated[list[str] | list[TopicUsageDoc], "the topic names, sorted; with -c, each topic's usage"]
+
+
 @command(
     "topicList",
     "mqadmin topicList",
@@ -20,6 +31,7 @@ if TYPE_CHECKING:
     "mqadmin topicList -c",
     blocking=True,
     async_with=("cluster_model",),  # -c asks the brokers of every topic, bounded by asyncio's semaphore
+    document=TopicListDoc,
 )
 def topic_list(
     namesrv: NamesrvOpt = None,
@@ -46,7 +58,8 @@ def topic_list(
 
     topics = sorted(run_admin(namesrv, go))
     if json_output():
-        print_json({"topics": topics})
+        doc: TopicListDoc = {"topics": topics}
+        print_json(doc)
     else:
         print_lines(topics)
 
@@ -63,13 +76,11 @@ def _cluster_model(namesrv: str | None) -> None:
     usages = run_admin(namesrv, go)
     failed = [u for u in usages if u.reason]
     if json_output():
-        print_json(
-            {
-                "topics": [
-                    {"topic": u.topic, "clusters": u.clusters, "groups": u.groups, "reason": u.reason} for u in usages
-                ]
-            }
-        )
+        usage_docs: list[TopicUsageDoc] = [
+            {"topic": u.topic, "clusters": u.clusters, "groups": u.groups, "reason": u.reason} for u in usages
+        ]
+        doc: TopicListDoc = {"topics": usage_docs}
+        print_json(doc)
     else:
         columns = [Column("CLUSTER"), Column("TOPIC"), Column("CONSUMER GROUP")] + (
             [Column("REASON")] if failed else []

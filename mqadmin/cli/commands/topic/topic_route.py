@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
+from mqadmin.cli.views.route import RouteDoc
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     "mqadmin topicRoute -t Orders -l",
     "mqadmin --format json topicRoute -t Orders",
     blocking=True,
+    document=RouteDoc,
 )
 def topic_route(
     topic: TopicOpt,

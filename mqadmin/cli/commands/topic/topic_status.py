@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
 if TYPE_CHECKING:
@@ -12,7 +13,22 @@ if TYPE_CHECKING:
     from mqadmin.model.stats import QueueOffsets
 
 
-@command("topicStatus", "mqadmin topicStatus -t Orders")
+class QueueStatusDoc(TypedDict):
+    broker: str
+    queueId: int
+    minOffset: int
+    maxOffset: int
+    lastUpdateTimestamp: Annotated[int | None, "ms since the epoch of the queue's last message (null: none)"]
+
+
+class TopicStatusDoc(TypedDict):
+    topic: str
+    queues: Annotated[list[QueueStatusDoc], "every queue of the brokers that answered, by broker and queue id"]
+    results: Annotated[list[TargetResultDoc], "each broker of the route"]
+    outcome: Outcome
+
+
+@command("topicStatus", "mqadmin topicStatus -t Orders", document=TopicStatusDoc)
 def topic_status(topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
     """Per-queue min/max offsets and last update time, asked of every broker of the topic's route at once.
 
@@ -57,7 +73,7 @@ def topic_status(topic: TopicOpt, namesrv: NamesrvOpt = None) -> None:
     exit_for_results(results, f"topicStatus {topic}")
 
 
-def _queue_json(q: QueueOffsets) -> dict[str, object]:
+def _queue_json(q: QueueOffsets) -> QueueStatusDoc:
     return {
         "broker": q.broker_name,
         "queueId": q.queue_id,

@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.topic._lite import LiteGroupOpt, ParentTopicOpt
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
 
 
+class LiteDispatchDoc(TypedDict):
+    parentTopic: str
+    group: str
+    clientId: Annotated[str | None, "-c (null: every client of the group)"]
+    results: list[TargetResultDoc]
+    outcome: Outcome
+
+
 @command(
     "triggerLiteDispatch",
     "mqadmin triggerLiteDispatch -p Chats -g ChatReaders",
     "mqadmin triggerLiteDispatch -p Chats -g ChatReaders -c 10.0.0.7@12345 -b broker-a",
+    document=LiteDispatchDoc,
 )
 def trigger_lite_dispatch(
     parent_topic: ParentTopicOpt,

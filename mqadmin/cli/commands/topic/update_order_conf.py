@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetResultDoc
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic
 
@@ -20,11 +21,29 @@ class Method(StrEnum):
     delete = "delete"
 
 
+class OrderConfWrittenDoc(TypedDict):
+    """-m put or delete."""
+
+    topic: str
+    method: Annotated[str, "put or delete"]
+    orderConf: Annotated[str | None, "the value written (null: deleted)"]
+    results: Annotated[list[TargetResultDoc], "each name server"]
+    outcome: Outcome
+
+
+class OrderConfReadDoc(TypedDict):
+    """-m get."""
+
+    topic: str
+    orderConf: Annotated[str | None, "brokerName:queues;... (null: none stored)"]
+
+
 @command(
     "updateOrderConf",
     "mqadmin updateOrderConf -t Orders -m put -v 'broker-a:8;broker-b:8'",
     "mqadmin updateOrderConf -t Orders -m get",
     "mqadmin updateOrderConf -t Orders -m delete",
+    document=OrderConfWrittenDoc | OrderConfReadDoc,
 )
 def update_order_conf(
     topic: TopicOpt,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.topic._static import BrokersOpt, ClustersOpt, DryRunOpt, ForceOpt, MapFileOpt
+from mqadmin.cli.commands.topic._static import BrokersOpt, ClustersOpt, DryRunOpt, ForceOpt, MapFileOpt, StaticTopicDoc
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt, TopicOpt, check_topic, parse_bool
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     "mqadmin updateStaticTopic -t Ledger -qn 8 -c DefaultCluster",
     "mqadmin updateStaticTopic -t Ledger -qn 12 -b broker-a,broker-b --dry-run",
     "mqadmin updateStaticTopic -t Ledger -mf /tmp/Ledger-1700000000000.after",
+    document=StaticTopicDoc,
 )
 def update_static_topic(
     topic: TopicOpt,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from mqadmin.cli.command import command
+from mqadmin.cli.commands.topic._shared import TopicConfigDoc
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.errors import usage_error
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, TopicOpt, check_topic, exactly_one, parse_bool
 
@@ -16,6 +18,24 @@ if TYPE_CHECKING:
 NEW = "8 for a new topic; an existing one keeps its value"
 
 
+class TopicResultDoc(TargetResultDoc):
+    config: Annotated[TopicConfigDoc | None, "the topic's config on the broker after the command (null: failed)"]
+
+
+class OrderConfDoc(TypedDict):
+    value: Annotated[str, "the orderTopicConf written: brokerName:writeQueueNums;..."]
+    results: Annotated[list[TargetResultDoc], "each name server"]
+    outcome: Outcome
+
+
+class UpdateTopicDoc(TypedDict):
+    topic: str
+    target: TargetGiven
+    results: Annotated[list[TopicResultDoc], "each broker"]
+    orderConf: Annotated[OrderConfDoc | None, "-o true: the name servers' orderTopicConf (null otherwise)"]
+    outcome: Annotated[Outcome, "over the brokers and the name servers"]
+
+
 @command(
     "updateTopic",
     "mqadmin updateTopic -c DefaultCluster -t Orders",
@@ -24,6 +44,7 @@ NEW = "8 for a new topic; an existing one keeps its value"
     "mqadmin updateTopic -c DefaultCluster -t Fifo -o true -a +message.type=FIFO",
     "mqadmin updateTopic -c DefaultCluster -t Orders --if-not-exists  # never changes an existing topic",
     blocking=True,
+    document=UpdateTopicDoc,
 )
 def update_topic(
     topic: TopicOpt,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, exactly_one
 
 if TYPE_CHECKING:
@@ -13,11 +14,25 @@ if TYPE_CHECKING:
     from mqadmin.admin.topic_batch import TopicResult
 
 
+class TopicListResultDoc(TargetResultDoc):
+    topic: str
+
+
+class UpdateTopicListDoc(TypedDict):
+    file: str
+    target: TargetGiven
+    results: Annotated[list[TopicListResultDoc], "each topic on each broker"]
+    outcome: Annotated[
+        Literal["ok", "partial", "failed", "interrupted"], "interrupted: Ctrl-C stopped it (the rest not sent)"
+    ]
+
+
 @command(
     "updateTopicList",
     "mqadmin updateTopicList -c DefaultCluster -f topics.json",
     "mqadmin updateTopicList -b 127.0.0.1:10911 -f topics.toml",
     "mqadmin --format json updateTopicList -c DefaultCluster -f topics.json",
+    document=UpdateTopicListDoc,
 )
 def update_topic_list(
     filename: Annotated[

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import Outcome, TargetGiven, TargetResultDoc
 from mqadmin.cli.params import BrokerAddrOpt, ClusterOpt, NamesrvOpt, TopicOpt, check_topic, exactly_one
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient, TargetResult
+
+
+class UpdateTopicPermDoc(TypedDict):
+    topic: str
+    perm: int
+    target: TargetGiven
+    results: list[TargetResultDoc]
+    outcome: Outcome
 
 
 @command(
@@ -17,6 +26,7 @@ if TYPE_CHECKING:
     "mqadmin updateTopicPerm -c DefaultCluster -t Orders -p 4      # read-only everywhere",
     "mqadmin updateTopicPerm -b 127.0.0.1:10911 -t Orders -p 6",
     blocking=True,
+    document=UpdateTopicPermDoc,
 )
 def update_topic_perm(
     topic: TopicOpt,

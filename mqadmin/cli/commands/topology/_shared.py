@@ -7,9 +7,10 @@ import contextlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, TypeVar
 
 from mqadmin.cli.declare import Option
+from mqadmin.cli.doc_types import ChangeDoc
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
@@ -19,6 +20,61 @@ if TYPE_CHECKING:
     from mqadmin.topology.plan import Item, Plan
 
 T = TypeVar("T")
+
+
+class PlanBrokerDoc(TypedDict):
+    name: str
+    addr: str
+    version: Annotated[str | None, "e.g. V5_3_3 (null: not read)"]
+    status: Literal["ok", "failed"]
+    reason: str | None
+
+
+class PlanClusterDoc(TypedDict):
+    cluster: Annotated[str, "the topology's key for the cluster"]
+    clusterName: str
+    namesrv: Annotated[str, "host:port;host:port"]
+    status: Literal["ok", "failed"]
+    reason: Annotated[str | None, "why it could not be read"]
+    brokers: list[PlanBrokerDoc]
+    problems: Annotated[list[str], "what keeps its plan from being complete"]
+
+
+class PlanItemDoc(TypedDict):
+    cluster: str
+    kind: Literal["topic", "group", "orderConf"]
+    name: str
+    broker: str | None
+    addr: str | None
+    action: Literal["create", "update", "delete", "extra"]
+    changes: Annotated[dict[str, ChangeDoc], "field -> old and new value (update)"]
+    note: str | None
+
+
+class PlanDoc(TypedDict):
+    topology: Annotated[str, "the topology file"]
+    prune: bool
+    clusters: list[PlanClusterDoc]
+    items: Annotated[list[PlanItemDoc], "each difference, by cluster"]
+    summary: Annotated[dict[str, int], "create, update, delete, extra -> how many"]
+    outcome: Literal["no changes", "changes pending", "failed"]
+
+
+class ItemResultDoc(PlanItemDoc):
+    status: Annotated[str, "created, updated, deleted, failed, not sent, ..."]
+    reason: str | None
+
+
+class ApplyDoc(TypedDict):
+    topology: str
+    prune: bool
+    clusters: list[PlanClusterDoc]
+    items: list[PlanItemDoc]
+    summary: dict[str, int]
+    results: Annotated[list[ItemResultDoc], "each item applied"]
+    outcome: Literal["ok", "partial", "failed", "interrupted", "no changes", "changes pending"]
+
+
 DOCS_HINT = "see docs/topology.md for the file's format (schema: mqadmin/topology/schema.json)"
 
 FileOpt = Annotated[str, Option("-f", "--file", metavar="FILE", help="The topology file (TOML).")]

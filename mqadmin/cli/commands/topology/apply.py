@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.topology._shared import PruneOpt
+from mqadmin.cli.commands.topology._shared import ApplyDoc, PruneOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     "mqadmin apply --plan plan.json          # exactly the saved plan; refused if the clusters changed since",
     "mqadmin apply -f topology.toml --prune  # also delete what the file does not name",
     "mqadmin apply -f topology.toml --dry-run",
+    document=ApplyDoc,
 )
 def apply(
     file: Annotated[str | None, Option("-f", "--file", metavar="FILE", help="The topology file (TOML).")] = None,

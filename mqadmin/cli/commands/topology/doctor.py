@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -25,11 +25,32 @@ NAGIOS_UNKNOWN = 3
 NAGIOS_STATE = {0: "OK", 1: "WARNING", 2: "CRITICAL", 3: "UNKNOWN"}
 
 
+class FindingDoc(TypedDict):
+    rule: str
+    severity: Literal["high", "medium", "low"]
+    cluster: str
+    broker: str | None
+    topic: str | None
+    group: str | None
+    message: str
+    evidence: Annotated[dict[str, Any], "what the rule saw (JSON, as the rule has it)"]
+    fix: Annotated[str, "the command that fixes it, or the step to take"]
+
+
+class DoctorDoc(TypedDict):
+    clusters: list[str]
+    findings: list[FindingDoc]
+    counts: Annotated[dict[str, int], "severity -> findings"]
+    worst: Annotated[Literal["high", "medium", "low"] | None, "the worst severity found (null: none)"]
+    unread: Annotated[list[str], "what could not be read: its rules were not checked"]
+
+
 @command(
     "doctor",
     "mqadmin doctor",
     "mqadmin doctor -c DefaultCluster --format json",
     "mqadmin doctor --format nagios        # one status line, Nagios exit codes (0 OK, 1, 2, 3)",
+    document=DoctorDoc,
 )
 def doctor(
     namesrv: NamesrvOpt = None,

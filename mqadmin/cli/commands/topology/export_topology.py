@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -14,11 +14,21 @@ if TYPE_CHECKING:
     from mqadmin.topology.live import ClusterState
 
 
+class ExportedTopologyDoc(TypedDict):
+    file: Annotated[str | None, "-f: the file written (null: the text is in text)"]
+    clusters: list[str]
+    topics: Annotated[int, "topics exported"]
+    groups: Annotated[int, "groups exported"]
+    warnings: list[str]
+    text: Annotated[str | None, "the topology (TOML) without -f"]
+
+
 @command(
     "exportTopology",
     "mqadmin exportTopology -n 127.0.0.1:9876 -f topology.toml",
     "mqadmin exportTopology -c DefaultCluster > topology.toml",
     "mqadmin exportTopology -f topology.toml && mqadmin plan -f topology.toml   # no changes",
+    document=ExportedTopologyDoc,
 )
 def export_topology(
     namesrv: NamesrvOpt = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.command import command
-from mqadmin.cli.commands.topology._shared import FileOpt, PruneOpt
+from mqadmin.cli.commands.topology._shared import FileOpt, PlanDoc, PruneOpt
 from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     "mqadmin plan -f topology.toml --format json",
     "mqadmin plan -f topology.toml --out plan.json     # then: mqadmin apply --plan plan.json",
     "mqadmin plan -f topology.toml --prune             # also what --prune would delete",
+    document=PlanDoc,
 )
 def plan(
     file: FileOpt,

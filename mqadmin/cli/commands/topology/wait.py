@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.declare import Option
@@ -19,11 +19,25 @@ REQUEST_FLOOR = 1.0
 left would end the wait on "no answer" instead of what the cluster last said."""
 
 
+class ConditionDoc(TypedDict):
+    kind: Annotated[str, "masters, topic or group"]
+    name: str
+    met: bool
+    detail: str
+
+
+class WaitDoc(TypedDict):
+    conditions: list[ConditionDoc]
+    elapsedMs: int
+    outcome: Literal["ok", "timed out"]
+
+
 @command(
     "wait",
     "mqadmin wait --masters 2 -c DefaultCluster --timeout 120",
     "mqadmin wait --topic Orders                 # route on every name server, queues on every master",
     "mqadmin wait --group OrderService           # a consumer of the group is online",
+    document=WaitDoc,
 )
 def wait(
     namesrv: NamesrvOpt = None,
