@@ -145,7 +145,7 @@ EXEMPT = {
     "profile": "local config, no cluster; its documents are checked in tests/unit/test_cli_profile.py",
     "dev": "runs servers; its ready lines are documented in docs/dev-cluster.md",
     "help": "prints help text, not data",
-    "audit": "its document is the audit's summary.json (fleet schema, docs/fleet-schema.md)",
+    "audit": "takes exports, not a cluster: test_audit_document_is_valid below",
     "generateFleet": "takes no cluster: test_generate_fleet_document_is_valid below",
     "exportConfigs": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
     "exportMetrics": "writes a file (-f); its document is checked by tests/conformance/test_namesrv_parity.py",
@@ -296,6 +296,28 @@ def test_generate_fleet_document_is_valid(tmp_path: Path) -> None:
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert contract_violations("generateFleet", json.loads(done.stdout)) == []
+
+
+def test_audit_document_is_valid(tmp_path: Path) -> None:
+    """The audit's document, with and without a baseline, and as summary.json (the same without ``top``)."""
+    import subprocess
+
+    def mqadmin(*args: str) -> Any:
+        done = subprocess.run([sys.executable, "-m", "mqadmin", "--format", "json", *args], capture_output=True,
+                              text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    fleet = str(tmp_path / "fleet")
+    mqadmin("generateFleet", "--out", fleet, "--sources", "2", "--brokers", "2", "--topics", "20", "--workers", "1")
+    first = mqadmin("audit", fleet, "--out", str(tmp_path / "a1"), "--engine", "python", "--top", "3")
+    second = mqadmin("audit", fleet, "--out", str(tmp_path / "a2"), "--engine", "python", "--baseline",
+                     str(tmp_path / "a1"))  # fmt: skip
+    assert first["top"] and first["baseline"] is None and second["baseline"]["unchanged"] == second["findings"] > 0
+    for doc in (first, second):
+        assert contract_violations("audit", doc) == []
+    summary = json.loads((tmp_path / "a2" / "summary.json").read_text())
+    assert contract_violations("audit", {**summary, "top": []}) == []
 
 
 def test_each_command_json_matches_its_documented_shape(cluster: EmbeddedCluster, tmp_path: Path) -> None:

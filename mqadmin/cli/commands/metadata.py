@@ -9,7 +9,7 @@ import sys
 import time
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
 from mqadmin.cli.command import command
 from mqadmin.cli.commands.cluster._export import SingleMetadataExportDoc
@@ -294,7 +294,126 @@ class Engine(StrEnum):
     python = "python"
 
 
-@command("audit", "mqadmin audit export/ --out audit/", "mqadmin audit export/ --out audit/ --engine python")
+class AuditParamsDoc(TypedDict):
+    lagThreshold: int
+    skewFactor: float
+    skewMin: int
+
+
+class AuditInputDoc(TypedDict):
+    createdAt: Annotated[str | None, "when the export was made (its manifest)"]
+    status: Annotated[str | None, "the export's status: ok, partial or failed"]
+    sources: int
+
+
+class FailedSourceDoc(TypedDict):
+    source: str
+    reason: str | None
+
+
+class FailedBrokerDoc(TypedDict):
+    source: str
+    cluster: str
+    broker: str
+    reason: str | None
+
+
+class CoverageDoc(TypedDict):
+    exports: list[AuditInputDoc]
+    rows: Annotated[dict[str, int], "table -> rows read"]
+    failedSources: Annotated[list[FailedSourceDoc], "sources not collected: nothing about them is reported"]
+    failedBrokers: Annotated[list[FailedBrokerDoc], "masters not collected: a topic missing there is not reported"]
+    sourcesWithoutOrderConf: Annotated[list[str], "sources whose order configs were not read: order rules skipped"]
+
+
+class RuleCountDoc(TypedDict):
+    rule: str
+    severity: Literal["high", "medium", "low"]
+    count: int
+    description: str
+
+
+class AuditOutputsDoc(TypedDict):
+    findingsJsonl: str
+    findingsParquet: Annotated[str | None, "null when neither pyarrow nor Spark could write it"]
+    plan: str
+    summary: str
+    resolvedJsonl: NotRequired[Annotated[str, "with --baseline: the findings gone since"]]
+    report: str
+
+
+class ChangeCountDoc(TypedDict):
+    new: int
+    unchanged: int
+    resolved: int
+
+
+class AuditBaselineDoc(TypedDict):
+    path: str
+    generatedAt: str | None
+    new: int
+    unchanged: int
+    resolved: int
+    byRule: Annotated[dict[str, ChangeCountDoc], "rule -> its findings new, unchanged and resolved"]
+
+
+class BrokerCountDoc(TypedDict):
+    source: str
+    cluster: str
+    broker: str
+    topics: int
+    writeQueues: int
+    writable: bool
+
+
+class EngineChoiceDoc(TypedDict):
+    requested: str
+    engine: Literal["python", "spark"]
+    reason: str
+    topicRows: int | None
+    threshold: int | None
+
+
+class FindingDoc(TypedDict):
+    source: str
+    cluster: str
+    topic: str | None
+    broker: str | None
+    group: str | None
+    rule: str
+    severity: Literal["high", "medium", "low"]
+    message: str
+    evidence: Annotated[dict[str, Any], "what the finding rests on, per rule (docs/audit.md)"]
+    id: Annotated[str, "stable id: the same defect has the same id in every audit"]
+    change: Annotated[str | None, "with --baseline: new or unchanged"]
+
+
+class AuditDoc(TypedDict):
+    """audit: the summary (also written to summary.json) with the first --top findings."""
+
+    generatedAt: str
+    engine: Literal["python", "spark"]
+    master: Annotated[str | None, "the Spark master (spark engine)"]
+    inputs: list[str]
+    params: AuditParamsDoc
+    coverage: CoverageDoc
+    findings: int
+    byRule: list[RuleCountDoc]
+    fixes: Annotated[int, "updateTopic commands in plan.toml"]
+    outputs: AuditOutputsDoc
+    baseline: Annotated[AuditBaselineDoc | None, "with --baseline"]
+    brokers: Annotated[list[BrokerCountDoc], "per master, for the clusters with a placement or skew finding"]
+    elapsedS: Annotated[float, "seconds from reading the inputs to writing the outputs"]
+    engineChoice: EngineChoiceDoc
+    top: Annotated[list[FindingDoc], "the first --top findings, as in findings.jsonl"]
+
+
+@command(
+    "audit",
+    "mqadmin audit export/ --out audit/",
+    "mqadmin audit export/ --out audit/ --engine python",
+    document=AuditDoc,
+)
 def audit(
     inputs: Annotated[list[str], Argument(metavar="DIR...", help="Export directories (exportMetadata --out).")],
     out: OutOpt,
