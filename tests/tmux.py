@@ -59,6 +59,21 @@ class Terminal:
         except AssertionError as e:
             raise AssertionError(f"{e}; the screen:\n{last[0]}") from None
 
+    def wait_for_row(self, first: str, timeout: float = 120) -> list[str]:
+        """The cells (split on blanks) of the first line of the screen whose first cell is ``first``, once there
+        is one (a name can be on the screen before its row, in a title or a filter line)."""
+
+        last = [""]
+
+        def row() -> list[str] | None:
+            last[0] = self.screen()
+            return next((line.split() for line in last[0].splitlines() if line.split()[:1] == [first]), None)
+
+        try:
+            return wait_until(row, timeout, 0.1, f"a row of {first!r} on the terminal")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; the screen:\n{last[0]}") from None
+
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", *keys)
 
