@@ -9,12 +9,15 @@ import shutil
 import subprocess
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from tests.conftest import wait_until
+
+T = TypeVar("T")
 
 
 class Terminal:
@@ -47,30 +50,31 @@ class Terminal:
 
     def wait_for(self, *texts: str, absent: Sequence[str] = (), timeout: float = 120) -> str:
         """The screen once it shows every one of ``texts`` and none of ``absent``."""
-
-        last = [""]
-
-        def shows() -> str | None:
-            s = last[0] = self.screen()
-            return s if all(t in s for t in texts) and not any(t in s for t in absent) else None
-
-        try:
-            return wait_until(shows, timeout, 0.1, f"the terminal to show {texts} (and not {tuple(absent)})")
-        except AssertionError as e:
-            raise AssertionError(f"{e}; the screen:\n{last[0]}") from None
+        return self._wait(
+            lambda s: s if all(t in s for t in texts) and not any(t in s for t in absent) else None,
+            f"the terminal to show {texts} (and not {tuple(absent)})",
+            timeout,
+        )
 
     def wait_for_row(self, first: str, timeout: float = 120) -> list[str]:
         """The cells (split on blanks) of the first line of the screen whose first cell is ``first``, once there
         is one (a name can be on the screen before its row, in a title or a filter line)."""
+        return self._wait(
+            lambda s: next((line.split() for line in s.splitlines() if line.split()[:1] == [first]), None),
+            f"a row of {first!r} on the terminal",
+            timeout,
+        )
 
+    def _wait(self, found: Callable[[str], T | None], what: str, timeout: float) -> T:
+        """``found(screen)`` once it is not None; on timeout the error shows the last screen."""
         last = [""]
 
-        def row() -> list[str] | None:
+        def look() -> T | None:
             last[0] = self.screen()
-            return next((line.split() for line in last[0].splitlines() if line.split()[:1] == [first]), None)
+            return found(last[0])
 
         try:
-            return wait_until(row, timeout, 0.1, f"a row of {first!r} on the terminal")
+            return wait_until(look, timeout, 0.1, what)
         except AssertionError as e:
             raise AssertionError(f"{e}; the screen:\n{last[0]}") from None
 
