@@ -38,6 +38,7 @@ from mqadmin.audit.job import (
     new_summary,
     order_conf_sources,
     read_baseline,
+    snake_columns,
     table_rows,
 )
 
@@ -58,7 +59,7 @@ def read_manifests(inputs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
 
 def _rows(inputs: list[Path], manifests: list[tuple[str, dict[str, Any]]], table: str) -> Iterator[dict[str, Any]]:
     for root, (_, m) in zip(inputs, manifests, strict=True):
-        yield from table_rows(root, m["tables"][table], AUDITED_COLUMNS.get(table))
+        yield from table_rows(root, m["tables"][table], AUDITED_COLUMNS.get(table), snake_columns(m))
 
 
 def audit_findings(
@@ -90,8 +91,8 @@ def rule_findings(
     conf_sources: Iterable[str],
     facts: Facts | None = None,
 ) -> list[dict[str, Any]]:
-    """Every finding of the audit's rules over the export tables ``rows(table)`` gives (rows as the export
-    writes them); the order rules apply to the sources in ``conf_sources`` only. ``mqadmin doctor`` runs
+    """Every finding of the audit's rules over the export tables ``rows(table)`` gives (rows with today's
+    column names); the order rules apply to the sources in ``conf_sources`` only. ``mqadmin doctor`` runs
     these on the rows it reads from a live cluster. ``facts``, when given, is the one filled."""
     intern = sys.intern
     facts = facts if facts is not None else Facts()
@@ -100,13 +101,13 @@ def rule_findings(
 
     per_topic, retry_like = facts.per_topic, facts.retry_like
     for r in rows("topics"):
-        s, c, t, b = r["source"], r["cluster"], r["topic"], intern(r["broker_name"])
+        s, c, t, b = r["source"], r["cluster"], r["topic"], intern(r["brokerName"])
         if is_system_topic(t, c):
             if t.startswith((RETRY_PREFIX, DLQ_PREFIX)):
                 retry_like[(s, c, t)].add(b)
             continue
         per_topic[(intern(s), intern(c), t)].append(
-            (b, r["read_queue_nums"], r["write_queue_nums"], r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
+            (b, r["readQueueNums"], r["writeQueueNums"], r["perm"], bool(r["order"]), attrs_text(r["attributes"]))
         )
     for key in [k for k in per_topic if k[2] in facts.broker_names.get(k[:2], ())]:
         del per_topic[key]

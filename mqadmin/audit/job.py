@@ -104,9 +104,32 @@ RETRY_PREFIX, DLQ_PREFIX = "%RETRY%", "%DLQ%"
 REPLY_SUFFIX = "_REPLY_TOPIC"
 GROUP_SEPARATORS = "_+"  # 5.x POP retry topics: %RETRY%<group>_<topic> (v1) and %RETRY%<group>+<topic> (v2)
 
-SCHEMA_VERSION = 2
-"""Version 2 writes the manifest's keys in camelCase (``schemaVersion``); version 1 (snake_case) still reads."""
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+"""Version 3 names the tables' columns in camelCase (``brokerName``); version 2 wrote the manifest's keys in
+camelCase (``schemaVersion``) and the columns in snake_case; version 1 both in snake_case. All three read."""
+READABLE_VERSIONS = (1, 2, 3)
+CAMEL_COLUMNS_SINCE = 3
+"""The first schema version whose table columns are camelCase; older exports' columns are renamed on reading."""
+SNAKE_COLUMNS = {
+    "broker_name": "brokerName",
+    "broker_id": "brokerId",
+    "broker_perm": "brokerPermission",
+    "topics_ok": "topicsOk",
+    "groups_ok": "groupsOk",
+    "read_queue_nums": "readQueueNums",
+    "write_queue_nums": "writeQueueNums",
+    "topic_sys_flag": "topicSysFlag",
+    "topic_filter_type": "topicFilterType",
+    "consume_enable": "consumeEnable",
+    "consume_orderly": "consumeMessageOrderly",
+    "consume_broadcast_enable": "consumeBroadcastEnable",
+    "retry_queue_nums": "retryQueueNums",
+    "retry_max_times": "retryMaxTimes",
+    "order_conf": "orderConf",
+}
+"""The one mapping of the columns renamed in version 3: an old (snake_case) name -> its camelCase name (RocketMQ's
+own where it has one: ``brokerPermission``, ``consumeMessageOrderly``). Every reader of the tables renames an
+older export's columns with it; the columns not listed (``source``, ``topic``, ``lag``...) kept their names."""
 MANIFEST = "manifest.json"
 TABLES = ("clusters", "brokers", "topics", "groups", "consumer_lag", "order_conf")
 PARQUET_KEY = "parquet"
@@ -331,15 +354,15 @@ class Facts:
         """The brokers table: names, collected and writable masters, whether every broker's groups were read."""
         groups_ok: dict[tuple[str, str, str], bool] = {}
         for r in rows:
-            key, name = (r["source"], r["cluster"]), r["broker_name"]
+            key, name = (r["source"], r["cluster"]), r["brokerName"]
             self.broker_names[key].add(name)
             self.source_brokers[r["source"]].add(name)
             is_master = r["role"] == "master"
-            if is_master and r["topics_ok"]:
+            if is_master and r["topicsOk"]:
                 self.masters[key].add(name)
-                if r["broker_perm"] is None or r["broker_perm"] & 2:
+                if r["brokerPermission"] is None or r["brokerPermission"] & 2:
                     self.writable[key].add(name)
-            groups_ok[(*key, name)] = groups_ok.get((*key, name), False) or bool(is_master and r["groups_ok"])
+            groups_ok[(*key, name)] = groups_ok.get((*key, name), False) or bool(is_master and r["groupsOk"])
         self.groups_complete = {k: all(groups_ok[(*k, b)] for b in names) for k, names in self.broker_names.items()}
 
     def add_small_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
@@ -351,7 +374,7 @@ class Facts:
     def add_cluster_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
         """The brokers and order configs."""
         self.add_brokers(rows("brokers"))
-        self.order_conf = {(r["source"], r["topic"]): r["order_conf"] for r in rows("order_conf")}
+        self.order_conf = {(r["source"], r["topic"]): r["orderConf"] for r in rows("order_conf")}
 
     def add_group_tables(self, rows: Callable[[str], Iterable[dict[str, Any]]]) -> None:
         """Group names, and the summed lag per (source, cluster, group) and topic."""
@@ -758,42 +781,49 @@ def new_summary(inputs: list[str], engine: str, master: str | None, params: Para
 # --- Spark -----------------------------------------------------------------------------------------
 
 
-def spark_schemas() -> dict[str, Any]:
+def spark_schemas(snake: bool = False) -> dict[str, Any]:
+    """The tables' Spark schemas; with ``snake``, as an export older than version 3 names the columns."""
     from pyspark.sql import types as T
 
     s, i, lg, b = T.StringType(), T.IntegerType(), T.LongType(), T.BooleanType()
 
     def struct(*fields: tuple[str, Any]) -> Any:
-        return T.StructType([T.StructField(n, t, True) for n, t in fields])
+        return T.StructType([T.StructField(old_column(n) if snake else n, t, True) for n, t in fields])
 
-    key = (("source", s), ("cluster", s), ("broker_name", s))
+    key = (("source", s), ("cluster", s), ("brokerName", s))
     return {
         "clusters": struct(("source", s), ("cluster", s), ("namesrv", s)),
         "brokers": struct(
-            *key, ("broker_id", lg), ("addr", s), ("role", s), ("broker_perm", i), ("topics_ok", b), ("groups_ok", b)
+            *key,
+            ("brokerId", lg),
+            ("addr", s),
+            ("role", s),
+            ("brokerPermission", i),
+            ("topicsOk", b),
+            ("groupsOk", b),
         ),
         "topics": struct(
             *key,
             ("topic", s),
-            ("read_queue_nums", i),
-            ("write_queue_nums", i),
+            ("readQueueNums", i),
+            ("writeQueueNums", i),
             ("perm", i),
             ("order", b),
-            ("topic_sys_flag", i),
-            ("topic_filter_type", s),
+            ("topicSysFlag", i),
+            ("topicFilterType", s),
             ("attributes", T.MapType(s, s)),
         ),
         "groups": struct(
             *key,
             ("group", s),
-            ("consume_enable", b),
-            ("consume_orderly", b),
-            ("consume_broadcast_enable", b),
-            ("retry_queue_nums", i),
-            ("retry_max_times", i),
+            ("consumeEnable", b),
+            ("consumeMessageOrderly", b),
+            ("consumeBroadcastEnable", b),
+            ("retryQueueNums", i),
+            ("retryMaxTimes", i),
         ),
         "consumer_lag": struct(*key, ("group", s), ("topic", s), ("lag", lg), ("queues", i)),
-        "order_conf": struct(("source", s), ("topic", s), ("order_conf", s)),
+        "order_conf": struct(("source", s), ("topic", s), ("orderConf", s)),
     }
 
 
@@ -889,30 +919,48 @@ def stop_session(spark: Any) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The rows of one local gzip JSON Lines table file."""
+_OLD_COLUMNS = {new: old for old, new in SNAKE_COLUMNS.items()}
+
+
+def old_column(name: str) -> str:
+    """A column's name in an export older than version 3."""
+    return _OLD_COLUMNS.get(name, name)
+
+
+def snake_columns(manifest: dict[str, Any]) -> bool:
+    """Whether an export (its manifest as read) names its table columns in snake_case (schema version < 3)."""
+    return int(manifest.get("schema_version", SCHEMA_VERSION)) < CAMEL_COLUMNS_SINCE
+
+
+def iter_jsonl(path: str | os.PathLike[str], snake: bool = False) -> Iterator[dict[str, Any]]:
+    """The rows of one local gzip JSON Lines table file; with ``snake`` (an export older than version 3), its
+    columns renamed to today's names."""
     decode = json.JSONDecoder().raw_decode  # one object per line: skips loads()'s whitespace regexes
+    rename = SNAKE_COLUMNS.get
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for line in f:
             if len(line) > 1:
-                yield decode(line)[0]
+                row = decode(line)[0]
+                yield {rename(k, k): v for k, v in row.items()} if snake else row
 
 
 AUDITED_COLUMNS = {
-    "topics": ("source", "cluster", "broker_name", "topic", "read_queue_nums", "write_queue_nums", "perm", "order",
+    "topics": ("source", "cluster", "brokerName", "topic", "readQueueNums", "writeQueueNums", "perm", "order",
                "attributes"),
 }  # fmt: skip
 """The columns the rules read of a table that has a Parquet copy: the rest are not decoded."""
 
 
-def iter_parquet(path: str | os.PathLike[str], columns: Iterable[str] | None = None) -> Iterator[dict[str, Any]]:
+def iter_parquet(
+    path: str | os.PathLike[str], columns: Iterable[str] | None = None, snake: bool = False
+) -> Iterator[dict[str, Any]]:
     """The rows of one local Parquet table file (a table's copy), shaped as ``iter_jsonl`` gives them; only
-    ``columns`` (default: all) are read."""
+    ``columns`` (default: all) are read; with ``snake``, as ``iter_jsonl``."""
     import pyarrow.parquet as pq
 
-    wanted = list(columns) if columns is not None else None
+    wanted = [old_column(c) if snake else c for c in columns] if columns is not None else None
     for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536, columns=wanted):
-        names = batch.schema.names
+        names = [SNAKE_COLUMNS.get(n, n) for n in batch.schema.names] if snake else batch.schema.names
         values_of = [c.to_pylist() for c in batch.columns]
         for i, name in enumerate(names):
             if name == "attributes":  # a Parquet map comes back as (key, value) pairs
@@ -922,10 +970,11 @@ def iter_parquet(path: str | os.PathLike[str], columns: Iterable[str] | None = N
 
 
 def table_rows(
-    root: str | os.PathLike[str], entry: dict[str, Any], columns: Iterable[str] | None = None
+    root: str | os.PathLike[str], entry: dict[str, Any], columns: Iterable[str] | None = None, snake: bool = False
 ) -> Iterator[dict[str, Any]]:
     """The rows of one table of a local export (its manifest ``entry``): from its Parquet copy when it has
-    one and pyarrow is installed (only ``columns`` of it, default all), else from its gzip JSON Lines."""
+    one and pyarrow is installed (only ``columns`` of it, default all), else from its gzip JSON Lines; with
+    ``snake`` (``snake_columns`` of its manifest), its columns renamed to today's names."""
     if entry.get(PARQUET_KEY):
         try:
             import pyarrow.parquet  # noqa: F401
@@ -933,10 +982,10 @@ def table_rows(
             pass
         else:
             for rel in entry[PARQUET_KEY]:
-                yield from iter_parquet(os.path.join(root, rel), columns)
+                yield from iter_parquet(os.path.join(root, rel), columns, snake)
             return
     for rel in entry["files"]:
-        yield from iter_jsonl(os.path.join(root, rel))
+        yield from iter_jsonl(os.path.join(root, rel), snake)
 
 
 def _local(path: str) -> str | None:
@@ -979,30 +1028,56 @@ def read_manifests_spark(spark: Any, inputs: list[str]) -> list[tuple[str, dict[
 
 
 class _Tables:
-    """The inputs' tables as DataFrames, read with the export schema (FAILFAST: a corrupt file is an error)."""
+    """The inputs' tables as DataFrames, read with the export schema (FAILFAST: a corrupt file is an error); the
+    columns of an export older than version 3 are renamed to today's names as they are read."""
 
     def __init__(self, spark: Any, inputs: list[str], manifests: list[tuple[str, dict[str, Any]]]) -> None:
         self.spark, self.inputs, self.manifests = spark, inputs, manifests
         self.schemas = spark_schemas()
+        self.snake = [snake_columns(m) for _, m in manifests]
 
-    def files(self, name: str) -> list[str]:
+    def parts(self, name: str, key: str = "files") -> list[tuple[str, bool]]:
+        """Every file of a table (its ``key`` list: ``files`` or the Parquet copy's) and whether its columns
+        are snake_case, in the inputs' order."""
         return [
-            root.rstrip("/") + "/" + rel
-            for root, (_, m) in zip(self.inputs, self.manifests, strict=True)
-            for rel in m["tables"][name]["files"]
+            (root.rstrip("/") + "/" + rel, snake)
+            for root, (_, m), snake in zip(self.inputs, self.manifests, self.snake, strict=True)
+            for rel in m["tables"][name].get(key) or []
         ]
 
+    def local_parts(self, name: str) -> list[tuple[str, bool]] | None:
+        """``parts`` with local paths, or None when a file is a URI only Spark can read."""
+        parts = self.parts(name)
+        local = _all_local([path for path, _ in parts])
+        return None if local is None else [(path, snake) for path, (_, snake) in zip(local, parts, strict=True)]
+
+    def _read(self, name: str, read: Callable[[Any, list[str]], Any], key: str = "files") -> Any:
+        """A table as one DataFrame: ``read(reader, files)`` per column naming among the inputs (one read when
+        they all have today's), an older export's columns renamed."""
+        from pyspark.sql import functions as F
+
+        frames = []
+        for snake in sorted(set(self.snake)):
+            files = [path for path, old in self.parts(name, key) if old == snake]
+            frame = read(self.spark.read.schema(spark_schemas(snake)[name] if snake else self.schemas[name]), files)
+            if snake:
+                frame = frame.select(*(F.col(old_column(c)).alias(c) for c in self.schemas[name].fieldNames()))
+            frames.append(frame)
+        table, *more = frames
+        for frame in more:
+            table = table.unionByName(frame)
+        return table
+
     def __getitem__(self, name: str) -> Any:
-        return self.spark.read.schema(self.schemas[name]).option("mode", "FAILFAST").json(self.files(name))
+        return self._read(name, lambda reader, files: reader.option("mode", "FAILFAST").json(files))
 
     def topics(self) -> Any:
         """The topics table: its Parquet copy when every input has one (columnar, splittable, no parsing),
         else the gzip JSON Lines (one task per file)."""
-        copies = [m["tables"]["topics"].get(PARQUET_KEY) for _, m in self.manifests]
-        if not all(copies):
+        if not all(m["tables"]["topics"].get(PARQUET_KEY) for _, m in self.manifests):
             return self["topics"]
-        files = [root.rstrip("/") + "/" + rel for root, rels in zip(self.inputs, copies, strict=True) for rel in rels]
-        return self.spark.read.schema(self.schemas["topics"]).parquet(*files).select(*AUDITED_COLUMNS["topics"])
+        copy = self._read("topics", lambda reader, files: reader.parquet(*files), PARQUET_KEY)
+        return copy.select(*AUDITED_COLUMNS["topics"])
 
     def add_groups(self, facts: Facts) -> None:
         """The group tables into ``facts``: parsed and reduced to distinct groups and lag sums by pyarrow
@@ -1014,7 +1089,7 @@ class _Tables:
             import pyarrow.json as pj
         except ImportError:
             pa = None
-        groups, lag = _all_local(self.files("groups")), _all_local(self.files("consumer_lag"))
+        groups, lag = self.local_parts("groups"), self.local_parts("consumer_lag")
         if pa is None or groups is None or lag is None:
             facts.add_group_tables(self.rows)
             return
@@ -1022,17 +1097,20 @@ class _Tables:
 
         def columns(table: str, names: tuple[str, ...], total: str | None = None) -> Iterator[tuple[Any, ...]]:
             """Distinct ``names`` of the table, with the sum of ``total`` per distinct row."""
-            fields = {f.name: f for f in _arrow_fields(self.schemas[table])}
-            schema = pa.schema([fields[n] for n in names + ((total,) if total else ())])
-            options = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
-            for path in local[table]:
+            wanted = names + ((total,) if total else ())
+            types = {f.name: f.type for f in _arrow_fields(self.schemas[table])}
+            for path, snake in local[table]:
+                in_file = [old_column(n) if snake else n for n in wanted]  # the columns' names in this file
+                schema = pa.schema([pa.field(f, types[n]) for f, n in zip(in_file, wanted, strict=True)])
+                options = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
                 try:
                     t = pj.read_json(path, parse_options=options)
                 except pa.ArrowInvalid:  # an empty file, or one pyarrow cannot parse: read it row by row
-                    yield from (tuple(r[n] for n in schema.names) for r in iter_jsonl(path))
+                    yield from (tuple(r[n] for n in wanted) for r in iter_jsonl(path, snake))
                     continue
-                t = t.group_by(list(names)).aggregate([(total, "sum")] if total else [])
-                out = [*names, f"{total}_sum"] if total else names
+                keys = in_file[: len(names)]
+                t = t.group_by(keys).aggregate([(in_file[-1], "sum")] if total else [])
+                out = [*keys, f"{in_file[-1]}_sum"] if total else keys
                 yield from zip(*(t.column(n).to_pylist() for n in out), strict=True)
 
         facts.add_groups(
@@ -1043,12 +1121,12 @@ class _Tables:
     def rows(self, name: str) -> Iterator[dict[str, Any]]:
         """A small table's rows on the driver: read directly when the files are local (no Spark job), else
         collected through Spark."""
-        local = _all_local(self.files(name))
+        local = self.local_parts(name)
         if local is None:
             yield from (r.asDict() for r in self[name].collect())
             return
-        for path in local:
-            yield from iter_jsonl(path)
+        for path, snake in local:
+            yield from iter_jsonl(path, snake)
 
 
 def _arrow_fields(schema: Any) -> list[Any]:
@@ -1112,10 +1190,10 @@ def spark_findings(
         tables.topics()
         .select(
             *_KEY,
-            "broker_name",
+            "brokerName",
             "topic",
-            "read_queue_nums",
-            "write_queue_nums",
+            "readQueueNums",
+            "writeQueueNums",
             "perm",
             "order",
             "attributes",
@@ -1245,10 +1323,10 @@ def _aggregate(
     rows = (
         topics.select(
             *_KEY,
-            col("broker_name").alias("broker"),
+            col("brokerName").alias("broker"),
             "topic",
-            col("read_queue_nums").alias("read"),
-            col("write_queue_nums").alias("write"),
+            col("readQueueNums").alias("read"),
+            col("writeQueueNums").alias("write"),
             "perm",
             "order",
         )

@@ -179,7 +179,7 @@ class Collector:
             report["order_conf_error"] = reason_of(e)
             return
         for topic in sorted(table):
-            self.writer.write("order_conf", {"source": src.name, "topic": topic, "order_conf": table[topic]})
+            self.writer.write("order_conf", {"source": src.name, "topic": topic, "orderConf": table[topic]})
         report["order_conf_ok"] = True
 
     async def _cluster(
@@ -214,13 +214,13 @@ class Collector:
             {
                 "source": src.name,
                 "cluster": cluster,
-                "broker_name": name,
-                "broker_id": bid,
+                "brokerName": name,
+                "brokerId": bid,
                 "addr": addr,
                 "role": "master" if bid == MASTER_ID else "slave",
-                "broker_perm": perm,
-                "topics_ok": topics_ok,
-                "groups_ok": groups_ok,
+                "brokerPermission": perm,
+                "topicsOk": topics_ok,
+                "groupsOk": groups_ok,
             },
         )
 
@@ -239,7 +239,7 @@ class Collector:
             report.error("broker config", conf)
         elif conf.get("brokerPermission", "").lstrip("-").isdigit():
             perm = int(conf["brokerPermission"])
-        base = {"source": src.name, "cluster": cluster, "broker_name": name}
+        base = {"source": src.name, "cluster": cluster, "brokerName": name}
         if isinstance(topics, BaseException):
             _reraise_unexpected(topics)
             report.status, report.reason = "failed", f"topic configs: {reason_of(topics)}"
@@ -292,7 +292,7 @@ class Collector:
                     {
                         "source": src.name,
                         "cluster": cluster,
-                        "broker_name": lag.broker_name,
+                        "brokerName": lag.broker_name,
                         "group": group,
                         "topic": lag.topic,
                         "lag": lag.lag,
@@ -306,12 +306,12 @@ class Collector:
 def _topic_row(cfg: TopicConfig) -> dict[str, Any]:
     return {
         "topic": cfg.topic_name,
-        "read_queue_nums": cfg.read_queue_nums,
-        "write_queue_nums": cfg.write_queue_nums,
+        "readQueueNums": cfg.read_queue_nums,
+        "writeQueueNums": cfg.write_queue_nums,
         "perm": cfg.perm,
         "order": cfg.order,
-        "topic_sys_flag": cfg.topic_sys_flag,
-        "topic_filter_type": cfg.topic_filter_type,
+        "topicSysFlag": cfg.topic_sys_flag,
+        "topicFilterType": cfg.topic_filter_type,
         "attributes": dict(sorted(cfg.attributes.items())),
     }
 
@@ -319,11 +319,11 @@ def _topic_row(cfg: TopicConfig) -> dict[str, Any]:
 def _group_row(cfg: dict[str, Any]) -> dict[str, Any]:
     return {
         "group": str(cfg["groupName"]),
-        "consume_enable": bool(cfg.get("consumeEnable", True)),
-        "consume_orderly": bool(cfg.get("consumeMessageOrderly", False)),
-        "consume_broadcast_enable": bool(cfg.get("consumeBroadcastEnable", True)),
-        "retry_queue_nums": int(cfg.get("retryQueueNums", 1)),
-        "retry_max_times": int(cfg.get("retryMaxTimes", 16)),
+        "consumeEnable": bool(cfg.get("consumeEnable", True)),
+        "consumeMessageOrderly": bool(cfg.get("consumeMessageOrderly", False)),
+        "consumeBroadcastEnable": bool(cfg.get("consumeBroadcastEnable", True)),
+        "retryQueueNums": int(cfg.get("retryQueueNums", 1)),
+        "retryMaxTimes": int(cfg.get("retryMaxTimes", 16)),
     }
 
 

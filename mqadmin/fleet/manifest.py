@@ -1,8 +1,8 @@
 """``manifest.json``: what an export holds and how collecting it went.
 
-Shape (schema version 2; documented in docs/fleet-schema.md)::
+Shape (schema version 3; documented in docs/fleet-schema.md)::
 
-    {"kind": "mqadmin-fleet-export", "schemaVersion": 2, "createdAt": "2026-01-01T00:00:00Z",
+    {"kind": "mqadmin-fleet-export", "schemaVersion": 3, "createdAt": "2026-01-01T00:00:00Z",
      "producer": {"tool": "mqadmin exportMetadata", "version": "0.1.0"},
      "status": "ok" | "partial" | "failed",
      "tables": {"topics": {"files": ["topics.jsonl.gz"], "rows": 123}, ...},
@@ -16,19 +16,19 @@ Shape (schema version 2; documented in docs/fleet-schema.md)::
 
 The manifest is the authority on which files make up the export: readers open the files it lists. The file's
 keys are camelCase; in memory the manifest keeps snake_case names (``schema_version``, ``order_conf_ok``):
-``write_manifest`` and ``load_manifest`` translate, and read version 1 files (snake_case) unchanged.
+``write_manifest`` and ``load_manifest`` translate, and read version 1 files (snake_case) unchanged. The
+rows are read with today's column names whatever the export's version (``iter_rows``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import gzip
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mqadmin.audit.job import READABLE_VERSIONS, camel_keys, manifest_from_json
+from mqadmin.audit.job import READABLE_VERSIONS, camel_keys, iter_jsonl, manifest_from_json, snake_columns
 from mqadmin.files import atomic_write
 from mqadmin.fleet.schema import KIND, SCHEMA_VERSION, TABLES
 
@@ -84,10 +84,8 @@ def table_paths(root: Path, manifest: dict[str, Any], table: str) -> list[Path]:
 
 
 def iter_rows(root: Path, manifest: dict[str, Any], table: str) -> Iterator[dict[str, Any]]:
-    """Every row of a table, file by file, without holding the table in memory."""
-    loads = json.loads
+    """Every row of a table, file by file, without holding the table in memory; an export older than version 3
+    has its columns renamed to today's names (camelCase)."""
+    snake = snake_columns(manifest)
     for path in table_paths(root, manifest, table):
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    yield loads(line)
+        yield from iter_jsonl(path, snake)

@@ -1,4 +1,4 @@
-"""The fleet export format, version 2: the tables, their columns and what each column means.
+"""The fleet export format, version 3: the tables, their columns and what each column means.
 
 An export is a directory holding one gzip JSON Lines table per entity and ``manifest.json``
 (see ``mqadmin.fleet.manifest``). ``docs/fleet-schema.md`` is the prose version of this module;
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 2
-"""2: manifest.json in camelCase (1, its keys in snake_case, still reads); the tables' columns are unchanged."""
+SCHEMA_VERSION = 3
+"""3: the tables' columns in camelCase; 2: manifest.json's keys in camelCase; 1: both snake_case. Every version reads
+(``mqadmin.audit.job.SNAKE_COLUMNS`` renames an older export's columns)."""
 KIND = "mqadmin-fleet-export"
 
 
@@ -28,7 +29,7 @@ class Column:
 
 _SOURCE = Column("source", "string", "fleet entry (name-server set) the row came from")
 _CLUSTER = Column("cluster", "string", "RocketMQ cluster name, as the name server reports it")
-_BROKER = Column("broker_name", "string", "broker name (shared by a master and its slaves)")
+_BROKER = Column("brokerName", "string", "broker name (shared by a master and its slaves)")
 
 TABLES: dict[str, tuple[Column, ...]] = {
     "clusters": (
@@ -40,24 +41,24 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _SOURCE,
         _CLUSTER,
         _BROKER,
-        Column("broker_id", "long", "0 for the master, >0 for slaves"),
+        Column("brokerId", "long", "0 for the master, >0 for slaves"),
         Column("addr", "string", "host:port the broker registered"),
         Column("role", "string", "master or slave"),
-        Column("broker_perm", "int", "brokerPermission from the broker's config (masters; null if unknown)", True),
-        Column("topics_ok", "bool", "the broker's topic configs were collected (masters only)"),
-        Column("groups_ok", "bool", "the broker's subscription groups were collected (masters only)"),
+        Column("brokerPermission", "int", "brokerPermission from the broker's config (masters; null if unknown)", True),
+        Column("topicsOk", "bool", "the broker's topic configs were collected (masters only)"),
+        Column("groupsOk", "bool", "the broker's subscription groups were collected (masters only)"),
     ),
     "topics": (
         _SOURCE,
         _CLUSTER,
         _BROKER,
         Column("topic", "string", "topic name"),
-        Column("read_queue_nums", "int", "readQueueNums on this broker"),
-        Column("write_queue_nums", "int", "writeQueueNums on this broker"),
+        Column("readQueueNums", "int", "readQueueNums on this broker"),
+        Column("writeQueueNums", "int", "writeQueueNums on this broker"),
         Column("perm", "int", "permission bits on this broker: 4 read, 2 write, 1 inherit"),
         Column("order", "bool", "the broker's order flag for the topic"),
-        Column("topic_sys_flag", "int", "topicSysFlag"),
-        Column("topic_filter_type", "string", "SINGLE_TAG or MULTI_TAG"),
+        Column("topicSysFlag", "int", "topicSysFlag"),
+        Column("topicFilterType", "string", "SINGLE_TAG or MULTI_TAG"),
         Column("attributes", "map<string,string>", "5.x topic attributes ({} on 4.9)"),
     ),
     "groups": (
@@ -65,11 +66,11 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _CLUSTER,
         _BROKER,
         Column("group", "string", "subscription group name"),
-        Column("consume_enable", "bool", "consumeEnable"),
-        Column("consume_orderly", "bool", "consumeMessageOrderly"),
-        Column("consume_broadcast_enable", "bool", "consumeBroadcastEnable"),
-        Column("retry_queue_nums", "int", "retryQueueNums"),
-        Column("retry_max_times", "int", "retryMaxTimes"),
+        Column("consumeEnable", "bool", "consumeEnable"),
+        Column("consumeMessageOrderly", "bool", "consumeMessageOrderly"),
+        Column("consumeBroadcastEnable", "bool", "consumeBroadcastEnable"),
+        Column("retryQueueNums", "int", "retryQueueNums"),
+        Column("retryMaxTimes", "int", "retryMaxTimes"),
     ),
     "consumer_lag": (
         _SOURCE,
@@ -83,7 +84,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
     "order_conf": (
         _SOURCE,
         Column("topic", "string", "topic name (the KV key in namespace ORDER_TOPIC_CONFIG)"),
-        Column("order_conf", "string", "the raw value, brokerName:queueNums;brokerName:queueNums"),
+        Column("orderConf", "string", "the raw value, brokerName:queueNums;brokerName:queueNums"),
     ),
 }
 

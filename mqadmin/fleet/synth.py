@@ -242,9 +242,9 @@ class _Cluster:
                 continue
             r, wq, p = hosts[b] if isinstance(hosts, dict) else (queues, queues, perm)
             w.write_line(
-                f'{{"source":"{self.source}","cluster":"{self.cluster}","broker_name":"{b}","topic":"{name}",'
-                f'"read_queue_nums":{r},"write_queue_nums":{wq},"perm":{p},"order":{o},"topic_sys_flag":0,'
-                f'"topic_filter_type":"SINGLE_TAG","attributes":{attrs}}}',
+                f'{{"source":"{self.source}","cluster":"{self.cluster}","brokerName":"{b}","topic":"{name}",'
+                f'"readQueueNums":{r},"writeQueueNums":{wq},"perm":{p},"order":{o},"topicSysFlag":0,'
+                f'"topicFilterType":"SINGLE_TAG","attributes":{attrs}}}',
                 (self.source, self.cluster, b, name, r, wq, p, order, 0, "SINGLE_TAG", attributes),
             )
             self.topic_rows[b] += 1
@@ -256,13 +256,13 @@ class _Cluster:
             ok = b != self.failed
             perm = 4 if b == self.drained else (None if (self.si + i) % 3 == 2 else 6)
             self.w["brokers"].write(
-                {"source": self.source, "cluster": self.cluster, "broker_name": b, "broker_id": 0,
-                 "addr": self._addr(i, 0), "role": "master", "broker_perm": perm, "topics_ok": ok, "groups_ok": ok}
+                {"source": self.source, "cluster": self.cluster, "brokerName": b, "brokerId": 0,
+                 "addr": self._addr(i, 0), "role": "master", "brokerPermission": perm, "topicsOk": ok, "groupsOk": ok}
             )  # fmt: skip
             self.w["brokers"].write(
-                {"source": self.source, "cluster": self.cluster, "broker_name": b, "broker_id": 1,
-                 "addr": self._addr(i, 1), "role": "slave", "broker_perm": None, "topics_ok": False,
-                 "groups_ok": False}
+                {"source": self.source, "cluster": self.cluster, "brokerName": b, "brokerId": 1,
+                 "addr": self._addr(i, 1), "role": "slave", "brokerPermission": None, "topicsOk": False,
+                 "groupsOk": False}
             )  # fmt: skip
         self._system_topics()
         n = spec.topics
@@ -331,7 +331,7 @@ class _Cluster:
         self.expect("ORDER_CONF_MISMATCH", omism)
 
     def _order_conf(self, topic: str, value: str) -> None:
-        self.w["order_conf"].write({"source": self.source, "topic": topic, "order_conf": value})
+        self.w["order_conf"].write({"source": self.source, "topic": topic, "orderConf": value})
 
     def _groups(self, names: list[str]) -> None:
         spec, rng = self.spec, self.rng
@@ -340,9 +340,9 @@ class _Cluster:
         for b in self.collected:
             for g in groups:
                 self.w["groups"].write(
-                    {"source": self.source, "cluster": self.cluster, "broker_name": b, "group": g,
-                     "consume_enable": True, "consume_orderly": False, "consume_broadcast_enable": False,
-                     "retry_queue_nums": 1, "retry_max_times": 16}
+                    {"source": self.source, "cluster": self.cluster, "brokerName": b, "group": g,
+                     "consumeEnable": True, "consumeMessageOrderly": False, "consumeBroadcastEnable": False,
+                     "retryQueueNums": 1, "retryMaxTimes": 16}
                 )  # fmt: skip
         for i, g in enumerate(groups):
             self.topic(f"%RETRY%{g}", self.collected, 1, 6)
@@ -355,7 +355,7 @@ class _Cluster:
                 lag = 3 * LAG_THRESHOLD if g == lagged else rng.randrange(0, 1000)
                 for topic, n in ((consumed, lag), (f"%RETRY%{g}", 0)):
                     self.w["consumer_lag"].write(
-                        {"source": self.source, "cluster": self.cluster, "broker_name": b, "group": g,
+                        {"source": self.source, "cluster": self.cluster, "brokerName": b, "group": g,
                          "topic": topic, "lag": n, "queues": 8 if n else 1}
                     )  # fmt: skip
         if groups and names:

@@ -212,7 +212,7 @@ async def _live_findings(
     admin: AdminClient, rows: _Rows, clusters: list[str], namesrv: str, params: Params
 ) -> tuple[list[Finding], list[str]]:
     brokers = [
-        _Broker(r["cluster"], r["broker_name"], r["broker_id"], r["addr"])
+        _Broker(r["cluster"], r["brokerName"], r["brokerId"], r["addr"])
         for r in rows.of("brokers", clusters)
         if r["addr"]
     ]
@@ -224,14 +224,14 @@ async def _live_findings(
             b.error = reason_of(e)
 
     await asyncio.gather(*(read(b) for b in brokers))
-    tbw = {(r["cluster"], r["broker_name"]): r["perm"] for r in rows.of("topics", clusters)
+    tbw = {(r["cluster"], r["brokerName"]): r["perm"] for r in rows.of("topics", clusters)
            if r["topic"] == AUTO_CREATE_TOPIC}  # fmt: skip
     out: list[Finding] = []
     unread = [f"{b.cluster}/{b.name} {b.addr}: broker config: {b.error}" for b in brokers if b.error]
     read_ok = [b for b in brokers if not b.error]
     held: dict[tuple[str, str], list[str]] = defaultdict(list)
     for r in rows.of("topics", clusters):
-        held[(r["cluster"], r["broker_name"])].append(r["topic"])
+        held[(r["cluster"], r["brokerName"])].append(r["topic"])
     routed = []
     for b in read_ok:
         if b.broker_id == MASTER_ID:

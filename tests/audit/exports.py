@@ -29,11 +29,11 @@ class ExportBuilder:
     def broker(
         self, source: str, cluster: str, name: str, perm: int | None = 6, ok: bool = True, groups_ok: bool = True
     ) -> None:
-        row = {"source": source, "cluster": cluster, "broker_name": name, "broker_id": 0, "addr": f"{name}:10911",
-               "role": "master", "broker_perm": perm, "topics_ok": ok, "groups_ok": ok and groups_ok}  # fmt: skip
+        row = {"source": source, "cluster": cluster, "brokerName": name, "brokerId": 0, "addr": f"{name}:10911",
+               "role": "master", "brokerPermission": perm, "topicsOk": ok, "groupsOk": ok and groups_ok}  # fmt: skip
         self.w.write("brokers", row)
-        self.w.write("brokers", {**row, "broker_id": 1, "role": "slave", "addr": f"{name}:10912", "broker_perm": None,
-                                 "topics_ok": False, "groups_ok": False})  # fmt: skip
+        self.w.write("brokers", {**row, "brokerId": 1, "role": "slave", "addr": f"{name}:10912",
+                                 "brokerPermission": None, "topicsOk": False, "groupsOk": False})  # fmt: skip
         entry = next(c for c in self.sources[source]["clusters"] if c["cluster"] == cluster)
         entry["brokers"].append(
             {"broker_name": name, "broker_id": 0, "addr": row["addr"], "role": "master",
@@ -45,29 +45,29 @@ class ExportBuilder:
         for b in brokers.split():
             self.w.write(
                 "topics",
-                {"source": source, "cluster": cluster, "broker_name": b, "topic": topic, "read_queue_nums": r,
-                 "write_queue_nums": w, "perm": perm, "order": order, "topic_sys_flag": 0,
-                 "topic_filter_type": "SINGLE_TAG", "attributes": attributes or {}},
+                {"source": source, "cluster": cluster, "brokerName": b, "topic": topic, "readQueueNums": r,
+                 "writeQueueNums": w, "perm": perm, "order": order, "topicSysFlag": 0,
+                 "topicFilterType": "SINGLE_TAG", "attributes": attributes or {}},
             )  # fmt: skip
 
     def group(self, source: str, cluster: str, brokers: str, group: str) -> None:
         for b in brokers.split():
             self.w.write(
                 "groups",
-                {"source": source, "cluster": cluster, "broker_name": b, "group": group, "consume_enable": True,
-                 "consume_orderly": False, "consume_broadcast_enable": False, "retry_queue_nums": 1,
-                 "retry_max_times": 16},
+                {"source": source, "cluster": cluster, "brokerName": b, "group": group, "consumeEnable": True,
+                 "consumeMessageOrderly": False, "consumeBroadcastEnable": False, "retryQueueNums": 1,
+                 "retryMaxTimes": 16},
             )  # fmt: skip
 
     def lag(self, source: str, cluster: str, broker: str, group: str, topic: str, lag: int) -> None:
         self.w.write(
             "consumer_lag",
-            {"source": source, "cluster": cluster, "broker_name": broker, "group": group, "topic": topic,
+            {"source": source, "cluster": cluster, "brokerName": broker, "group": group, "topic": topic,
              "lag": lag, "queues": 4},
         )  # fmt: skip
 
     def order_conf(self, source: str, topic: str, value: str) -> None:
-        self.w.write("order_conf", {"source": source, "topic": topic, "order_conf": value})
+        self.w.write("order_conf", {"source": source, "topic": topic, "orderConf": value})
 
     def finish(self) -> dict[str, Any]:
         manifest = new_manifest({"tool": "tests"})

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from mqadmin.audit.runner import AUTO_SPARK_ROWS
-from mqadmin.fleet.synth import load_ground_truth
+from mqadmin.fleet.manifest import load_manifest
+from mqadmin.fleet.synth import FleetSpec, generate, load_ground_truth
 from tests.audit.exports import edge_case_export, keys, truth_keys
 from tests.unit.cli_helpers import Cli, assert_one_line_error
 
@@ -222,3 +223,31 @@ def test_an_export_and_an_audit_from_before_camel_case_still_read(cli, tmp_path)
     assert doc["baseline"]["generatedAt"] == old_summary["generated_at"]  # the old summary's date, read
     assert (doc["baseline"]["new"], doc["baseline"]["resolved"]) == (0, 0)
     assert doc["baseline"]["unchanged"] == len(new)
+
+
+V2 = Path(__file__).parent.parent / "data" / "fleet-v2"
+"""The same fleet as ``V1`` (its spec and seed) exported as schema version 2 (camelCase manifest, snake_case
+columns, the topics' Parquet copy, two parts per table) and its audit, written by mqadmin before the columns
+went camelCase."""
+
+
+def fixture_spec() -> FleetSpec:
+    """The generator's parameters of the committed exports (both hold the same fleet)."""
+    specs = [load_manifest(d / "export")["producer"]["spec"] for d in (V1, V2)]
+    assert specs[0] == specs[1]
+    return FleetSpec(**specs[0])
+
+
+def test_exports_of_every_schema_version_audit_to_the_same_findings(cli, tmp_path):
+    generate(tmp_path / "v3", fixture_spec())
+    exports = {"v1": V1 / "export", "v2": V2 / "export", "v3": tmp_path / "v3"}
+    findings = {}
+    for version, export in exports.items():
+        out = tmp_path / "audit" / version
+        result = cli("--format", "json", "audit", str(export), "--out", str(out), "--engine", "python")
+        assert result.code == 0, result.err
+        findings[version] = [json.loads(x) for x in (out / "findings.jsonl").read_text().splitlines()]
+    assert findings["v1"] == findings["v2"] == findings["v3"]
+    assert keys(findings["v3"]) == truth_keys(load_ground_truth(V1 / "export"))
+    # and what mqadmin found in the version 2 export before its columns were renamed
+    assert findings["v2"] == [json.loads(x) for x in (V2 / "audit" / "findings.jsonl").read_text().splitlines()]

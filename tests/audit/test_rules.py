@@ -163,8 +163,8 @@ def test_order_conf_parsing():
 def test_not_an_export_is_refused(tmp_path):
     with pytest.raises(job.AuditInputError, match="has no manifest.json"):
         audit_findings([tmp_path], Params())
-    (tmp_path / "manifest.json").write_text(json.dumps({"kind": "mqadmin-fleet-export", "schema_version": 3}))
-    with pytest.raises(job.AuditInputError, match="schema version 3"):
+    (tmp_path / "manifest.json").write_text(json.dumps({"kind": "mqadmin-fleet-export", "schema_version": 4}))
+    with pytest.raises(job.AuditInputError, match="schema version 4"):
         audit_findings([tmp_path], Params())
 
 

@@ -191,12 +191,27 @@ def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
     assert set(table.column_names) == set(job.FINDING_COLUMNS)
 
 
-def test_spark_audits_an_export_from_before_camel_case_like_python(spark, tmp_path):
-    old = Path(__file__).parent.parent / "data" / "fleet-v1" / "export"  # schema 1: snake_case, gzip JSON Lines only
+DATA = Path(__file__).parent.parent / "data"
+V1, V2 = DATA / "fleet-v1" / "export", DATA / "fleet-v2" / "export"
+"""One fleet as schema version 1 (snake_case, gzip JSON Lines only) and 2 (snake_case columns, the topics' Parquet
+copy), written by mqadmin before the columns went camelCase (tests/audit/test_cli_audit.py)."""
+
+
+def test_spark_audits_exports_of_every_schema_version_to_the_same_findings(spark, tmp_path):
+    generate(tmp_path / "v3", FleetSpec(**json.loads((V1 / "manifest.json").read_text())["producer"]["spec"]))
     params = Params()
-    found = spark_findings(spark, [old], params)
-    assert found and comparable(found) == comparable(audit_findings([old], params))
-    assert keys(found) == truth_keys(load_ground_truth(old))
+    found = {v: spark_findings(spark, [root], params) for v, root in (("v1", V1), ("v2", V2), ("v3", tmp_path / "v3"))}
+    assert found["v1"] and comparable(found["v1"]) == comparable(found["v2"]) == comparable(found["v3"])
+    assert keys(found["v1"]) == truth_keys(load_ground_truth(V1))
+    assert comparable(found["v2"]) == comparable(audit_findings([V2], params))
+    # One job over two namings (an old export's tables read apart, renamed and joined to a new one's): from the
+    # JSON Lines (v1 has no Parquet copy), and from the Parquet copies (v2 and the new export have one).
+    edge_case_export(tmp_path / "new")
+    alone = audit_findings([tmp_path / "new"], params)
+    for old in (V1, V2):
+        mixed = spark_findings(spark, [old, tmp_path / "new"], params)
+        assert keys(mixed) == keys(found["v1"]) | keys(alone) and len(mixed) == len(found["v1"]) + len(alone)
+        assert comparable(mixed) == comparable(audit_findings([old, tmp_path / "new"], params))
 
 
 def drop_parquet_copy(root: Path) -> None:

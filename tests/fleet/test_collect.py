@@ -119,32 +119,33 @@ def test_export_writes_every_table_and_the_manifest(monkeypatch, capsys, tmp_pat
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["manifest.json"] + [f"{t}.jsonl.gz" for t in manifest["tables"]] + copies
     )
+    for table in manifest["tables"]:  # the files' columns are camelCase (schema version 3), read as written
+        with gzip.open(out / f"{table}.jsonl.gz", "rt") as f:
+            assert not [c for line in f for c in json.loads(line) if "_" in c], table
     src = "127.0.0.1:9876"
     assert rows(out, "clusters") == [{"source": src, "cluster": "DefaultCluster", "namesrv": src}]
-    brokers = {(r["broker_name"], r["broker_id"]): r for r in rows(out, "brokers")}
-    assert brokers[("broker-a", 0)]["role"] == "master" and brokers[("broker-a", 0)]["broker_perm"] == 6
-    assert brokers[("broker-b", 0)]["broker_perm"] == 4
+    brokers = {(r["brokerName"], r["brokerId"]): r for r in rows(out, "brokers")}
+    assert brokers[("broker-a", 0)]["role"] == "master" and brokers[("broker-a", 0)]["brokerPermission"] == 6
+    assert brokers[("broker-b", 0)]["brokerPermission"] == 4
     assert brokers[("broker-a", 1)] == {
-        "source": src, "cluster": "DefaultCluster", "broker_name": "broker-a", "broker_id": 1,
-        "addr": "127.0.0.1:10912", "role": "slave", "broker_perm": None, "topics_ok": False, "groups_ok": False,
+        "source": src, "cluster": "DefaultCluster", "brokerName": "broker-a", "brokerId": 1,
+        "addr": "127.0.0.1:10912", "role": "slave", "brokerPermission": None, "topicsOk": False, "groupsOk": False,
     }  # fmt: skip
-    topics = {(r["broker_name"], r["topic"]): r for r in rows(out, "topics")}
+    topics = {(r["brokerName"], r["topic"]): r for r in rows(out, "topics")}
     assert set(topics) == {("broker-a", "T1"), ("broker-a", "Auto"), ("broker-b", "T1")}  # never from the slave
     assert topics[("broker-a", "T1")]["order"] is True
     assert topics[("broker-a", "T1")]["attributes"] == {"message.type": "FIFO"}
-    assert topics[("broker-a", "Auto")]["write_queue_nums"] == 4
+    assert topics[("broker-a", "Auto")]["writeQueueNums"] == 4
     groups = rows(out, "groups")
-    assert {(g["broker_name"], g["group"]) for g in groups} == {
-        (x, g) for x in ("broker-a", "broker-b") for g in GROUPS
-    }
-    assert next(g for g in groups if g["group"] == "G2")["consume_orderly"] is True
+    assert {(g["brokerName"], g["group"]) for g in groups} == {(x, g) for x in ("broker-a", "broker-b") for g in GROUPS}
+    assert next(g for g in groups if g["group"] == "G2")["consumeMessageOrderly"] is True
     # lag = brokerOffset - consumerOffset summed over the broker's queues of the topic (2 queues x 7)
     lag = [r for r in rows(out, "consumer_lag") if r["lag"]]
-    assert {(r["broker_name"], r["group"], r["topic"], r["lag"], r["queues"]) for r in lag} == {
+    assert {(r["brokerName"], r["group"], r["topic"], r["lag"], r["queues"]) for r in lag} == {
         ("broker-a", "G1", "T1", 14, 2),
         ("broker-a", "G2", "T1", 14, 2),
     }
-    assert rows(out, "order_conf") == [{"source": src, "topic": "T1", "order_conf": "broker-a:8;broker-b:8"}]
+    assert rows(out, "order_conf") == [{"source": src, "topic": "T1", "orderConf": "broker-a:8;broker-b:8"}]
     per_broker = manifest["sources"][0]["clusters"][0]["brokers"]
     assert [(b["broker_name"], b["role"], b["status"]) for b in per_broker] == [
         ("broker-a", "master", "ok"),
@@ -174,9 +175,9 @@ def test_a_failed_broker_and_a_dead_source_are_recorded_and_the_rest_exported(mo
     broker_b = next(x for x in live["clusters"][0]["brokers"] if x["broker_name"] == "broker-b")
     assert broker_b["status"] == "failed" and "no answer" in broker_b["reason"]
     # broker-a is fully there; broker-b is a master that was not collected
-    assert {r["broker_name"] for r in rows(out, "topics")} == {"broker-a"}
-    b_row = next(r for r in rows(out, "brokers") if r["broker_name"] == "broker-b")
-    assert (b_row["topics_ok"], b_row["groups_ok"]) == (False, False)
+    assert {r["brokerName"] for r in rows(out, "topics")} == {"broker-a"}
+    b_row = next(r for r in rows(out, "brokers") if r["brokerName"] == "broker-b")
+    assert (b_row["topicsOk"], b_row["groupsOk"]) == (False, False)
     assert "broker-b" in result.out and "failed" in result.out
 
 
@@ -193,6 +194,7 @@ def test_a_failing_group_makes_the_broker_partial_not_failed(monkeypatch, capsys
     assert {r["group"] for r in rows(out, "consumer_lag")} == {"G1"}
     doc = result.json()
     assert doc["status"] == "partial" and doc["sources"][0]["reasons"]
+    assert doc["schemaVersion"] == 3 == load_manifest(out)["schema_version"]
 
 
 def test_every_source_failing_exits_1(monkeypatch, capsys, tmp_path):
@@ -260,7 +262,7 @@ def test_re_export_replaces_the_previous_one(monkeypatch, capsys, tmp_path):
     assert cli("exportMetadata", "-n", NS, "--out", str(out)).code == 0
     fleet.b.topics["Auto"] = TopicConfig("Auto", 4, 4)
     assert cli("exportMetadata", "-n", NS, "--out", str(out)).code == 0
-    assert ("broker-b", "Auto") in {(r["broker_name"], r["topic"]) for r in rows(out, "topics")}
+    assert ("broker-b", "Auto") in {(r["brokerName"], r["topic"]) for r in rows(out, "topics")}
     assert not list(out.glob("*.tmp"))
     with gzip.open(out / "topics.jsonl.gz", "rt") as f:
         assert all(json.loads(line)["source"] == NS for line in f)

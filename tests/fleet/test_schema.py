@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import ast
 import gzip
+import importlib.util
 import json
 import re
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +17,7 @@ from mqadmin.admin.results import overall_status
 from mqadmin.audit import job
 from mqadmin.fleet import manifest as mf
 from mqadmin.fleet.schema import SCHEMA_VERSION, TABLES, column_names
+from mqadmin.fleet.synth import FleetSpec, generate
 from mqadmin.fleet.writer import ExportWriter, TableWriter
 from mqadmin.model.names import SYSTEM_TOPICS
 
@@ -29,6 +33,8 @@ def documented_columns() -> dict[str, list[tuple[str, str]]]:
         if m := re.match(r"### (\w+) ", line):
             current = m.group(1)
             out[current] = []
+        elif line.startswith("## "):  # the sections after the tables' (manifest.json, versions)
+            current = None
         elif current and (m := re.match(r"\| `(\w+)` \| ([^|]+?) \|", line)):
             out[current].append((m.group(1), m.group(2).replace(", nullable", "").strip()))
     return out
@@ -51,6 +57,43 @@ def test_the_spark_job_reads_exactly_the_schema():
         fields = [(f.name, f.dataType.simpleString()) for f in schemas[table].fields]
         assert fields == [(c.name, spark_type.get(c.type, c.type)) for c in cols], table
     assert job.SCHEMA_VERSION == SCHEMA_VERSION
+    old = job.spark_schemas(snake=True)  # what an export before version 3 holds
+    for table, cols in TABLES.items():
+        assert [f.name for f in old[table].fields] == [job.old_column(c.name) for c in cols], table
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_export_reads_as_the_same_rows_with_todays_column_names(tmp_path, version):
+    """The committed v1 and v2 exports hold the fleet the generator writes today from the same spec: their rows,
+    read with the one mapping, are today's rows; their columns, renamed, are today's columns in today's order."""
+    old = ROOT / "tests" / "data" / f"fleet-v{version}" / "export"
+    manifest = mf.load_manifest(old)
+    assert manifest["schema_version"] == version and job.snake_columns(manifest)
+    new = generate(tmp_path, FleetSpec(**manifest["producer"]["spec"]))
+    assert not job.snake_columns(new)
+
+    def content(root: Path, m: dict[str, Any], table: str) -> Counter[str]:
+        return Counter(json.dumps(r, sort_keys=True) for r in mf.iter_rows(root, m, table))
+
+    for table in TABLES:
+        with gzip.open(old / manifest["tables"][table]["files"][0], "rt") as f:
+            written = list(json.loads(f.readline()))  # the columns as the old version wrote them
+        assert [job.SNAKE_COLUMNS.get(c, c) for c in written] == column_names(table), table
+        with gzip.open(tmp_path / new["tables"][table]["files"][0], "rt") as f:
+            assert list(json.loads(f.readline())) == column_names(table), table
+        assert content(old, manifest, table) == content(tmp_path, new, table), table
+    copy = manifest["tables"]["topics"].get("parquet")
+    if copy and importlib.util.find_spec("pyarrow"):  # v2: the Parquet copy, as the python engine reads it
+        audited = job.AUDITED_COLUMNS["topics"]
+        rows = list(job.table_rows(old, manifest["tables"]["topics"], audited, snake=True))
+        assert rows == [{c: r[c] for c in audited} for r in mf.iter_rows(old, manifest, "topics")]
+
+
+def test_the_renamed_columns_are_camel_case_and_each_a_column_of_today():
+    today = {c.name for cols in TABLES.values() for c in cols}
+    assert set(job.SNAKE_COLUMNS.values()) <= today
+    assert all("_" in old and "_" not in new for old, new in job.SNAKE_COLUMNS.items())
+    assert not [c for c in today if "_" in c]
 
 
 def test_the_job_file_is_self_contained():
@@ -106,9 +149,9 @@ def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_p
     from mqadmin.audit.job import iter_jsonl, iter_parquet
 
     rows = [
-        {"source": "s", "cluster": "C", "broker_name": f"b{i % 3}", "topic": f"T{i}", "read_queue_nums": i % 9,
-         "write_queue_nums": 8, "perm": 6, "order": i % 2 == 0, "topic_sys_flag": 0,
-         "topic_filter_type": "SINGLE_TAG", "attributes": {"message.type": "FIFO"} if i % 5 == 0 else {}}
+        {"source": "s", "cluster": "C", "brokerName": f"b{i % 3}", "topic": f"T{i}", "readQueueNums": i % 9,
+         "writeQueueNums": 8, "perm": 6, "order": i % 2 == 0, "topicSysFlag": 0,
+         "topicFilterType": "SINGLE_TAG", "attributes": {"message.type": "FIFO"} if i % 5 == 0 else {}}
         for i in range(300_000)  # more than one row group
     ]  # fmt: skip
     w = ExportWriter(tmp_path)
@@ -119,11 +162,11 @@ def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_p
     assert list(iter_parquet(path)) == list(iter_jsonl(tmp_path / entry["files"][0])) == rows
     audited = job.AUDITED_COLUMNS["topics"]
     assert list(job.table_rows(tmp_path, entry, audited)) == [{c: r[c] for c in audited} for r in rows]
-    assert set(column_names("topics")) - set(audited) == {"topic_sys_flag", "topic_filter_type"}  # not decoded
+    assert set(column_names("topics")) - set(audited) == {"topicSysFlag", "topicFilterType"}  # not decoded
     meta = pq.ParquetFile(path).metadata
     assert meta.num_rows == 300_000 and meta.num_row_groups == 3  # Spark splits a file by its row groups
     types = {f.name: str(f.type) for f in pq.read_schema(path)}
-    assert types["read_queue_nums"] == "int32" and types["attributes"].startswith("map<string, string")
+    assert types["readQueueNums"] == "int32" and types["attributes"].startswith("map<string, string")
 
 
 def test_aborted_writer_leaves_nothing(tmp_path):
@@ -156,7 +199,7 @@ def test_the_manifest_file_is_camel_case_and_a_version_1_manifest_still_loads(tm
                                 "clusters": [{"cluster": "C", "brokers": [broker]}]})  # fmt: skip
     w.finish(manifest)
     written = json.loads((tmp_path / "manifest.json").read_text())
-    assert written["schemaVersion"] == SCHEMA_VERSION == 2 and "createdAt" in written
+    assert written["schemaVersion"] == SCHEMA_VERSION == 3 and "createdAt" in written
     assert "orderConf" in written["tables"] and "consumerLag" in written["tables"]
     source = written["sources"][0]
     assert source["orderConfOk"] is True
@@ -182,7 +225,7 @@ def test_camel_and_snake_are_inverse_and_leave_other_keys_alone():
         ("not json", "not valid JSON"),
         ('{"kind": "something-else"}', "not an mqadmin fleet export"),
         ('{"kind": "mqadmin-fleet-export", "schema_version": 99, "tables": {}}', "schema version 99"),
-        ('{"kind": "mqadmin-fleet-export", "schemaVersion": 3, "tables": {}}', "schema version 3"),
+        ('{"kind": "mqadmin-fleet-export", "schemaVersion": 4, "tables": {}}', "schema version 4"),
         ('{"kind": "mqadmin-fleet-export", "schema_version": 1, "tables": {}}', "lists no files"),
     ],
 )
@@ -202,4 +245,4 @@ def test_overall_status():
 
 
 def test_column_names():
-    assert column_names("order_conf") == ["source", "topic", "order_conf"]
+    assert column_names("order_conf") == ["source", "topic", "orderConf"]

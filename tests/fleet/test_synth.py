@@ -69,7 +69,7 @@ def test_every_rule_is_planted_and_the_failed_broker_recorded(tmp_path):
         if b["status"] == "failed"
     ]
     assert len(failed) == 1
-    hosts = {(r["source"], r["cluster"], r["broker_name"]) for r in iter_rows(tmp_path, manifest, "topics")}
+    hosts = {(r["source"], r["cluster"], r["brokerName"]) for r in iter_rows(tmp_path, manifest, "topics")}
     assert failed[0] not in hosts
     assert manifest["status"] == "partial"
 

@@ -41,6 +41,7 @@ class MetadataExportDoc(TypedDict):
     """exportMetadata --out: the fleet export."""
 
     out: Annotated[str, "the export directory"]
+    schemaVersion: Annotated[int, "the export's schema version (docs/fleet-schema.md; 3: camelCase columns)"]
     status: Literal["ok", "partial", "failed"]
     sources: list[SourceExportDoc]
     tables: Annotated[dict[str, dict[str, Any]], "table -> what manifest.json says of it (docs/fleet-schema.md)"]
@@ -270,7 +271,15 @@ def _print_export(manifest: dict[str, Any], out: Path) -> None:
         from mqadmin.audit.job import camel_keys
 
         print_json(
-            camel_keys({"out": str(out), "status": manifest["status"], "sources": rows, "tables": manifest["tables"]})
+            camel_keys(
+                {
+                    "out": str(out),
+                    "schema_version": manifest["schema_version"],
+                    "status": manifest["status"],
+                    "sources": rows,
+                    "tables": manifest["tables"],
+                }
+            )
         )
         return
     cols = [Column("SOURCE"), Column("STATUS", styled=True), Column("CLUSTERS", numeric=True),
@@ -568,6 +577,7 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
 
 class FleetDoc(TypedDict):
     out: Annotated[str, "the export directory written"]
+    schemaVersion: Annotated[int, "the export's schema version (docs/fleet-schema.md)"]
     seed: int
     clusters: int
     rows: Annotated[dict[str, int], "table -> rows written"]
@@ -611,6 +621,7 @@ def generate_fleet(
     elapsed = time.monotonic() - started
     doc: dict[str, Any] = {
         "out": str(out),
+        "schemaVersion": manifest["schema_version"],
         "seed": spec.seed,
         "clusters": spec.clusters,
         "rows": {camel(t): info["rows"] for t, info in manifest["tables"].items()},
