@@ -42,6 +42,13 @@ COMMANDS: dict[str, Command] = {}
 APPS: dict[str, Any] = {}
 """Command name -> the Typer app of a command with subcommands (``dev``, ``profile``), which Typer always parses."""
 
+SUBCOMMAND_DOCUMENTS: dict[str, Any] = {}
+"""``"profile list"`` -> the TypedDict of that subcommand's ``--format json`` document, for every subcommand of
+``APPS`` (filled as they register); None: it prints no JSON document (its help says so)."""
+
+NO_DOCUMENT = "It prints no JSON document: stdout stays empty, with --format json too."
+"""The last paragraph of the help of a subcommand that declares no document."""
+
 
 def command(
     name: str, *examples: str, blocking: bool = False, async_with: tuple[str, ...] = (), document: Any = None

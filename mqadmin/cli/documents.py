@@ -39,7 +39,8 @@ class ContractError(TypeError):
 
 
 def schema_id(command: str) -> str:
-    return f"urn:mqadmin:json:{CONTRACT_VERSION}:{command}"
+    """``urn:mqadmin:json:2:topicList``; a subcommand's: ``urn:mqadmin:json:2:profile:list``."""
+    return f"urn:mqadmin:json:{CONTRACT_VERSION}:{command.replace(' ', ':')}"
 
 
 def command_schema(command: str, document: Any, title: str | None = None) -> dict[str, Any]:
@@ -122,16 +123,17 @@ def _object(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
 
 
 def declared() -> dict[str, type]:
-    """Command name -> its declared document, for every command that declares one (every command module is
-    imported)."""
+    """Command name -> its declared document, for every command that declares one, then every subcommand
+    (``"profile list"``) that does (every command module is imported)."""
     import importlib
 
     from mqadmin.cli import registry
-    from mqadmin.cli.command import COMMANDS
+    from mqadmin.cli.command import COMMANDS, SUBCOMMAND_DOCUMENTS
 
     for entry in registry.COMMANDS:
         importlib.import_module(f"mqadmin.cli.commands.{entry.module}")
-    return {e.name: doc for e in registry.COMMANDS if e.name in COMMANDS and (doc := COMMANDS[e.name].document)}
+    commands = {e.name: doc for e in registry.COMMANDS if e.name in COMMANDS and (doc := COMMANDS[e.name].document)}
+    return commands | {name: doc for name, doc in sorted(SUBCOMMAND_DOCUMENTS.items()) if doc is not None}
 
 
 class ErrorDetailDoc(TypedDict):

@@ -19,11 +19,11 @@ from typer.core import TyperGroup
 
 from mqadmin import __version__
 from mqadmin.cli import registry
-from mqadmin.cli.command import APPS, COMMANDS
+from mqadmin.cli.command import APPS, COMMANDS, NO_DOCUMENT, SUBCOMMAND_DOCUMENTS
 from mqadmin.cli.complete import own_completion_scripts
 from mqadmin.cli.declare import Option, Param
 from mqadmin.cli.errors import ExitCode, exit_code, usage_error
-from mqadmin.cli.options import ROOT_OPTIONS, set_globals
+from mqadmin.cli.options import ROOT_OPTIONS, set_globals, with_global_options
 
 
 def new_app(**kw: Any) -> typer.Typer:
@@ -41,6 +41,22 @@ def examples_epilog(examples: tuple[str, ...]) -> str | None:
     if not examples:
         return None
     return "Examples:\n\n\b\n" + "\n".join(f"  {e}" for e in examples)
+
+
+def subcommand(
+    app: typer.Typer, group: str, name: str, examples: tuple[str, ...], document: Any
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as ``mqadmin GROUP NAME`` on the group's app, with the global options like
+    every command, ``examples`` ending its help, and ``document``, the TypedDict of its ``--format json`` output
+    (``SUBCOMMAND_DOCUMENTS``); with None its help ends with ``NO_DOCUMENT``."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        SUBCOMMAND_DOCUMENTS[f"{group} {name}"] = document
+        text = None if document is not None else f"{inspect.getdoc(fn)}\n\n{NO_DOCUMENT}"
+        app.command(name, help=text, epilog=examples_epilog(examples))(typer_callback(with_global_options(fn)))
+        return fn
+
+    return register
 
 
 def typer_callback(fn: Callable[..., Any]) -> Callable[..., Any]:

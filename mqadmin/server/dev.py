@@ -56,22 +56,6 @@ class DevCluster:
     def namesrv_addr(self) -> str:
         return self.namesrv.addr
 
-    def describe(self) -> dict[str, object]:
-        return {
-            "namesrvAddr": self.namesrv_addr,
-            "cluster": self.cluster,
-            "brokers": [
-                {"name": b.config.broker_name, "addr": b.config.addr, "id": b.config.broker_id} for b in self.brokers
-            ],
-            "nsaddrUrl": self.address_server.url,
-            "tlsCa": str(self.tls.ca_file) if self.tls else None,
-            "tlsMode": None if self.tls is None else "permissive" if self.tls.permissive else "enforcing",
-            "dataDir": str(self.data_dir),
-            "temporaryDataDir": self.temporary,
-            "autoCreateTopicEnable": all(b.config.auto_create_topic_enable for b in self.brokers),
-            "authEnabled": any(b.config.auth is not None for b in self.brokers),
-        }
-
     async def stop(self) -> None:
         if self.stopped:
             return

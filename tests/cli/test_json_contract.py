@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 
 from mqadmin.cli import registry
+from mqadmin.cli.command import APPS, NO_DOCUMENT, SUBCOMMAND_DOCUMENTS
 from mqadmin.cli.documents import declared, shipped_schema
-from tests.devprocs import EmbeddedCluster
+from tests.devprocs import EmbeddedCluster, start_dev
+from tests.unit.test_settings import run, write_config
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = sorted((REPO / "docs" / "commands").glob("*.md"))
@@ -142,8 +144,8 @@ EXEMPT = {
     "getAcl": AUTH_EXEMPT,
     "listAcl": AUTH_EXEMPT,
     "copyAcl": AUTH_EXEMPT,
-    "profile": "local config, no cluster; its documents are checked in tests/unit/test_cli_profile.py",
-    "dev": "runs servers; its ready lines are documented in docs/dev-cluster.md",
+    "profile": "subcommands, on the local config: test_profile_documents_are_valid below",
+    "dev": "subcommands that run servers: test_dev_documents_are_valid below",
     "help": "prints help text, not data",
     "audit": "takes exports, not a cluster: test_audit_document_is_valid below",
     "generateFleet": "takes no cluster: test_generate_fleet_document_is_valid below",
@@ -261,7 +263,9 @@ def assert_contract(name: str, doc: Any) -> None:
 def test_declared_commands_are_shipped_and_their_documented_examples_are_valid() -> None:
     shapes = documented_shapes()
     names = declared()
-    assert sorted(names) == sorted(n for n in {e.name for e in registry.COMMANDS} if shipped_schema(n) is not None)
+    every = {e.name for e in registry.COMMANDS} | set(SUBCOMMAND_DOCUMENTS)
+    assert sorted(names) == sorted(n for n in every if shipped_schema(n) is not None)
+    assert {"profile list", "dev up"} <= set(names)
     bad = {name: errors for name in names for doc in shapes.get(name, []) if (errors := schema_errors(name, doc))}
     assert not bad, f"docs/commands examples not valid under their schema: {bad}"
 
@@ -280,6 +284,112 @@ def test_mismatch_finds_what_it_should() -> None:
     assert "camelCase" in mismatch(doc, {"results": [], "outcome": "ok", "min_offset": 1})
     assert "documented keys" in mismatch(doc, {"results": [{"name": "b"}], "outcome": "ok"})
     assert "documented a list" in mismatch(doc, {"results": {}, "outcome": "ok"})
+
+
+PROFILE_CASES = [
+    ["create", "prod", "-n", "127.0.0.1:9876", "--access-key", "a", "--secret-command", "x",
+     "--broker-addr-map", "10.0.0.5:10911=127.0.0.1:1", "--tls", "--timeout", "7", "--default-format", "json"],
+    ["create", "stage", "-n", "127.0.0.2:9876"],
+    ["use", "stage"],
+    ["use", "stage"],  # already current
+    ["list"],
+    ["show", "prod"],
+    ["show"],  # the one in use
+    ["show", "--resolved"],
+    ["delete", "stage", "--dry-run"],
+    ["delete", "stage"],
+]  # fmt: skip
+"""Invocations of the profile subcommands, in order, on an empty config file."""
+
+DEV_CASES = {
+    "dev up": ["--namesrv-port", "0", "--broker-port", "0", "--brokers", "1"],
+    "dev namesrv": ["--port", "0"],
+    "dev broker": ["--port", "0", "--broker-name", "broker-z"],  # -n: the name server above
+}
+"""The dev servers, each started with its ready line as its document; ``dev demo`` ends by itself."""
+
+
+def subcommands() -> list[str]:
+    """``"profile list"`` etc.: every subcommand of every command that has some, from its Typer app."""
+    from mqadmin.cli.typer_app import load_command
+
+    out = []
+    for name in sorted(APPS):
+        group = load_command(registry.find(name))
+        ctx = group.make_context(name, [], resilient_parsing=True)
+        out += [f"{name} {sub}" for sub in group.list_commands(ctx)]
+    return out
+
+
+def test_every_subcommand_declares_its_document_or_says_it_prints_none(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    subs = subcommands()
+    assert {"profile list", "profile edit", "dev up", "dev demo"} <= set(subs)
+    assert sorted(SUBCOMMAND_DOCUMENTS) == sorted(subs)
+    undeclared = [s for s in subs if SUBCOMMAND_DOCUMENTS[s] is None]
+    assert undeclared == ["profile edit"]
+    covered = {f"profile {args[0]}" for args in PROFILE_CASES} | set(DEV_CASES) | {"dev demo"}
+    assert covered == set(subs) - set(undeclared)
+    shapes = documented_shapes()
+    for sub in subs:
+        r = run(monkeypatch, capsys, "help", *sub.split())
+        assert r.code == 0, r.err
+        text = r.out
+        if sub in undeclared:
+            assert NO_DOCUMENT in " ".join(text.split()) and "JSON document (" not in text, text
+            assert sub not in shapes  # no example in docs/commands: its section says it prints none
+        else:
+            assert f"JSON document (--format json; contract 2; schema: mqadmin help {sub} --schema)" in text, text
+            assert shapes[sub], f"docs/commands has no example of {sub}"
+
+
+def test_help_prints_a_subcommands_schema_and_refuses_one_it_has_not(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def help_(*args: str) -> tuple[int, str, str]:
+        r = run(monkeypatch, capsys, "help", *args)
+        return r.code, r.out, r.err
+
+    code, out, _ = help_("profile", "list", "--schema")
+    assert code == 0 and json.loads(out) == shipped_schema("profile list")
+    assert json.loads(out)["$id"] == "urn:mqadmin:json:2:profile:list"
+    code, _, err = help_("profile", "edit", "--schema")
+    assert code == 2 and "profile edit prints no JSON document" in err
+    code, _, err = help_("dev", "upp")
+    assert code == 2 and "dev has no subcommand 'upp'" in err and "up" in err
+    code, _, err = help_("topicList", "x")
+    assert code == 2 and "topicList has no subcommands" in err
+
+
+def test_profile_documents_are_valid(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config("")
+    for args in PROFILE_CASES:
+        r = run(monkeypatch, capsys, "profile", *args, "--format", "json")
+        assert r.code == 0, (args, r.err)
+        assert_contract(f"profile {args[0]}", r.json())
+
+
+def test_dev_documents_are_valid(tmp_path: Path) -> None:
+    """Each server's ready line (then SIGTERM: exit 0), and dev demo's document."""
+    import subprocess
+
+    started = []
+    try:
+        for sub, args in DEV_CASES.items():
+            more = ["-n", started[0][1]["namesrvAddr"]] if sub == "dev broker" else []
+            proc, ready = start_dev(sub.split()[1], *args, *more, "--data-dir", str(tmp_path / sub.split()[1]))
+            started.append((proc, ready))
+            assert_contract(sub, ready)
+            assert ready["pid"] == proc.p.pid
+        assert started[-1][1]["registered"] is True  # dev broker registered with dev up's name server
+    finally:
+        codes = [proc.stop() for proc, _ in reversed(started)]
+    assert codes == [0] * len(DEV_CASES)
+    demo = [sys.executable, "-m", "mqadmin", "--format", "json", "dev", "demo"]
+    done = subprocess.run(demo, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert_contract("dev demo", json.loads(done.stdout))
 
 
 @pytest.fixture(scope="module")

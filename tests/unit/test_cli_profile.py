@@ -1,6 +1,6 @@
 """The profile commands: create (checked values, one secret source, absolute paths), use, list, show (never a
-secret), delete (--dry-run), edit (only a valid file is kept), and their JSON documents as
-docs/commands/profiles.md shows them."""
+secret), delete (--dry-run), edit (only a valid file is kept); their JSON documents are validated in
+tests/cli/test_json_contract.py."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from mqadmin.cli import runner
 from mqadmin.model.rpc import namesrv, topics
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode
-from tests.cli.test_json_contract import assert_contract
 from tests.mock_transport import MockTransport, cluster_info, ok, refuse, routes
 from tests.unit.cli_helpers import assert_one_line_error
 from tests.unit.test_settings import run, write_config
@@ -130,20 +129,3 @@ def test_edit_keeps_only_a_valid_file(monkeypatch, capsys, tmp_path) -> None:
     assert sorted(os.listdir(path.parent)) == ["config.toml"]
     monkeypatch.setenv("VISUAL", "false")
     assert run(monkeypatch, capsys, "profile", "edit").code == 2
-
-
-def test_json_documents_match_docs(monkeypatch, capsys) -> None:
-    runs = [
-        ("profile create", ["create", "prod", "-n", "127.0.0.1:9876", "--access-key", "a", "--secret-command", "x",
-                            "--broker-addr-map", "10.0.0.5:10911=127.0.0.1:1"]),
-        ("profile create", ["create", "stage", "-n", "127.0.0.2:9876"]),
-        ("profile use", ["use", "stage"]),
-        ("profile list", ["list"]),
-        ("profile show", ["show", "prod"]),
-        ("profile show", ["show", "--resolved"]),
-        ("profile delete", ["delete", "stage", "--dry-run"]),
-    ]  # fmt: skip
-    for name, args in runs:
-        r = run(monkeypatch, capsys, "profile", *args, "--format", "json")
-        assert r.code == 0, (args, r.err)
-        assert_contract(name, r.json())

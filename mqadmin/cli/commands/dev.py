@@ -8,20 +8,23 @@ The servers are imported inside the commands so ``mqadmin --help`` stays fast.
 from __future__ import annotations
 
 import errno
+import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from mqadmin.cli.command import APPS
 from mqadmin.cli.declare import Option
 from mqadmin.cli.errors import CliError, ExitCode, usage_error
-from mqadmin.cli.options import GLOBAL, OutputFormat, with_global_options
-from mqadmin.cli.typer_app import new_app, typer_callback
+from mqadmin.cli.options import GLOBAL, OutputFormat
+from mqadmin.cli.typer_app import new_app, subcommand
+from mqadmin.cli.views.route import RouteDoc
 
 if TYPE_CHECKING:
+    from mqadmin.server.dev import DevCluster
     from mqadmin.server.tls import TlsMode
 
 dev_app = new_app(
@@ -97,17 +100,78 @@ class TlsModeChoice(StrEnum):
 APPS["dev"] = dev_app
 
 
-def dev_command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A ``dev`` subcommand, with the global options like every command."""
-
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        dev_app.command(name)(typer_callback(with_global_options(fn)))
-        return fn
-
-    return register
+class DevBrokerEntryDoc(TypedDict):
+    name: str
+    addr: Annotated[str, "127.0.0.1:PORT"]
+    id: Annotated[int, "0: master"]
 
 
-@dev_command("up")
+class DevUpDoc(TypedDict):
+    """dev up's ready line: one JSON object on one line of stdout, printed once every broker has registered. The
+    process goes on serving in the foreground until SIGINT or SIGTERM, then exits 0 (1: it could not start)."""
+
+    pid: Annotated[int, "the process serving the cluster: SIGTERM or SIGINT stops it cleanly"]
+    namesrvAddr: Annotated[str, "-n / NAMESRV_ADDR for clients"]
+    cluster: str
+    brokers: list[DevBrokerEntryDoc]
+    nsaddrUrl: Annotated[str, "the address server (-n URL, Java's -Drocketmq.namesrv.domain)"]
+    tlsCa: Annotated[str | None, "the CA certificate clients pass to --tls-ca (null without TLS)"]
+    tlsMode: Annotated[Literal["enforcing", "permissive"] | None, "null without TLS"]
+    dataDir: str
+    temporaryDataDir: Annotated[bool, "the data directory is deleted at exit"]
+    autoCreateTopicEnable: bool
+    authEnabled: Annotated[bool, "--auth: every request to a broker must be signed"]
+    readySeconds: Annotated[float, "from the start to every broker registered"]
+
+
+class DevNamesrvDoc(TypedDict):
+    """dev namesrv's ready line (one line of stdout once it listens; it serves until SIGINT or SIGTERM)."""
+
+    pid: Annotated[int, "the process: SIGTERM or SIGINT stops it cleanly"]
+    namesrvAddr: str
+    dataDir: str
+
+
+class DevBrokerDoc(TypedDict):
+    """dev broker's ready line (one line of stdout once it listens; it serves until SIGINT or SIGTERM)."""
+
+    pid: Annotated[int, "the process: SIGTERM or SIGINT stops it cleanly"]
+    brokerName: str
+    brokerAddr: str
+    cluster: str
+    dataDir: str
+    registered: Annotated[bool, "a name server took its registration (false: it keeps trying)"]
+
+
+class DemoAutoCreatedDoc(RouteDoc):
+    sentTo: Annotated[str, "the broker the send reached, which created the topic"]
+
+
+class DemoSendFailedDoc(TypedDict):
+    error: Annotated[str, "why the send failed (exit 1)"]
+
+
+class DevDemoDoc(TypedDict):
+    namesrvAddr: Annotated[str, "the throw-away cluster's (stopped and removed before this is printed)"]
+    cluster: str
+    precreated: Annotated[RouteDoc, "DemoPrecreated, made with updateTopic -c: on every master"]
+    autoCreated: Annotated[
+        DemoAutoCreatedDoc | DemoSendFailedDoc, "DemoAutoCreated, made by a send through TBW102: on one broker"
+    ]
+
+
+def dev_command(name: str, *examples: str, document: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A ``dev`` subcommand (``mqadmin.cli.typer_app.subcommand``): ``document``, its --format json document."""
+    return subcommand(dev_app, "dev", name, examples, document)
+
+
+@dev_command(
+    "up",
+    "mqadmin dev up",
+    "mqadmin dev up --brokers 3 --data-dir ./rmq-data",
+    "mqadmin --format json dev up --namesrv-port 0 --broker-port 0    # free ports, read from the ready line",
+    document=DevUpDoc,
+)
 def up(
     data_dir: DataDirOpt = None,
     brokers: Annotated[int, Option("--brokers", min=1, max=26, metavar="N", help="Number of brokers (masters).")] = 2,
@@ -197,7 +261,7 @@ def up(
             ),
             "--namesrv-port / --broker-port / --nsaddr-port",
         )
-        info = cluster_.describe() | {"readySeconds": round(time.perf_counter() - t0, 3)}
+        info = _up_document(cluster_, round(time.perf_counter() - t0, 3))
 
         def ready() -> None:
             if cluster_.tls:
@@ -228,7 +292,7 @@ def up(
         raise CliError(f"cannot start with --tls: {e}", "install openssl, or start without --tls") from None
 
 
-@dev_command("namesrv")
+@dev_command("namesrv", "mqadmin dev namesrv --port 9876", document=DevNamesrvDoc)
 def namesrv(
     port: Annotated[int, Option("--port", min=0, max=65535, metavar="PORT", help="Port; 0 picks a free one.")] = 9876,
     data_dir: DataDirOpt = None,
@@ -266,13 +330,16 @@ def namesrv(
         )
         return NameServer(cfg)
 
-    def describe(server: NameServer, root: Path) -> tuple[dict[str, Any], list[str]]:
-        return {"namesrvAddr": server.addr, "dataDir": str(root)}, [f"NAMESRV_ADDR={server.addr}"]
+    def describe(server: NameServer, root: Path) -> tuple[Mapping[str, Any], list[str]]:
+        info: DevNamesrvDoc = {"pid": os.getpid(), "namesrvAddr": server.addr, "dataDir": str(root)}
+        return info, [f"NAMESRV_ADDR={server.addr}"]
 
     _serve_one(data_dir, build, describe)
 
 
-@dev_command("broker")
+@dev_command(
+    "broker", "mqadmin dev broker -n 127.0.0.1:9876 --broker-name broker-c --port 10951", document=DevBrokerDoc
+)
 def broker(
     namesrv_addr: Annotated[
         str,
@@ -326,18 +393,19 @@ def broker(
         )
         return Broker(cfg)
 
-    def describe(server: Broker, root: Path) -> tuple[dict[str, Any], list[str]]:
+    def describe(server: Broker, root: Path) -> tuple[Mapping[str, Any], list[str]]:
         registered = server.registrar.registrations > 0
         if not registered:
             sys.stderr.write(f"mqadmin: warning: no name server at {namesrv_addr} took the registration yet\n")
         addr = server.config.addr
-        info = {"brokerName": broker_name, "brokerAddr": addr, "cluster": cluster, "dataDir": str(root)}
-        return info | {"registered": registered}, [f"BROKER_ADDR={addr}"]
+        info: DevBrokerDoc = {"pid": os.getpid(), "brokerName": broker_name, "brokerAddr": addr, "cluster": cluster,
+                              "dataDir": str(root), "registered": registered}  # fmt: skip
+        return info, [f"BROKER_ADDR={addr}"]
 
     _serve_one(data_dir, build, describe)
 
 
-@dev_command("demo")
+@dev_command("demo", "mqadmin dev demo", document=DevDemoDoc)
 def demo() -> None:
     """Show both ways a topic comes to exist, on a throw-away cluster (free ports, temporary data).
 
@@ -381,16 +449,43 @@ def demo() -> None:
     _run(main)
 
 
+def _up_document(cluster: DevCluster, ready_seconds: float) -> DevUpDoc:
+    tls = cluster.tls
+    return {
+        "pid": os.getpid(),
+        "namesrvAddr": cluster.namesrv_addr,
+        "cluster": cluster.cluster,
+        "brokers": [
+            {"name": b.config.broker_name, "addr": b.config.addr, "id": b.config.broker_id} for b in cluster.brokers
+        ],
+        "nsaddrUrl": cluster.address_server.url,
+        "tlsCa": str(tls.ca_file) if tls else None,
+        "tlsMode": None if tls is None else "permissive" if tls.permissive else "enforcing",
+        "dataDir": str(cluster.data_dir),
+        "temporaryDataDir": cluster.temporary,
+        "autoCreateTopicEnable": all(b.config.auto_create_topic_enable for b in cluster.brokers),
+        "authEnabled": any(b.config.auth is not None for b in cluster.brokers),
+        "readySeconds": ready_seconds,
+    }
+
+
 def _print_demo(report: dict[str, Any]) -> None:
     from mqadmin.cli.views.route import print_route, route_json
 
     pre, auto = report["precreated"], report["autoCreated"]
     if _json():
-        out = dict(report)
-        out["precreated"] = route_json("DemoPrecreated", pre["route"])
-        if "route" in auto:
-            out["autoCreated"] = {"sentTo": auto["sentTo"]} | route_json("DemoAutoCreated", auto["route"])
-        _print_json_line(out)
+        auto_doc: DemoAutoCreatedDoc | DemoSendFailedDoc = (
+            {**route_json("DemoAutoCreated", auto["route"]), "sentTo": auto["sentTo"]}
+            if "route" in auto
+            else {"error": auto["error"]}
+        )
+        doc: DevDemoDoc = {
+            "namesrvAddr": report["namesrvAddr"],
+            "cluster": report["cluster"],
+            "precreated": route_json("DemoPrecreated", pre["route"]),
+            "autoCreated": auto_doc,
+        }
+        _print_json_line(doc)
         return
     ns, cluster = report["namesrvAddr"], report["cluster"]
     pre_brokers = sorted(q.broker_name for q in pre["route"].queue_datas)
@@ -442,13 +537,13 @@ def _print_lines(lines: list[str]) -> None:
     sys.stdout.flush()
 
 
-def _print_json_line(obj: dict[str, Any]) -> None:
+def _print_json_line(obj: Mapping[str, Any]) -> None:
     import json
 
     _print_lines([json.dumps(obj, ensure_ascii=False)])
 
 
-def _ready(info: dict[str, Any], lines: list[str]) -> None:
+def _ready(info: Mapping[str, Any], lines: list[str]) -> None:
     if _json():
         _print_json_line(info)
     else:
@@ -502,7 +597,7 @@ class _DataRoot:
 def _serve_one(
     data_dir: Path | None,
     build: Callable[[Path], Any],
-    describe: Callable[[Any, Path], tuple[dict[str, Any], list[str]]],
+    describe: Callable[[Any, Path], tuple[Mapping[str, Any], list[str]]],
 ) -> None:
     """Run one server (built for its data directory) in the foreground until a signal."""
     from mqadmin.server.dev import run_until_signalled

@@ -6,8 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mqadmin.cli.command import APPS
-from mqadmin.cli.options import with_global_options
-from mqadmin.cli.typer_app import examples_epilog, new_app, typer_callback
+from mqadmin.cli.typer_app import new_app, subcommand
 
 app = new_app(
     name="profile",
@@ -17,14 +16,11 @@ app = new_app(
 APPS["profile"] = app
 
 
-def profile_command(name: str, *examples: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A ``profile`` subcommand, with the global options like every command."""
-
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        app.command(name, epilog=examples_epilog(examples))(typer_callback(with_global_options(fn)))
-        return fn
-
-    return register
+def profile_command(
+    name: str, *examples: str, document: Any = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A ``profile`` subcommand (``mqadmin.cli.typer_app.subcommand``): ``document``, its --format json document."""
+    return subcommand(app, "profile", name, examples, document)
 
 
 from mqadmin.cli.commands.profile import (  # noqa: E402  (each module registers its subcommand on ``app``)

@@ -3,29 +3,13 @@ without its secrets."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mqadmin.cli.config import Config, ConfigError, Profile, load_config
 from mqadmin.cli.errors import usage_error
 
-JSON_KEYS = {
-    "namesrv": "namesrv",
-    "access_key": "accessKey",
-    "secret_key": "secretKey",
-    "secret_file": "secretFile",
-    "secret_command": "secretCommand",
-    "security_token": "securityToken",
-    "timeout": "timeout",
-    "format": "format",
-    "tls": "tls",
-    "tls_ca": "tlsCa",
-    "tls_cert": "tlsCert",
-    "tls_key": "tlsKey",
-    "tls_server_name": "tlsServerName",
-    "tls_insecure": "tlsInsecure",
-    "broker_addr_map": "brokerAddrMap",
-}
-"""Profile keys (as in the file) -> their names in JSON output."""
+if TYPE_CHECKING:
+    from mqadmin.cli.commands.profile._docs import ProfileSettingsDoc
 
 
 def load() -> Config:
@@ -42,10 +26,26 @@ def get(config: Config, name: str) -> Profile:
     return config.profiles[name]
 
 
-def settings_json(profile: Profile) -> dict[str, Any]:
+def settings_json(profile: Profile) -> ProfileSettingsDoc:
     """Every key (null when not set), secrets as ``***``."""
     shown = profile.shown()
-    return {camel: shown.get(key) for key, camel in JSON_KEYS.items()}
+    return {
+        "namesrv": shown.get("namesrv"),
+        "accessKey": shown.get("access_key"),
+        "secretKey": shown.get("secret_key"),
+        "secretFile": shown.get("secret_file"),
+        "secretCommand": shown.get("secret_command"),
+        "securityToken": shown.get("security_token"),
+        "timeout": shown.get("timeout"),
+        "format": shown.get("format"),
+        "tls": shown.get("tls"),
+        "tlsCa": shown.get("tls_ca"),
+        "tlsCert": shown.get("tls_cert"),
+        "tlsKey": shown.get("tls_key"),
+        "tlsServerName": shown.get("tls_server_name"),
+        "tlsInsecure": shown.get("tls_insecure"),
+        "brokerAddrMap": shown.get("broker_addr_map"),
+    }
 
 
 def print_profile(profile: Profile) -> None:

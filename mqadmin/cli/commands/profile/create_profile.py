@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from mqadmin.cli.commands.profile import profile_command
+from mqadmin.cli.commands.profile._docs import ProfileDoc
 from mqadmin.cli.declare import Argument, Option
 from mqadmin.cli.options import OutputFormat
 from mqadmin.cli.params import NamesrvOpt
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     "mqadmin profile create stage -n http://nsaddr.stage:8080/rocketmq/nsaddr --tls --tls-ca ca.pem",
     "mqadmin profile create k8s -n 127.0.0.1:9876 --broker-addr-map 10.0.0.5:10911=127.0.0.1:30911",
     "vault kv get -field=sk rmq/prod | mqadmin profile create prod --access-key admin --secret-stdin",
+    document=ProfileDoc,
 )
 def create_profile(
     name: Annotated[str, Argument(metavar="NAME", help="Profile name (letters, digits, '.', '_', '-').")],
@@ -61,8 +63,13 @@ def create_profile(
         config.current = name
     save_config(config)
     if json_output():
-        doc = {"profile": name, "current": config.current == name, "path": str(config.path)}
-        print_json({**doc, "settings": settings_json(profile)})
+        doc: ProfileDoc = {
+            "profile": name,
+            "current": config.current == name,
+            "path": str(config.path),
+            "settings": settings_json(profile),
+        }
+        print_json(doc)
         return
     print_profile(profile)
     current = " (the current profile)" if config.current == name else f"; use it with: mqadmin profile use {name}"

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 from mqadmin.cli.commands.profile import profile_command
+from mqadmin.cli.commands.profile._docs import ProfileSettingsDoc
 from mqadmin.cli.declare import Argument, Option
 
 
-@profile_command("delete", "mqadmin profile delete staging", "mqadmin profile delete staging --dry-run")
+class ProfileDeletedDoc(TypedDict):
+    profile: str
+    wasCurrent: Annotated[bool, "it was the current profile (no profile is current now)"]
+    dryRun: Annotated[bool, "--dry-run: nothing was deleted"]
+    settings: Annotated[ProfileSettingsDoc, "what the profile held"]
+
+
+@profile_command(
+    "delete", "mqadmin profile delete staging", "mqadmin profile delete staging --dry-run", document=ProfileDeletedDoc
+)
 def delete_profile(
     name: Annotated[str, Argument(metavar="PROFILE", help="The profile to delete.")],
     dry_run: Annotated[bool, Option("--dry-run", help="Show what would be deleted; change nothing.")] = False,
@@ -27,7 +37,13 @@ def delete_profile(
             config.current = None
         save_config(config)
     if json_output():
-        print_json({"profile": name, "wasCurrent": was_current, "dryRun": dry_run, "settings": settings_json(profile)})
+        doc: ProfileDeletedDoc = {
+            "profile": name,
+            "wasCurrent": was_current,
+            "dryRun": dry_run,
+            "settings": settings_json(profile),
+        }
+        print_json(doc)
         return
     print_profile(profile)
     verb = "would delete" if dry_run else "deleted"

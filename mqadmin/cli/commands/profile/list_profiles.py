@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+from typing import Annotated, TypedDict
+
 from mqadmin.cli.commands.profile import profile_command
 
 
-@profile_command("list", "mqadmin profile list")
+class ProfileRowDoc(TypedDict):
+    name: str
+    current: Annotated[bool, "it is the current profile"]
+    namesrv: str | None
+    accessKey: str | None
+    tls: Annotated[bool, "it connects with TLS (tls or a tls-* setting)"]
+
+
+class ProfileListDoc(TypedDict):
+    path: Annotated[str, "the config file"]
+    current: Annotated[str | None, "the current profile (null: none)"]
+    profiles: Annotated[list[ProfileRowDoc], "by name"]
+
+
+@profile_command("list", "mqadmin profile list", document=ProfileListDoc)
 def list_profiles() -> None:
     """List the profiles: name, whether it is the current one, name servers, access key, TLS."""
     from mqadmin.cli.commands.profile._shared import load
     from mqadmin.cli.render import Column, json_output, print_json, print_table
 
     config = load()
-    rows = [
+    rows: list[ProfileRowDoc] = [
         {
             "name": name,
             "current": name == config.current,
@@ -23,7 +39,8 @@ def list_profiles() -> None:
         for name, p in sorted(config.profiles.items())
     ]
     if json_output():
-        print_json({"path": str(config.path), "current": config.current, "profiles": rows})
+        doc: ProfileListDoc = {"path": str(config.path), "current": config.current, "profiles": rows}
+        print_json(doc)
         return
     columns = [Column("CURRENT"), Column("NAME"), Column("NAMESRV"), Column("ACCESS KEY"), Column("TLS")]
     table = [

@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 from mqadmin.cli.commands.profile import profile_command
+from mqadmin.cli.commands.profile._docs import ProfileDoc
 from mqadmin.cli.declare import Argument, Option
+
+ResolvedSettingDoc = TypedDict(
+    "ResolvedSettingDoc",
+    {
+        "value": Annotated[str | None, "as text; secrets as *** (null: not set anywhere)"],
+        "from": Annotated[str, "--flag, $VARIABLE, profile NAME, .../conf/tools.yml or default"],
+    },
+)
+
+
+class ResolvedProfileDoc(TypedDict):
+    """profile show --resolved: what a command would use now."""
+
+    profile: Annotated[str | None, "the profile in use (null: none)"]
+    resolved: Annotated[dict[str, ResolvedSettingDoc], "setting -> its value and where it comes from"]
 
 
 @profile_command(
-    "show", "mqadmin profile show", "mqadmin profile show prod", "mqadmin --profile prod profile show --resolved"
+    "show",
+    "mqadmin profile show",
+    "mqadmin profile show prod",
+    "mqadmin --profile prod profile show --resolved",
+    document=ProfileDoc | ResolvedProfileDoc,
 )
 def show_profile(
     name: Annotated[
@@ -35,8 +55,11 @@ def show_profile(
             GLOBAL.profile = name
         rows = resolved_settings()
         if json_output():
-            resolved_doc = {_camel(k): {"value": v, "from": o} for k, v, o in rows}
-            print_json({"profile": _profile_in_use(), "resolved": resolved_doc})
+            resolved_doc: ResolvedProfileDoc = {
+                "profile": _profile_in_use(),
+                "resolved": {_camel(k): {"value": v, "from": o} for k, v, o in rows},
+            }
+            print_json(resolved_doc)
         else:
             print_table([Column("SETTING"), Column("VALUE"), Column("FROM")], [(k, v or "", o) for k, v, o in rows])
         return
@@ -47,8 +70,13 @@ def show_profile(
             raise usage_error("no profile in use and none named", "name one: mqadmin profile show NAME")
     profile = get(config, name)
     if json_output():
-        doc: dict[str, Any] = {"profile": name, "current": config.current == name, "path": str(config.path)}
-        print_json({**doc, "settings": settings_json(profile)})
+        doc: ProfileDoc = {
+            "profile": name,
+            "current": config.current == name,
+            "path": str(config.path),
+            "settings": settings_json(profile),
+        }
+        print_json(doc)
     else:
         print_profile(profile)
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 from mqadmin.cli.commands.profile import profile_command
 from mqadmin.cli.declare import Argument
 
 
-@profile_command("use", "mqadmin profile use prod")
+class ProfileUseDoc(TypedDict):
+    current: Annotated[str, "the current profile now"]
+    previous: Annotated[str | None, "the one before (null: none was current)"]
+
+
+@profile_command("use", "mqadmin profile use prod", document=ProfileUseDoc)
 def use_profile(name: Annotated[str, Argument(metavar="PROFILE", help="The profile to use from now on.")]) -> None:
     """Make NAME the current profile: commands use it unless --profile or MQADMIN_PROFILE names another."""
     from mqadmin.cli.commands.profile._shared import get, load
@@ -22,6 +27,7 @@ def use_profile(name: Annotated[str, Argument(metavar="PROFILE", help="The profi
         config.current = name
         save_config(config)
     if json_output():
-        print_json({"current": name, "previous": previous})
+        doc: ProfileUseDoc = {"current": name, "previous": previous}
+        print_json(doc)
     else:
         note(f"current profile: {name}" + (f" (was {previous})" if previous and previous != name else ""))
