@@ -9,7 +9,7 @@ from mqadmin.cli.config import Config, ConfigError, Profile, load_config
 from mqadmin.cli.errors import usage_error
 
 if TYPE_CHECKING:
-    from mqadmin.cli.commands.profile._docs import ProfileSettingsDoc
+    from mqadmin.cli.commands.profile._docs import ProfileDoc, ProfileSettingsDoc
 
 
 def load() -> Config:
@@ -24,6 +24,16 @@ def get(config: Config, name: str) -> Profile:
         known = ", ".join(sorted(config.profiles)) or "none"
         raise usage_error(f"no profile {name!r} in {config.path} (profiles: {known})", "see: mqadmin profile list")
     return config.profiles[name]
+
+
+def profile_json(config: Config, name: str) -> ProfileDoc:
+    """The document of ``profile create`` and ``profile show``: profile ``name`` of ``config``."""
+    return {
+        "profile": name,
+        "current": config.current == name,
+        "path": str(config.path),
+        "settings": settings_json(config.profiles[name]),
+    }
 
 
 def settings_json(profile: Profile) -> ProfileSettingsDoc:

@@ -47,7 +47,7 @@ def create_profile(
     --tls-* files (stored as absolute paths), --timeout and --broker-addr-map; --default-format sets the
     profile's output format (--format only formats this command's own output).
     """
-    from mqadmin.cli.commands.profile._shared import load, print_profile, settings_json
+    from mqadmin.cli.commands.profile._shared import load, print_profile, profile_json
     from mqadmin.cli.config import check_profile_name, save_config
     from mqadmin.cli.errors import usage_error
     from mqadmin.cli.render import json_output, note, print_json
@@ -63,13 +63,7 @@ def create_profile(
         config.current = name
     save_config(config)
     if json_output():
-        doc: ProfileDoc = {
-            "profile": name,
-            "current": config.current == name,
-            "path": str(config.path),
-            "settings": settings_json(profile),
-        }
-        print_json(doc)
+        print_json(profile_json(config, name))
         return
     print_profile(profile)
     current = " (the current profile)" if config.current == name else f"; use it with: mqadmin profile use {name}"

@@ -45,7 +45,7 @@ def show_profile(
     With --resolved: every setting a command would use now, with where it comes from (a flag, an
     environment variable, the profile, tools.yml or the default).
     """
-    from mqadmin.cli.commands.profile._shared import get, load, print_profile, settings_json
+    from mqadmin.cli.commands.profile._shared import get, load, print_profile, profile_json
     from mqadmin.cli.errors import usage_error
     from mqadmin.cli.options import GLOBAL
     from mqadmin.cli.render import Column, json_output, print_json, print_table
@@ -70,13 +70,7 @@ def show_profile(
             raise usage_error("no profile in use and none named", "name one: mqadmin profile show NAME")
     profile = get(config, name)
     if json_output():
-        doc: ProfileDoc = {
-            "profile": name,
-            "current": config.current == name,
-            "path": str(config.path),
-            "settings": settings_json(profile),
-        }
-        print_json(doc)
+        print_json(profile_json(config, name))
     else:
         print_profile(profile)
 
