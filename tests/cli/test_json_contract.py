@@ -313,6 +313,7 @@ def subcommands() -> list[str]:
     """``"profile list"`` etc.: every subcommand of every command that has some, from its Typer app."""
     from mqadmin.cli.typer_app import load_command
 
+    declared()  # imports every command module: the apps register as their modules load
     out = []
     for name in sorted(APPS):
         group = load_command(registry.find(name))
