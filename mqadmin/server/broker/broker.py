@@ -162,6 +162,7 @@ class Broker:
         replication = ReplicationProcessor(parts)
         serve(ha.GET_BROKER_HA_STATUS, replication.ha_status)
         serve(ha.GET_BROKER_EPOCH_CACHE, replication.epoch_cache)
+        serve(brokers.RESET_MASTER_FLUSH_OFFSET, replication.reset_master_flush_offset)
         for code in ha.CONTROLLER_ADMIN_CODES:
             self.server.register(code, no_controller)
         self.store_admin.serve(self.server)
