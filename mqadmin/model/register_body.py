@@ -13,6 +13,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqadmin.model.static_topic import TopicQueueMappingInfo
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire import fastjson
 
@@ -26,6 +27,8 @@ class RegisterBody:
     topics: dict[str, TopicConfig] = field(default_factory=dict)
     """Queue numbers, perm and sys flag of each topic (other TopicConfig fields are not read from JSON)."""
     filter_servers: list[str] = field(default_factory=list)
+    mappings: dict[str, TopicQueueMappingInfo] = field(default_factory=dict)
+    """Static topics: topic → this broker's logic-queue mapping (``topicQueueMappingInfoMap``)."""
 
 
 def encode_json(body: RegisterBody) -> bytes:
@@ -34,13 +37,20 @@ def encode_json(body: RegisterBody) -> bytes:
         "dataVersion": body.data_version or {},
         "topicConfigTable": {name: tc.to_json() for name, tc in body.topics.items()},
     }
+    if body.mappings:
+        wrapper["topicQueueMappingInfoMap"] = {t: m.to_json() for t, m in body.mappings.items()}
     return fastjson.dumps_bytes({"filterServerList": body.filter_servers, "topicConfigSerializeWrapper": wrapper})
 
 
-def encode_compressed(data_version: dict[str, Any], topics: dict[str, TopicConfig]) -> bytes:
+def encode_compressed(
+    data_version: dict[str, Any],
+    topics: dict[str, TopicConfig],
+    mappings: dict[str, TopicQueueMappingInfo] | None = None,
+) -> bytes:
     parts = [_item(fastjson.dumps_bytes(data_version)), struct.pack(">i", len(topics))]
     parts += [_item(_topic_line(tc).encode()) for tc in topics.values()]
-    parts += [_item(b"[]"), struct.pack(">i", 0)]
+    parts += [_item(b"[]"), struct.pack(">i", len(mappings or {}))]
+    parts += [_item(fastjson.dumps_bytes(m.to_json())) for m in (mappings or {}).values()]
     return zlib.compress(b"".join(parts), 9)
 
 
@@ -103,7 +113,22 @@ def _decode_json(body: bytes) -> RegisterBody:
         data_version=dv if isinstance(dv, dict) else None,
         topics=topics,
         filter_servers=[str(s) for s in servers] if isinstance(servers, list) else [],
+        mappings=_mappings(wrapper.get("topicQueueMappingInfoMap") or {}),
     )
+
+
+def _mappings(table: Any) -> dict[str, TopicQueueMappingInfo]:
+    if not isinstance(table, dict):
+        raise ValueError("topicQueueMappingInfoMap is not an object")
+    out: dict[str, TopicQueueMappingInfo] = {}
+    for topic, info in table.items():
+        if not isinstance(info, dict):
+            raise ValueError(f"queue mapping of {topic!r} is not an object")
+        try:
+            out[str(topic)] = TopicQueueMappingInfo.from_json(info)
+        except (TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"queue mapping of {topic!r}: {e}") from None
+    return out
 
 
 def _route_fields(name: str, tc: dict[str, Any]) -> TopicConfig:
@@ -159,12 +184,14 @@ def _decode_compressed(body: bytes) -> RegisterBody:
             tc = _parse_topic_line(r.item().decode())
             topics[tc.topic_name] = tc
         servers = json.loads(r.item()) if r.more else []
+        infos = [json.loads(r.item()) for _ in range(r.int())] if r.more else []
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"compressed register body: {e}") from None
     return RegisterBody(
         data_version=dv if isinstance(dv, dict) else None,
         topics=topics,
         filter_servers=[str(s) for s in servers] if isinstance(servers, list) else [],
+        mappings=_mappings({i.get("topic") if isinstance(i, dict) else None: i for i in infos}),
     )
 
 

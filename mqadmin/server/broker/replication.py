@@ -16,9 +16,7 @@ from mqadmin.wire.frame import RemotingCommand
 
 NOT_CONTROLLER_MODE = "this request only for controllerMode "
 """Apache's answer to GET_BROKER_EPOCH_CACHE from a broker with enableControllerMode=false."""
-NO_MASTER_LINK = (
-    "mqadmin's embedded slave replicates nothing from its master: there is no master flush offset to reset"
-)
+NO_MASTER_LINK = "mqadmin's embedded slave replicates nothing from its master: there is no master flush offset to reset"
 NO_CONTROLLER = "mqadmin's embedded broker is not a controller (the controller runs in a name server or on its own)"
 
 
