@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mqadmin.model.static_topic import TopicQueueMappingInfo
 from mqadmin.model.topic import TopicConfig
@@ -96,17 +97,7 @@ def _decode_json(body: bytes) -> RegisterBody:
     wrapper = obj.get("topicConfigSerializeWrapper", obj if "topicConfigTable" in obj else {})
     if not isinstance(wrapper, dict):
         raise ValueError("topicConfigSerializeWrapper is not an object")
-    table = wrapper.get("topicConfigTable") or {}
-    if not isinstance(table, dict):
-        raise ValueError("topicConfigTable is not an object")
-    topics: dict[str, TopicConfig] = {}
-    for name, tc in table.items():
-        if not isinstance(tc, dict):
-            raise ValueError(f"topic config of {name!r} is not an object")
-        try:
-            topics[name] = _route_fields(name, tc)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"topic config of {name!r}: {e}") from None
+    topics = _objects(wrapper.get("topicConfigTable") or {}, "topicConfigTable", "topic config", _route_fields)
     dv = wrapper.get("dataVersion")
     servers = obj.get("filterServerList") or []
     return RegisterBody(
@@ -118,16 +109,24 @@ def _decode_json(body: bytes) -> RegisterBody:
 
 
 def _mappings(table: Any) -> dict[str, TopicQueueMappingInfo]:
+    return _objects(table, "topicQueueMappingInfoMap", "queue mapping", lambda _, o: TopicQueueMappingInfo.from_json(o))
+
+
+T = TypeVar("T")
+
+
+def _objects(table: Any, field: str, what: str, parse: Callable[[str, dict[str, Any]], T]) -> dict[str, T]:
+    """Each entry of a JSON object of objects, parsed; ValueError naming the field or the entry."""
     if not isinstance(table, dict):
-        raise ValueError("topicQueueMappingInfoMap is not an object")
-    out: dict[str, TopicQueueMappingInfo] = {}
-    for topic, info in table.items():
-        if not isinstance(info, dict):
-            raise ValueError(f"queue mapping of {topic!r} is not an object")
+        raise ValueError(f"{field} is not an object")
+    out: dict[str, T] = {}
+    for name, obj in table.items():
+        if not isinstance(obj, dict):
+            raise ValueError(f"{what} of {name!r} is not an object")
         try:
-            out[str(topic)] = TopicQueueMappingInfo.from_json(info)
+            out[str(name)] = parse(str(name), obj)
         except (TypeError, ValueError, AttributeError) as e:
-            raise ValueError(f"queue mapping of {topic!r}: {e}") from None
+            raise ValueError(f"{what} of {name!r}: {e}") from None
     return out
 
 
