@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from mqadmin.model.static_topic import TopicQueueMappingInfo
 from mqadmin.model.topic import TopicConfig
 from mqadmin.wire import fastjson
 
@@ -26,6 +28,8 @@ class RegisterBody:
     topics: dict[str, TopicConfig] = field(default_factory=dict)
     """Queue numbers, perm and sys flag of each topic (other TopicConfig fields are not read from JSON)."""
     filter_servers: list[str] = field(default_factory=list)
+    mappings: dict[str, TopicQueueMappingInfo] = field(default_factory=dict)
+    """Static topics: topic → this broker's logic-queue mapping (``topicQueueMappingInfoMap``)."""
 
 
 def encode_json(body: RegisterBody) -> bytes:
@@ -34,13 +38,20 @@ def encode_json(body: RegisterBody) -> bytes:
         "dataVersion": body.data_version or {},
         "topicConfigTable": {name: tc.to_json() for name, tc in body.topics.items()},
     }
+    if body.mappings:
+        wrapper["topicQueueMappingInfoMap"] = {t: m.to_json() for t, m in body.mappings.items()}
     return fastjson.dumps_bytes({"filterServerList": body.filter_servers, "topicConfigSerializeWrapper": wrapper})
 
 
-def encode_compressed(data_version: dict[str, Any], topics: dict[str, TopicConfig]) -> bytes:
+def encode_compressed(
+    data_version: dict[str, Any],
+    topics: dict[str, TopicConfig],
+    mappings: dict[str, TopicQueueMappingInfo] | None = None,
+) -> bytes:
     parts = [_item(fastjson.dumps_bytes(data_version)), struct.pack(">i", len(topics))]
     parts += [_item(_topic_line(tc).encode()) for tc in topics.values()]
-    parts += [_item(b"[]"), struct.pack(">i", 0)]
+    parts += [_item(b"[]"), struct.pack(">i", len(mappings or {}))]
+    parts += [_item(fastjson.dumps_bytes(m.to_json())) for m in (mappings or {}).values()]
     return zlib.compress(b"".join(parts), 9)
 
 
@@ -86,24 +97,37 @@ def _decode_json(body: bytes) -> RegisterBody:
     wrapper = obj.get("topicConfigSerializeWrapper", obj if "topicConfigTable" in obj else {})
     if not isinstance(wrapper, dict):
         raise ValueError("topicConfigSerializeWrapper is not an object")
-    table = wrapper.get("topicConfigTable") or {}
-    if not isinstance(table, dict):
-        raise ValueError("topicConfigTable is not an object")
-    topics: dict[str, TopicConfig] = {}
-    for name, tc in table.items():
-        if not isinstance(tc, dict):
-            raise ValueError(f"topic config of {name!r} is not an object")
-        try:
-            topics[name] = _route_fields(name, tc)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"topic config of {name!r}: {e}") from None
+    topics = _objects(wrapper.get("topicConfigTable") or {}, "topicConfigTable", "topic config", _route_fields)
     dv = wrapper.get("dataVersion")
     servers = obj.get("filterServerList") or []
     return RegisterBody(
         data_version=dv if isinstance(dv, dict) else None,
         topics=topics,
         filter_servers=[str(s) for s in servers] if isinstance(servers, list) else [],
+        mappings=_mappings(wrapper.get("topicQueueMappingInfoMap") or {}),
     )
+
+
+def _mappings(table: Any) -> dict[str, TopicQueueMappingInfo]:
+    return _objects(table, "topicQueueMappingInfoMap", "queue mapping", lambda _, o: TopicQueueMappingInfo.from_json(o))
+
+
+T = TypeVar("T")
+
+
+def _objects(table: Any, field: str, what: str, parse: Callable[[str, dict[str, Any]], T]) -> dict[str, T]:
+    """Each entry of a JSON object of objects, parsed; ValueError naming the field or the entry."""
+    if not isinstance(table, dict):
+        raise ValueError(f"{field} is not an object")
+    out: dict[str, T] = {}
+    for name, obj in table.items():
+        if not isinstance(obj, dict):
+            raise ValueError(f"{what} of {name!r} is not an object")
+        try:
+            out[str(name)] = parse(str(name), obj)
+        except (TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"{what} of {name!r}: {e}") from None
+    return out
 
 
 def _route_fields(name: str, tc: dict[str, Any]) -> TopicConfig:
@@ -159,12 +183,14 @@ def _decode_compressed(body: bytes) -> RegisterBody:
             tc = _parse_topic_line(r.item().decode())
             topics[tc.topic_name] = tc
         servers = json.loads(r.item()) if r.more else []
+        infos = [json.loads(r.item()) for _ in range(r.int())] if r.more else []
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"compressed register body: {e}") from None
     return RegisterBody(
         data_version=dv if isinstance(dv, dict) else None,
         topics=topics,
         filter_servers=[str(s) for s in servers] if isinstance(servers, list) else [],
+        mappings=_mappings({i.get("topic") if isinstance(i, dict) else None: i for i in infos}),
     )
 
 

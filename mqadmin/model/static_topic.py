@@ -342,6 +342,39 @@ def _check_all(topic: str, brokers: Mapping[str, StaticTopicConfig]) -> tuple[in
     return epoch, total, ones
 
 
+def merge_mapping(
+    old: TopicQueueMappingDetail | None, new: TopicQueueMappingDetail, *, force: bool
+) -> TopicQueueMappingDetail:
+    """The mapping a broker keeps when it is sent ``new`` while holding ``old`` (Apache's
+    TopicQueueMappingManager.updateTopicQueueMapping): the items' offsets are checked; with ``force`` the old
+    queues missing from ``new`` are kept; else an older epoch or another scope is refused, and so is, at the
+    same epoch, a queue left out or a different leader. Raises MappingError with Apache's message."""
+    for items in new.hosted_queues.values():
+        check_item_offsets(items)
+    if old is None:
+        return new
+    hosted = dict(new.hosted_queues)
+    if not force:
+        if new.epoch < old.epoch:
+            raise MappingError(f"Can't accept data with small epoch {new.epoch} < {old.epoch}")
+        if new.scope != old.scope:
+            raise MappingError(f"Can't accept data with unmatched scope {new.scope} != {old.scope}")
+    same_epoch = new.epoch == old.epoch
+    for gid, old_items in old.hosted_queues.items():
+        new_items = hosted.get(gid)
+        if new_items is None:
+            if same_epoch and not force:
+                raise MappingError("Cannot accept equal epoch with null data")
+            hosted[gid] = old_items
+        elif not force and same_epoch and old_items:
+            if not new_items:
+                raise MappingError("The new item list is null or empty")
+            a, b = old_items[-1], new_items[-1]
+            if (a.gen, a.bname, a.queue_id, a.start_offset) != (b.gen, b.bname, b.queue_id, b.start_offset):
+                raise MappingError("The new leader is different but epoch equal")
+    return replace(new, hosted_queues=hosted)
+
+
 # --- allocation --------------------------------------------------------------------------------------
 
 

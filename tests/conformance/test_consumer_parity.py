@@ -596,3 +596,36 @@ def test_pop_mode_set_by_set_consume_mode_is_followed_by_a_5x_consumer(backend: 
         assert {q["topic"] for q in pop_queues} == {topic}
         assert {q["brokerName"] for q in pop_queues} == set(backend.brokers)
         lag_settles(backend, group, 0)
+
+
+# --- static topics: the Java client sends to and consumes from logic queues -------------------------------
+
+
+def test_static_topic_send_and_consume_with_the_java_client(backend: Backend) -> None:
+    """updateStaticTopic, then the Java client 5.x (which addresses the logic queues by the mock broker name; 4.9's
+    knows nothing of them) sends 8 messages and a group consumes them: the same on the embedded cluster as on
+    Apache 5.x; the messages are in the physical queues (topicStatus), the group's offsets at their ends."""
+    from tests.conformance.test_topic_parity import ours_route
+
+    if backend.version_desc.startswith("V4"):
+        not_applicable(f"{backend.name} has no static topics")
+    peer_or_skip("java5")
+    topic, group = new_topic("StaticIO"), f"CG_STATIC_{uuid.uuid4().hex[:8]}"
+    assert mq("updateStaticTopic", "-n", backend.namesrv_addr, "-t", topic, "-qn", "4", "-c", backend.cluster).code == 0
+
+    def mapped() -> bool:
+        leaders = [q for m in ours_route(backend, topic).queue_mappings.values() for q in m.curr_id_map]
+        return sorted(leaders) == [0, 1, 2, 3]
+
+    wait_until(mapped, 60, 0.5, f"the mapping of {topic} in its route")
+    rc, sent, err = run_peer("java5", "produce", [backend.namesrv_addr, topic, 8], timeout=CLIENT_WAIT)
+    assert rc == 0 and len(sent) == 8, err[-800:]
+    assert {r["queueId"] for r in sent} == {0, 1, 2, 3}  # logic queue ids (the client sends round-robin)
+    rc, got, err = run_peer("java5", "consume", [backend.namesrv_addr, topic, group, 8, 90], timeout=CLIENT_WAIT)
+    assert rc == 0, err[-800:]
+    assert sorted(r["body"] for r in got) == sorted(r["body"] for r in sent)
+    assert {r["brokerName"] for r in got} == {"__syslo__global__"}  # read from the logic queues
+    status = ours(backend, "topicStatus", "-t", topic)
+    assert sum(q["maxOffset"] for q in status["queues"]) == 8
+    progress = lag_settles(backend, group, 0, topic, queues=2)  # 4 logic queues: 2 physical ones per broker
+    assert sum(row[1] for k, row in our_rows(progress).items() if k[0] == topic) == 8

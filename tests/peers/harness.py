@@ -305,6 +305,25 @@ def ensure_java_peer() -> list[str]:
     return _memoized("java", _build_java)
 
 
+JAVA5_CLIENT_FROM = "5.5.0"
+"""The Apache distribution whose client jars the ``java5`` peer runs on."""
+
+
+def ensure_java5_peer() -> list[str]:
+    """The Java peer on rocketmq-client 5.x (the jars of the downloaded Apache distribution, whose client API
+    PeerClient uses is the same): the 4.9.8 client knows nothing of static topics' logic queues."""
+    from tests.realrmq.apache import ensure_distribution, skip_reason
+
+    reason = skip_reason(JAVA5_CLIENT_FROM)
+    if reason is not None:
+        raise PeerUnavailable(reason)
+    cmd = ensure_java_peer()
+    classes = _java_classes_dir()
+    lib = ensure_distribution(JAVA5_CLIENT_FROM) / "lib"
+    cp = cmd.index("-cp")
+    return [*cmd[: cp + 1], f"{classes}{os.pathsep}{lib / '*'}", *cmd[cp + 2 :]]
+
+
 # --------------------------------------------------------------------------- py (C++) peer
 
 
@@ -416,7 +435,7 @@ def ensure_node_peer() -> list[str]:
 
 # --------------------------------------------------------------------------- running peers
 
-_ENSURE = {"java": ensure_java_peer, "py": ensure_py_peer, "node": ensure_node_peer}
+_ENSURE = {"java": ensure_java_peer, "java5": ensure_java5_peer, "py": ensure_py_peer, "node": ensure_node_peer}
 
 
 def _kind(kind: str) -> str:

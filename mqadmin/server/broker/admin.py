@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mqadmin.model.names import shown
-from mqadmin.model.rpc import brokers, topics
+from mqadmin.model.rpc import brokers, static_topics, topics
 from mqadmin.model.rpc.spec import Decoded, RequestRefused
-from mqadmin.model.static_topic import StaticTopicConfig
+from mqadmin.model.static_topic import MappingError, StaticTopicConfig, TopicQueueMappingDetail, merge_mapping
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.attributes import AttributeRefused, alter, parse_operations
 from mqadmin.server.broker.brokerstore import BrokerParts, Processor, apply_store_settings
@@ -135,7 +135,34 @@ class AdminProcessor(Processor):
         cfg = self.topics.get(topic)
         if cfg is None:
             return req.cmd.response(ResponseCode.TOPIC_NOT_EXIST, f"No topic in this broker. topic: {topic}")
-        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=StaticTopicConfig(cfg))
+        mapping = self.topics.mapping(topic) if req.header.lo else None
+        return topics.GET_TOPIC_CONFIG.answer(req.cmd, body=StaticTopicConfig(cfg, mapping))
+
+    async def update_and_create_static_topic(
+        self, req: Decoded[topics.CreateTopicHeader, TopicQueueMappingDetail], ch: ClientChannel
+    ) -> RemotingCommand:
+        """A static topic's config and this broker's part of its logic-queue mapping (Apache's
+        updateAndCreateStaticTopic): the mapping is merged into the one held (an older epoch is refused
+        without ``force``), stored with the config in one record, and registered with the name servers."""
+        cmd, h, detail = req.cmd, req.header, req.body
+        if detail is None:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, "no TopicQueueMappingDetail in the request body")
+        cfg = TopicConfig(
+            h.topic, h.read_queue_nums, h.write_queue_nums, h.perm, h.topic_filter_type or "SINGLE_TAG",
+            h.topic_sys_flag or 0,
+        )  # fmt: skip
+        if refusal := self._refusal(cmd, cfg):
+            return refusal
+        if detail.bname != self.config.broker_name or detail.topic != h.topic:
+            remark = f"the mapping is for {detail.topic} on {detail.bname}, not {h.topic} on {self.config.broker_name}"
+            return cmd.response(ResponseCode.SYSTEM_ERROR, remark)
+        try:
+            merged = merge_mapping(self.topics.mapping(h.topic), detail, force=bool(h.force))
+            cfg = self._merged(cfg)
+        except (MappingError, AttributeRefused) as e:
+            return cmd.response(ResponseCode.SYSTEM_ERROR, str(e))
+        await self.topics.update_static(cfg, merged)
+        return static_topics.UPDATE_AND_CREATE_STATIC_TOPIC.answer(cmd)
 
     async def query_topic_consume_by_who(
         self, req: Decoded[topics.TopicHeader, None], ch: ClientChannel

@@ -7,7 +7,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, messages, pop, stats, topics
+from mqadmin.model.rpc import brokers, clients, consumers, groups, ha, messages, pop, static_topics, stats, topics
 from mqadmin.server.auth.guard import Guard
 from mqadmin.server.auth.management import AuthManagement
 from mqadmin.server.auth.store import AuthStore
@@ -106,6 +106,7 @@ class Broker:
         serve(topics.DELETE_TOPIC_IN_BROKER, admin.delete_topic)
         serve(topics.GET_ALL_TOPIC_CONFIG, admin.get_all_topic_config)
         serve(topics.GET_TOPIC_CONFIG, admin.get_topic_config)
+        serve(static_topics.UPDATE_AND_CREATE_STATIC_TOPIC, admin.update_and_create_static_topic)
         serve(topics.QUERY_TOPIC_CONSUME_BY_WHO, admin.query_topic_consume_by_who)
         serve(brokers.GET_BROKER_CONFIG, admin.get_broker_config)
         serve(brokers.UPDATE_BROKER_CONFIG, admin.update_broker_config)
@@ -162,6 +163,7 @@ class Broker:
         replication = ReplicationProcessor(parts)
         serve(ha.GET_BROKER_HA_STATUS, replication.ha_status)
         serve(ha.GET_BROKER_EPOCH_CACHE, replication.epoch_cache)
+        serve(brokers.RESET_MASTER_FLUSH_OFFSET, replication.reset_master_flush_offset)
         for code in ha.CONTROLLER_ADMIN_CODES:
             self.server.register(code, no_controller)
         self.store_admin.serve(self.server)

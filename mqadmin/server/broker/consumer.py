@@ -13,6 +13,7 @@ from mqadmin.model.rpc.spec import Decoded
 from mqadmin.model.topic import PERM_READ, PERM_WRITE
 from mqadmin.server.broker.brokerstore import Processor
 from mqadmin.server.broker.clients import ClientConn
+from mqadmin.server.broker.logic_queues import read_header
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -101,7 +102,9 @@ class ConsumerProcessor(Processor):
     async def query_offset(self, req: Decoded[rpc.QueryOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
         """The committed offset; for a group that never committed, 0 while the queue still starts
         at 0 (Java 4.9's answer when the head is in memory) unless ``setZeroIfNotFound=false``."""
-        cmd, h = req.cmd, req.header
+        cmd, h = req.cmd, read_header(self.topics, req.cmd, req.header)
+        if isinstance(h, RemotingCommand):
+            return h
         offset = self.offsets.query(h.consumer_group, h.topic, h.queue_id)
         if offset < 0:
             if not h.set_zero_if_not_found:
@@ -116,7 +119,9 @@ class ConsumerProcessor(Processor):
         return rpc.QUERY_CONSUMER_OFFSET.answer(cmd, OffsetHeader(offset=offset))
 
     async def update_offset(self, req: Decoded[rpc.UpdateOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
-        h = req.header
+        h = read_header(self.topics, req.cmd, req.header)
+        if isinstance(h, RemotingCommand):
+            return h
         if not self.offsets.commit(h.consumer_group, h.topic, h.queue_id, h.commit_offset):
             return req.cmd.response(ResponseCode.SUCCESS, "Offset has been previously reset")  # Apache 5.x's answer
         return req.cmd.response(ResponseCode.SUCCESS)

@@ -16,6 +16,7 @@ from mqadmin.model.rpc.spec import Decoded
 from mqadmin.model.tags import SubscriptionData, build_subscription
 from mqadmin.model.topic import PERM_READ
 from mqadmin.server.broker.brokerstore import Processor
+from mqadmin.server.broker.logic_queues import read_header
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.server.store import GetResult, GetStatus
 from mqadmin.wire.codes import ResponseCode
@@ -44,7 +45,9 @@ def pull_code(status: GetStatus, request_offset: int) -> int:
 
 class PullProcessor(Processor):
     async def pull(self, req: Decoded[PullHeader, None], ch: ClientChannel) -> RemotingCommand | None:
-        cmd, h = req.cmd, req.header
+        cmd, h = req.cmd, read_header(self.topics, req.cmd, req.header)
+        if isinstance(h, RemotingCommand):
+            return h
         checked = await self._check(cmd, h)
         if isinstance(checked, RemotingCommand):
             return checked
@@ -141,15 +144,23 @@ class PullProcessor(Processor):
     # --- offsets of a queue ----------------------------------------------------------------
 
     async def get_max_offset(self, req: Decoded[QueueHeader, None], ch: ClientChannel) -> RemotingCommand:
-        offset = self.messages.max_offset(req.header.topic, req.header.queue_id)
+        h = read_header(self.topics, req.cmd, req.header)
+        if isinstance(h, RemotingCommand):
+            return h
+        offset = self.messages.max_offset(h.topic, h.queue_id)
         return rpc.GET_MAX_OFFSET.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 
     async def get_min_offset(self, req: Decoded[QueueHeader, None], ch: ClientChannel) -> RemotingCommand:
-        offset = self.messages.min_offset(req.header.topic, req.header.queue_id)
+        h = read_header(self.topics, req.cmd, req.header)
+        if isinstance(h, RemotingCommand):
+            return h
+        offset = self.messages.min_offset(h.topic, h.queue_id)
         return rpc.GET_MIN_OFFSET.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 
     async def search_offset(self, req: Decoded[SearchOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
-        h = req.header
+        h = read_header(self.topics, req.cmd, req.header)
+        if isinstance(h, RemotingCommand):
+            return h
         offset = self.messages.search_offset(h.topic, h.queue_id, h.timestamp)
         return rpc.SEARCH_OFFSET_BY_TIMESTAMP.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mqadmin.model.rpc import Decoded, Rpc, brokers, static_topics
+from mqadmin.model.rpc import Decoded, Rpc
 from mqadmin.model.rpc import store as store_rpc
 from mqadmin.server.remoting import ClientChannel, DecodedHandler
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 
-STATIC_TOPICS = "static topics (logic queues) are not supported by mqadmin's embedded broker"
-REPLICATION = "master/slave replication is not supported by mqadmin's embedded broker"
 ROCKSDB_CQ = (
     "mqadmin's embedded broker keeps its consume queues in files only: there is no RocksDB consume queue to check"
 )
@@ -36,8 +34,6 @@ def _refuse(remark: str) -> DecodedHandler:
 def refused() -> list[tuple[Rpc[Any, Any, Any, Any], DecodedHandler]]:
     """Each refused request with its handler."""
     return [
-        (static_topics.UPDATE_AND_CREATE_STATIC_TOPIC, _refuse(STATIC_TOPICS)),
-        (brokers.RESET_MASTER_FLUSH_OFFSET, _refuse(REPLICATION)),
         (store_rpc.CHECK_ROCKSDB_CQ_WRITE_PROGRESS, _refuse(ROCKSDB_CQ)),
         (store_rpc.EXPORT_ROCKSDB_CONFIG_TO_JSON, _refuse(ROCKSDB_CONFIG)),
         (store_rpc.POP_ROLLBACK, _refuse(ROCKSDB_POP)),

@@ -22,6 +22,7 @@ from typing import Any
 from mqadmin.model.data_version import DataVersion
 from mqadmin.model.register_body import RegisterBody, encode_compressed, encode_json
 from mqadmin.model.rpc import registration as reg
+from mqadmin.model.static_topic import TopicQueueMappingInfo
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.batcher import Batcher
 from mqadmin.server.broker.config import BrokerConfig
@@ -42,11 +43,16 @@ class RegistrationError(Exception):
     pass
 
 
-def register_body(data_version: dict[str, Any], topics: dict[str, TopicConfig]) -> bytes:
+def register_body(
+    data_version: dict[str, Any],
+    topics: dict[str, TopicConfig],
+    mappings: dict[str, TopicQueueMappingInfo] | None = None,
+) -> bytes:
     """The JSON body, or, when that would not fit in a request frame (about 80,000 topics), the compressed form a
-    Java broker sends with compressedRegister (every name server reads both)."""
-    body = encode_json(RegisterBody(data_version, topics))
-    return body if len(body) < MAX_FRAME_LENGTH - 65536 else encode_compressed(data_version, topics)
+    Java broker sends with compressedRegister (every name server reads both). ``mappings``: the static topics'
+    logic-queue mappings among ``topics``."""
+    body = encode_json(RegisterBody(data_version, topics, mappings=mappings or {}))
+    return body if len(body) < MAX_FRAME_LENGTH - 65536 else encode_compressed(data_version, topics, mappings)
 
 
 class NamesrvRegistrar:
@@ -153,10 +159,11 @@ class NamesrvRegistrar:
         cfg = self.config
         announced = {name: self._announced(tc) for name, tc in topics.items()}
         dv = self.topics.data_version
+        mappings = self.topics.mapping_infos(announced)
         body = (
-            register_body(dv, announced)
+            register_body(dv, announced, mappings)
             if len(announced) <= 500
-            else await asyncio.to_thread(register_body, dv, announced)
+            else await asyncio.to_thread(register_body, dv, announced, mappings)
         )
         header = reg.RegisterBrokerHeader(
             broker_name=cfg.broker_name, broker_addr=cfg.addr, cluster_name=cfg.cluster_name,

@@ -16,6 +16,7 @@ from mqadmin.wire.frame import RemotingCommand
 
 NOT_CONTROLLER_MODE = "this request only for controllerMode "
 """Apache's answer to GET_BROKER_EPOCH_CACHE from a broker with enableControllerMode=false."""
+NO_MASTER_LINK = "mqadmin's embedded slave replicates nothing from its master: there is no master flush offset to reset"
 NO_CONTROLLER = "mqadmin's embedded broker is not a controller (the controller runs in a name server or on its own)"
 
 
@@ -26,6 +27,15 @@ class ReplicationProcessor(Processor):
         else:
             info = HaRuntimeInfo(master=False)
         return rpc.GET_BROKER_HA_STATUS.answer(req.cmd, body=info)
+
+    async def reset_master_flush_offset(self, req: Decoded[Any, Any], ch: ClientChannel) -> RemotingCommand:
+        """Apache's master answers SUCCESS and changes nothing (the offset is a slave's); its slave sets the
+        offset it replicates from, which ours, with no replication, does not have."""
+        if self.config.broker_id == 0:
+            return req.cmd.response(ResponseCode.SUCCESS)
+        return req.cmd.response(
+            ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {req.cmd.code} not supported: {NO_MASTER_LINK}"
+        )
 
     async def epoch_cache(self, req: Decoded[Any, Any], ch: ClientChannel) -> RemotingCommand:
         return req.cmd.response(ResponseCode.SYSTEM_ERROR, NOT_CONTROLLER_MODE)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from mqadmin.model.names import DLQ_PREFIX, NOT_ALLOWED_SEND_TOPICS, POP_RETRY_SEPARATOR, RETRY_PREFIX
@@ -28,6 +29,7 @@ from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 from mqadmin.server.broker.batch import PROPERTY_CLUSTER, batch_records
 from mqadmin.server.broker.brokerstore import Processor, store_host
 from mqadmin.server.broker.config import BrokerConfig
+from mqadmin.server.broker.logic_queues import led_by_physical, resolve
 from mqadmin.server.broker.schedule import RETRY_FIRST_LEVEL, delay_levels, schedule_if_delayed
 from mqadmin.server.remoting import Answer, ClientChannel, Later
 from mqadmin.server.store import FlushDiskType, PutResult, PutStatus
@@ -180,6 +182,13 @@ class SendProcessor(Processor):
         everything else (a topic still to be created, retry topics, SYNC_FLUSH's timeout) goes through
         ``_send_message``."""
         cmd, h = req.cmd, req.header
+        logic = resolve(self.topics, cmd, h.topic, h.queue_id, read=False)
+        if isinstance(logic, RemotingCommand):
+            logic.ext.update(base_ext(self.config))
+            return logic
+        if logic is not None:  # a static topic's logic queue: put to the leader item's physical queue
+            h = replace(h, queue_id=logic.physical_id)
+            req = Decoded(cmd, h, req.body)
         tc = self.topics.get(h.topic)
         store = self.messages
         if tc is None or h.topic.startswith(RETRY_PREFIX) or store.flush_disk_type != FlushDiskType.ASYNC:
@@ -287,6 +296,10 @@ class SendProcessor(Processor):
         """The response to stored (or refused) messages, counted when stored."""
         if result.stored:
             self._count(topic, len(result.msg_ids))
+        logic = led_by_physical(self.topics, cmd, topic, queue_id) if result.stored else None
+        if logic is not None:  # the logic queue and offset, as Apache's rewriteResponseForStaticTopic
+            result = replace(result, queue_offset=logic.logic_offset(result.queue_offset))
+            queue_id = logic.global_id
         return put_response(cmd, result, queue_id, self.config)
 
     async def _retry_or_dlq(self, cmd: RemotingCommand, h: SendHeader) -> str | None | RemotingCommand:

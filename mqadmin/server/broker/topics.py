@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from mqadmin.model.data_version import DataVersion, data_version_from_file
 from mqadmin.model.names import is_system_topic, shown, topic_problem
+from mqadmin.model.static_topic import TopicQueueMappingDetail, TopicQueueMappingInfo
 from mqadmin.model.topic import (
     DEFAULT_TOPIC,
     PERM_INHERIT,
@@ -77,14 +78,30 @@ def topic_from_file(obj: Any, name: str | None, where: str) -> TopicConfig:
     return TopicConfig.from_json(obj, name)
 
 
-def parse_topics_file(obj: Any) -> tuple[DataVersion, dict[str, TopicConfig]]:
+def mapping_from_file(obj: Any, where: str) -> TopicQueueMappingDetail:
+    if not isinstance(obj, dict) or not isinstance(obj.get("hostedQueues", {}), dict):
+        raise ValueError(f"{where} is not a queue mapping object")
+    try:
+        return TopicQueueMappingDetail.from_json(obj)
+    except (TypeError, ValueError, AttributeError) as e:
+        raise ValueError(f"{where}: {e}") from None
+
+
+Mappings = dict[str, TopicQueueMappingDetail]
+
+
+def parse_topics_file(obj: Any) -> tuple[DataVersion, dict[str, TopicConfig], Mappings]:
     if not isinstance(obj, dict):
         raise ValueError("the file is not a JSON object")
     table = obj.get("topicConfigTable") or {}
     if not isinstance(table, dict):
         raise ValueError("topicConfigTable is not an object")
     topics = {name: topic_from_file(tc, name, f"topic {shown(name)}") for name, tc in table.items()}
-    return data_version_from_file(obj.get("dataVersion")), topics
+    mapping_table = obj.get("topicQueueMappingTable") or {}
+    if not isinstance(mapping_table, dict):
+        raise ValueError("topicQueueMappingTable is not an object")
+    mappings = {name: mapping_from_file(m, f"mapping of {shown(name)}") for name, m in mapping_table.items()}
+    return data_version_from_file(obj.get("dataVersion")), topics, mappings
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +111,8 @@ class TopicRecord:
     put: TopicConfig | None
     deleted: str | None
     data_version: DataVersion | None
+    mapping: TopicQueueMappingDetail | None = None
+    """A static topic's logic-queue mapping, written with its config (one record: both or neither)."""
 
 
 def parse_topic_record(rec: Any) -> TopicRecord:
@@ -106,7 +125,8 @@ def parse_topic_record(rec: Any) -> TopicRecord:
     if deleted is not None and not isinstance(deleted, str):
         raise ValueError("del is not a topic name")
     dv = data_version_from_file(rec["dataVersion"]) if "dataVersion" in rec else None
-    return TopicRecord(put, deleted, dv)
+    mapping = mapping_from_file(rec["mapping"], "mapping") if "mapping" in rec else None
+    return TopicRecord(put, deleted, dv, mapping)
 
 
 class TopicConfigManager:
@@ -115,6 +135,9 @@ class TopicConfigManager:
         self.path = path
         self._publish = publish
         self._table: dict[str, TopicConfig] = {}
+        self._mappings: Mappings = {}
+        """Static topics: topic → this broker's logic-queue mapping (Apache keeps it in topicQueueMapping.json;
+        here it is in topics.json, so a topic and its mapping are written together)."""
         self._body = TableJson("topicConfigTable", TopicConfig.to_json)
         self._dv = DataVersion()
         self._startup_names: set[str] = set()
@@ -137,6 +160,20 @@ class TopicConfigManager:
     def all(self) -> dict[str, TopicConfig]:
         return dict(self._table)
 
+    def mapping(self, name: str) -> TopicQueueMappingDetail | None:
+        """A static topic's mapping on this broker (None for a normal topic)."""
+        return self._mappings.get(name)
+
+    def mapping_infos(self, names: Iterable[str]) -> dict[str, TopicQueueMappingInfo]:
+        """What the name servers are told of the static topics among ``names``."""
+        out: dict[str, TopicQueueMappingInfo] = {}
+        for name in names:
+            if (d := self._mappings.get(name)) is not None:
+                out[name] = TopicQueueMappingInfo(
+                    d.topic, d.total_queues, d.bname, d.epoch, d.scope, d.dirty, d.leader_ids()
+                )
+        return out
+
     def __len__(self) -> int:
         return len(self._table)
 
@@ -152,9 +189,9 @@ class TopicConfigManager:
         """TopicConfigAndMappingSerializeWrapper (GET_ALL_TOPIC_CONFIG), made off the loop when large."""
         fields = {
             "dataVersion": self._dv.to_json(),
-            "mappingDataVersion": DataVersion(0, 0, 0).to_json(),
-            "topicQueueMappingDetailMap": {},
-            "topicQueueMappingInfoMap": {},
+            "mappingDataVersion": self._dv.to_json(),
+            "topicQueueMappingDetailMap": {t: m.to_json() for t, m in sorted(self._mappings.items())},
+            "topicQueueMappingInfoMap": {t: m.to_json() for t, m in sorted(self.mapping_infos(self._mappings).items())},
         }
         return await self._body.body(fields, self._table)
 
@@ -172,10 +209,12 @@ class TopicConfigManager:
             self._startup_names.add(tc.topic_name)
         snapshot, records = self._file.load()
         if snapshot is not None:
-            self._dv, table = snapshot
+            self._dv, table, mappings = snapshot
             for name, tc in table.items():
                 if self._legal(name, self.path):
                     self._table[name] = tc
+                    if name in mappings:
+                        self._mappings[name] = mappings[name]
         for rec in records:
             self._replay(rec)
         self._body.remember(self._table.items())
@@ -191,13 +230,17 @@ class TopicConfigManager:
             self._dv = rec.data_version
         if rec.put is not None and self._legal(rec.put.topic_name, self._file.journal_path):
             self._table[rec.put.topic_name] = rec.put
+            if rec.mapping is not None:
+                self._mappings[rec.put.topic_name] = rec.mapping
         if rec.deleted is not None:
             self._table.pop(rec.deleted, None)
+            self._mappings.pop(rec.deleted, None)
 
     def _snapshot(self) -> dict[str, Any]:
         return {
             "dataVersion": self._dv.to_json(),
             "topicConfigTable": self._body.entries(self._table),
+            "topicQueueMappingTable": {t: m.to_json() for t, m in sorted(self._mappings.items())},
         }
 
     async def close(self) -> None:
@@ -230,8 +273,35 @@ class TopicConfigManager:
             return False
         self._dv.next()
         record = {"del": name, "dataVersion": self._dv.to_json()}
-        await change_durably(self._table, {name: None}, self._file.committer(record))
+        old_mapping = self._mappings.pop(name, None)
+        try:
+            await change_durably(self._table, {name: None}, self._file.committer(record))
+        except Exception:
+            if old_mapping is not None:
+                self._mappings[name] = old_mapping
+            raise
         return True
+
+    async def update_static(self, cfg: TopicConfig, mapping: TopicQueueMappingDetail) -> None:
+        """Store a static topic's config and mapping in one journal record (both or neither survive a crash),
+        then announce both to the name servers."""
+        self._dv.next()
+        record = {"put": cfg.to_json(), "mapping": mapping.to_json(), "dataVersion": self._dv.to_json()}
+        name = cfg.topic_name
+        old_mapping = self._mappings.get(name)
+        self._mappings[name] = mapping
+        try:
+            await change_durably(self._table, {name: cfg}, self._file.committer(record))
+        except Exception:
+            if self._mappings.get(name) is mapping:
+                if old_mapping is None:
+                    self._mappings.pop(name, None)
+                else:
+                    self._mappings[name] = old_mapping
+            raise
+        self._body.remember([(name, cfg)])
+        if self._publish is not None:
+            await self._publish([cfg])
 
     async def create_in_send(
         self, topic: str, default_topic: str, client_queue_nums: int, topic_sys_flag: int = 0

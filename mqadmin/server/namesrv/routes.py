@@ -13,6 +13,7 @@ from mqadmin.model.data_version import DataVersion
 from mqadmin.model.names import topic_problem
 from mqadmin.model.register_body import RegisterBody
 from mqadmin.model.route import MASTER_ID, BrokerData, ClusterInfo, QueueData, TopicRouteData
+from mqadmin.model.static_topic import TopicQueueMappingInfo
 from mqadmin.model.topic import PERM_READ, PERM_WRITE, TopicConfig
 
 
@@ -42,6 +43,8 @@ class RouteInfoManager:
     brokers: dict[str, BrokerData] = field(default_factory=dict)
     topics: dict[str, dict[str, QueueData]] = field(default_factory=dict)
     live: dict[tuple[str, str], LiveInfo] = field(default_factory=dict)
+    mappings: dict[str, dict[str, TopicQueueMappingInfo]] = field(default_factory=dict)
+    """Static topics: topic → broker name → its logic-queue mapping, as its master last registered it."""
 
     # --- registration ----------------------------------------------------------------------
 
@@ -83,6 +86,9 @@ class RouteInfoManager:
                     continue
                 if first or dv_changed or name not in self.topics.get(tc.topic_name, {}):
                     self._put_queue_data(name, tc)
+            for topic, info in body.mappings.items():
+                if topic_problem(topic) is None:
+                    self.mappings.setdefault(topic, {})[info.bname or name] = info
         self.live[(cluster, addr)] = LiveInfo(
             name, broker_id, now, timeout or self.default_timeout, dv or DataVersion(0, 0, 0), channel, ha_addr
         )
@@ -113,11 +119,12 @@ class RouteInfoManager:
             names.discard(name)
             if not names:
                 del self.clusters[bd.cluster]
-        for topic in list(self.topics):
-            qds = self.topics[topic]
-            qds.pop(name, None)
-            if not qds:
-                del self.topics[topic]
+        for table in (self.topics, self.mappings):
+            for topic in list(table):
+                by_broker = table[topic]
+                by_broker.pop(name, None)
+                if not by_broker:
+                    del table[topic]
         return True
 
     def channel_closed(self, channel: Any) -> list[str]:
@@ -162,6 +169,7 @@ class RouteInfoManager:
         return TopicRouteData(
             broker_datas=[BrokerData(b.cluster, b.broker_name, dict(b.broker_addrs)) for b in brokers],
             queue_datas=[qds[n] for n in sorted(qds)],
+            queue_mappings=dict(self.mappings.get(topic, {})),
         )
 
     def cluster_info(self) -> ClusterInfo:
@@ -189,16 +197,17 @@ class RouteInfoManager:
     # --- admin changes ---------------------------------------------------------------------
 
     def delete_topic(self, topic: str, cluster: str | None = None) -> None:
-        if not cluster:
-            self.topics.pop(topic, None)
-            return
-        qds = self.topics.get(topic)
-        if qds is None:
-            return
-        for name in self.clusters.get(cluster, set()):
-            qds.pop(name, None)
-        if not qds:
-            del self.topics[topic]
+        for table in (self.topics, self.mappings):
+            if not cluster:
+                table.pop(topic, None)
+                continue
+            by_broker = table.get(topic)
+            if by_broker is None:
+                continue
+            for name in self.clusters.get(cluster, set()):
+                by_broker.pop(name, None)
+            if not by_broker:
+                del table[topic]
 
     def register_topic(self, topic: str, queue_datas: list[QueueData]) -> None:
         """REGISTER_TOPIC_IN_NAMESRV: queue data of known brokers only."""
