@@ -123,7 +123,7 @@ def test_auto_created_topic_is_reported_fixed_by_the_plan_and_no_longer_reported
         assert '<section id="brokers">' in page and "NewTopic" in page and "<svg" in page
 
         manifest = json.loads((tmp_path / "export1" / "manifest.json").read_text())
-        assert manifest["schemaVersion"] == 2 and manifest["tables"]["topics"]["parquet"]  # the columnar copy
+        assert manifest["schemaVersion"] == 3 and manifest["tables"]["topics"]["parquet"]  # the columnar copy
         python = mqadmin("audit", str(tmp_path / "export1"), "--out", str(tmp_path / "audit1-python"),
                          "--engine", "python")  # fmt: skip
         assert python.returncode == 0, python.stderr
