@@ -26,6 +26,10 @@ class Batcher(Generic[T]):
         self._task: asyncio.Task[None] | None = None
 
     async def submit(self, *items: T) -> None:
+        await asyncio.shield(self.post(*items))
+
+    def post(self, *items: T) -> asyncio.Future[None]:
+        """Queue the items without waiting: the future of the flush that will take them (``drain`` waits too)."""
         loop = asyncio.get_running_loop()
         self._items.extend(items)
         self._dirty = True
@@ -35,7 +39,7 @@ class Batcher(Generic[T]):
         batch = self._batch
         if self._task is None or self._task.done():
             self._task = loop.create_task(self._run())
-        await asyncio.shield(batch)
+        return batch
 
     async def _run(self) -> None:
         while self._dirty:

@@ -57,6 +57,10 @@ class TableJson:
         for k, v in entries:
             self._texts[k] = (v, self._text(k, v))
 
+    def value_text(self, key: str) -> str:
+        """The JSON text of the value last remembered or encoded for ``key``."""
+        return self._texts[key][1][len(fastjson.dumps(key)) + 1 :]
+
     def _text(self, key: str, value: Any) -> str:
         return f"{fastjson.dumps(key)}:{fastjson.dumps(self.to_json(value))}"
 

@@ -168,10 +168,14 @@ class DurableJson:
         return lambda: self.commit(*records)
 
     async def commit(self, *records: Any) -> None:
-        """Wait until the current in-memory state (and ``records``, in journal mode) is on disk."""
+        """Wait until the current in-memory state (and ``records``, in journal mode) is on disk; a record given as
+        a ``str`` is its JSON text already."""
         if self._journal:
             await self._batcher.submit(
-                *(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records)
+                *(
+                    (r if isinstance(r, str) else json.dumps(r, separators=(",", ":"), ensure_ascii=False)) + "\n"
+                    for r in records
+                )
             )
         else:
             await self._batcher.submit()

@@ -29,6 +29,7 @@ a JSON Schema, for editors; ``parse_topology`` checks everything itself and name
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -97,10 +98,45 @@ def load_topology(path: str | Path) -> Topology:
 
 def parse_topology(text: str, source: str = "topology") -> Topology:
     try:
-        doc = tomllib.loads(text)
+        doc = _toml(text)
     except tomllib.TOMLDecodeError as e:
         raise TopologyError(f"{source} is not valid TOML: {e}") from None
     return Topology(source, text, _Reader(source).clusters(doc))
+
+
+_ITEM_TABLE = re.compile(r"^\[[ \t]*(?:topics|groups)[ \t]*\.", re.MULTILINE)
+_WHOLE_TABLE = re.compile(r"^\[[ \t]*(?:topics|groups)[ \t]*\]", re.MULTILINE)
+TABLES_PER_PART = 1000
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``, read a thousand ``[topics.NAME]`` / ``[groups.NAME]`` tables at a time: tomllib's
+    bookkeeping of 100,000 tables takes about four times the document (70 MiB). The parts are used only when they
+    make exactly the whole document: the part before the first such table names no topic or group, and each
+    later part only topics and groups not named before, with no ``[topics]`` or ``[groups]`` table; anything else
+    (a name given twice, a cut inside a multi-line string, any error) is read whole, so that the result and the
+    error (with its line) are tomllib's."""
+    cuts = [m.start() for m in _ITEM_TABLE.finditer(text)][::TABLES_PER_PART]
+    if len(cuts) < 2:
+        return tomllib.loads(text)
+    try:
+        doc = tomllib.loads(text[: cuts[0]])
+        if "topics" in doc or "groups" in doc:
+            return tomllib.loads(text)
+        for start, end in zip(cuts, [*cuts[1:], len(text)], strict=True):
+            chunk = text[start:end]
+            part = tomllib.loads(chunk)
+            if _WHOLE_TABLE.search(chunk) or not set(part) <= {"topics", "groups"}:
+                return tomllib.loads(text)
+            for key, tables in part.items():
+                known = doc.setdefault(key, {})
+                if not known.keys().isdisjoint(tables):
+                    return tomllib.loads(text)
+                known.update(tables)
+            del part
+    except tomllib.TOMLDecodeError:
+        return tomllib.loads(text)
+    return doc
 
 
 # --- reading -------------------------------------------------------------------------------------------------
@@ -171,13 +207,13 @@ class _Reader:
                 levels = self.levels(entry, f"topics.{topic}", TOPIC_SETTINGS, key, list(clusters))
                 if levels is not None:
                     settings, brokers = levels
-                    cfg = self.resolved(topic_config, f"topics.{topic}", [topic_defaults, own_topic, *settings])
+                    cfg = self.resolved(topic_config, "topics", topic, [topic_defaults, own_topic, *settings])
                     spec.topics[topic] = TopicSpec(cfg, brokers)
             for group, entry in groups.items():
                 levels = self.levels(entry, f"groups.{group}", GROUP_SETTINGS, key, list(clusters))
                 if levels is not None:
                     settings, brokers = levels
-                    gcfg = self.resolved(group_config, f"groups.{group}", [group_defaults, own_group, *settings])
+                    gcfg = self.resolved(group_config, "groups", group, [group_defaults, own_group, *settings])
                     spec.groups[group] = GroupSpec(gcfg, brokers)
             out[key] = spec
         return out
@@ -207,11 +243,14 @@ class _Reader:
         extra = self.settings({k: v for k, v in override.items() if k != "brokers"}, f"{where}.overrides", allowed)
         return [own, extra], placed
 
-    def resolved(self, build: Callable[[str, list[dict[str, Any]]], Any], where: str, levels: list[Any]) -> Any:
+    def resolved(
+        self, build: Callable[[str, list[dict[str, Any]]], Any], table: str, name: str, levels: list[Any]
+    ) -> Any:
+        """``build(name, levels)``: the file's own name string is kept (100,000 names are not made again)."""
         try:
-            return build(where.split(".", 1)[1], levels)
+            return build(name, levels)
         except ValueError as e:
-            raise self.fail(where, str(e)) from None
+            raise self.fail(f"{table}.{name}", str(e)) from None
 
     # --- names and settings --------------------------------------------------------------------------------
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
+from mqadmin.admin.client import AdminClient
 from mqadmin.model.group import GroupWrite, SubscriptionGroupConfig
 from mqadmin.model.rpc import brokers, groups, topics
 from mqadmin.model.topic import TopicConfig
 from mqadmin.server.broker.groups import SYSTEM_GROUPS
 from mqadmin.wire.codes import RequestCode as RC
 from mqadmin.wire.codes import ResponseCode as R
+from tests.conftest import Deadline
 
 from .conftest import call, request, topic_ext
 
@@ -99,6 +102,35 @@ async def test_create_topic_list(cluster, transport, admin):
     assert held == [True, False, False]  # as Apache's: the topics before the refused one are kept
     broken = await request(transport, addr_of(cluster), RC.UPDATE_AND_CREATE_TOPIC_LIST, body=b"{not json")  # raw
     assert broken.code == R.SYSTEM_ERROR
+
+
+async def test_large_topic_list_is_stored_persisted_and_registered(make_cluster, transport, tmp_path):
+    """A list larger than the broker announces before answering (Java's updateTopicList of 50,000 topics): every
+    topic is held once answered, announced to the name server right after, and still there after a restart."""
+    from mqadmin.server.broker.topics import ANNOUNCED_BEFORE_ANSWER
+
+    data = tmp_path / "large"
+    cluster = await make_cluster(data_dir=data)
+    names = [f"Bulk_{i:05d}" for i in range(5000)]
+    assert len(names) > ANNOUNCED_BEFORE_ANSWER
+    listed = [TopicConfig(n, 4, 4, attributes={"+message.type": "FIFO"} if n.endswith("7") else {}) for n in names]
+    resp = await call(transport, addr_of(cluster), topics.UPDATE_AND_CREATE_TOPIC_LIST, body=listed)
+    assert resp.code == R.SUCCESS
+    held = topics.GET_ALL_TOPIC_CONFIG.reply(await call(transport, addr_of(cluster), topics.GET_ALL_TOPIC_CONFIG)).body
+    assert {n: (held[n].write_queue_nums, held[n].attributes) for n in names} == {
+        cfg.topic_name: (4, {"message.type": "FIFO"} if cfg.attributes else {}) for cfg in listed
+    }
+    async with AdminClient([cluster.namesrv_addr], transport=transport, timeout=10) as admin:
+        deadline = Deadline(60, "the name server to list every topic of the list")
+        while not set(names) <= set(await admin.topic_list()):
+            if deadline.expired():
+                raise deadline.fail()
+            await asyncio.sleep(0.05)
+        assert (await admin.topic_route(names[-1])).queue_datas[0].read_queue_nums == 4
+    await cluster.stop()
+    again = await make_cluster(data_dir=data)
+    reread = topics.GET_ALL_TOPIC_CONFIG.reply(await call(transport, addr_of(again), topics.GET_ALL_TOPIC_CONFIG)).body
+    assert {n: reread[n].attributes for n in names} == {n: held[n].attributes for n in names}
 
 
 async def test_get_all_topic_config_shape(cluster, transport):

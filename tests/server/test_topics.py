@@ -16,7 +16,7 @@ class Published:
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
 
-    async def __call__(self, cfgs: list[TopicConfig]) -> None:
+    async def __call__(self, cfgs: list[TopicConfig], wait: bool) -> None:
         self.batches.append([c.topic_name for c in cfgs])
 
 

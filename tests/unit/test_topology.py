@@ -216,3 +216,43 @@ def test_names_a_topology_file_cannot_hold_are_left_out_of_an_export_with_a_warn
     assert list(out.doc["groups"]) == ["Orders"]
     assert len(out.warnings) == 1 and "not written: the group name is blank" in out.warnings[0]
     parse_topology(out.toml())
+
+
+def _many(topics: int, extra: str = "") -> str:
+    head = '[clusters.prod]\ncluster = "C"\n\n[defaults.topic]\nqueueNums = 4\n'
+    return head + "".join(f"\n[topics.T{i:05d}]\nperm = 6\n" for i in range(topics)) + extra
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "",
+        "\n[groups.G1]\nretryMaxTimes = 3\n[topics.T00001.overrides.prod]\nqueueNums = 9\n",  # a sub-table later
+        '\n[topics.Late]\nmessageType = "FIFO"\n',
+        "\n[topics]\nX = {}\n",  # the [topics] table after its sub-tables: read whole
+    ],
+)
+def test_a_file_of_thousands_of_tables_reads_as_tomllib_reads_it(extra: str) -> None:
+    """The topology read part by part (2,500 tables: three parts) is the one read whole."""
+    text = _many(2500, extra)
+    whole = parse_topology.__globals__["_Reader"]("t").clusters(tomllib.loads(text))
+    assert parse_topology(text, "t").clusters == whole
+    if "overrides" in extra:
+        assert whole["prod"].topics["T00001"].config.write_queue_nums == 9
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("\n[topics.T00007]\nperm = 4\n", "Cannot declare ('topics', 'T00007') twice"),  # in two parts
+        ('\n[topics.Open]\nnote = """\n' + "".join(f"[topics.S{i}]\n" for i in range(1200)), "Unterminated string"),
+    ],
+)
+def test_an_error_in_a_file_of_thousands_of_tables_is_tomllibs(extra: str, message: str) -> None:
+    text = _many(2500, extra)
+    with pytest.raises(tomllib.TOMLDecodeError) as whole:
+        tomllib.loads(text)
+    assert message in str(whole.value)
+    with pytest.raises(TopologyError) as ours:
+        parse_topology(text, "t")
+    assert str(ours.value) == f"t is not valid TOML: {whole.value}"

@@ -65,6 +65,8 @@ class AdminProcessor(Processor):
         """The config to store: the request's, with its attribute operations applied to the
         topic's current attributes (Apache 5.x); raises AttributeRefused."""
         current = self.topics.get(requested.topic_name)
+        if not requested.attributes and (current is None or not current.attributes):
+            return requested  # no operations on no attributes: nothing to merge (most topics of a large list)
         attrs = alter(current is None, current.attributes if current else {}, requested.attributes)
         return requested.with_(attributes=attrs)
 

@@ -53,7 +53,7 @@ class Broker:
         self.server = RemotingServer(f"broker {config.broker_name}", check_text, config.limits)
         self.stats = BrokerStats()
         self.topics = TopicConfigManager(
-            config, self.data_path("topics.json"), lambda changed: self.registrar.publish(changed)
+            config, self.data_path("topics.json"), lambda changed, wait: self.registrar.publish(changed, wait)
         )
         self.groups = SubscriptionGroupManager(
             self.data_path("subscriptionGroup.json"), reset_unreadable=config.reset_unreadable_metadata

@@ -138,9 +138,12 @@ class NamesrvRegistrar:
         answer = reg.QUERY_DATA_VERSION.reply(resp).header
         return answer is None or answer.changed
 
-    async def publish(self, changed: list[TopicConfig]) -> None:
-        """Announce changed topics to every name server; returns once they have been sent."""
-        await self._batcher.submit(*changed)
+    async def publish(self, changed: list[TopicConfig], wait: bool = True) -> None:
+        """Announce changed topics to every name server; returns once they have been sent, or at once when not
+        ``wait`` (they are sent in the background; ``stop`` still sends them before unregistering)."""
+        sent = self._batcher.post(*changed)
+        if wait:
+            await asyncio.shield(sent)
 
     async def _register_changes(self, changed: list[TopicConfig]) -> None:
         if not changed:

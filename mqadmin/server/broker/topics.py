@@ -28,11 +28,18 @@ from mqadmin.server.bodies import TableJson
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.durable import DurableJson, change_durably
 from mqadmin.server.persist import check_fields
+from mqadmin.wire import fastjson
 
 log = logging.getLogger(__name__)
 
 UpdateResult = Literal["created", "updated", "unchanged"]
-Publisher = Callable[[list[TopicConfig]], Awaitable[None]]
+Publisher = Callable[[list[TopicConfig], bool], Awaitable[None]]
+"""Announce changed topics to the name servers: ``(changed, wait)``, returning once sent when ``wait``."""
+
+ANNOUNCED_BEFORE_ANSWER = 1000
+"""A change of up to this many topics is announced to the name servers before it is answered (as Apache does); a
+larger one (UPDATE_AND_CREATE_TOPIC_LIST of 50,000 topics) is answered once stored and persisted, and announced
+right after: the name servers' decoding of that many topics would outlast the client's 5 s timeout."""
 
 SELF_TEST_TOPIC = "SELF_TEST_TOPIC"
 BENCHMARK_TOPIC = "BenchmarkTest"
@@ -365,9 +372,11 @@ class TopicConfigManager:
             return
         for _ in cfgs:
             self._dv.next()
-        dv = self._dv.to_json()
-        records = [{"put": cfg.to_json(), "dataVersion": dv} for cfg in cfgs]
-        await change_durably(self._table, {cfg.topic_name: cfg for cfg in cfgs}, self._file.committer(*records))
+        dv = fastjson.dumps(self._dv.to_json())
+        # each topic encoded once: the text kept for the table's body is its journal record's and (when the
+        # commit rewrites the snapshot, as after a large list) its snapshot entry
         self._body.remember((cfg.topic_name, cfg) for cfg in cfgs)
+        records = [f'{{"put":{self._body.value_text(cfg.topic_name)},"dataVersion":{dv}}}' for cfg in cfgs]
+        await change_durably(self._table, {cfg.topic_name: cfg for cfg in cfgs}, self._file.committer(*records))
         if publish and self._publish is not None:
-            await self._publish(cfgs)
+            await self._publish(cfgs, len(cfgs) <= ANNOUNCED_BEFORE_ANSWER)

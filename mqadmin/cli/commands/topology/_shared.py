@@ -4,6 +4,7 @@ table, the progress shown on stderr."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -190,13 +191,14 @@ def diff_lines(plan: Plan, results: Mapping[int, ItemResult] | None = None) -> I
         if not items:
             continue
         yield f"cluster {escape(c.spec.key)} ({escape(c.spec.cluster)})", None
-        grouped: dict[tuple[str, str], dict[tuple[str, str, str], list[str]]] = {}
-        for i in sorted(items, key=lambda i: (str(i.kind), i.name)):
-            detail = describe(i) or (i.note or "")
-            r = results[id(i)] if results is not None else None
-            done = "" if r is None else f": {_result_text(str(r.status), r.reason)}"
-            grouped.setdefault((str(i.kind), i.name), {}).setdefault((str(i.action), detail, done), []).append(i.broker)
-        for (kind, name), changes in grouped.items():
+        items.sort(key=lambda i: (str(i.kind), i.name))
+        for (kind, name), same in itertools.groupby(items, key=lambda i: (str(i.kind), i.name)):
+            changes: dict[tuple[str, str, str], list[str]] = {}  # one topic's or group's at a time
+            for i in same:
+                detail = describe(i) or (i.note or "")
+                r = results[id(i)] if results is not None else None
+                done = "" if r is None else f": {_result_text(str(r.status), r.reason)}"
+                changes.setdefault((str(i.action), detail, done), []).append(i.broker)
             for (action, detail, done), brokers in changes.items():
                 mark, colour = MARKS[action]
                 colour = next((sgr for s, sgr in RESULT_COLOURS.items() if done.startswith(f": {s}")), colour)
