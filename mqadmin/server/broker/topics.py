@@ -308,7 +308,7 @@ class TopicConfigManager:
             raise
         self._body.remember([(name, cfg)])
         if self._publish is not None:
-            await self._publish([cfg])
+            await self._publish([cfg], True)
 
     async def create_in_send(
         self, topic: str, default_topic: str, client_queue_nums: int, topic_sys_flag: int = 0
