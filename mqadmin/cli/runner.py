@@ -384,6 +384,15 @@ def print_results(results: Sequence[TargetResult], kind: str = "BROKER", title: 
     print_table(columns, rows, title)
 
 
+def _every_namesrv_unreachable(failed: Sequence[TargetResult]) -> Exception | None:
+    """A fan-out to the name servers where none answered: exit 4 with its hint, as for any other command."""
+    from mqadmin.admin.errors import NameServerUnreachable
+    from mqadmin.transport.errors import TransportError
+
+    errors = {r.addr: r.error for r in failed if r.name == "namesrv" and isinstance(r.error, TransportError)}
+    return NameServerUnreachable(errors) if len(errors) == len(failed) else None
+
+
 def describe_changes(changes: dict[str, tuple[Any, Any]]) -> str:
     """``perm 6→4, writeQueueNums 8→16``."""
     return ", ".join(f"{name} {_value(old)}→{_value(new)}" for name, (old, new) in changes.items())
@@ -406,6 +415,8 @@ def exit_for_results(results: Sequence[TargetResult], what: str) -> None:
 
     names = ", ".join(f"{r.name} {r.addr}".strip() for r in failed)
     if len(failed) == len(results):
+        if unreachable := _every_namesrv_unreachable(failed):
+            raise as_cli_error(unreachable)
         kinds = {refusal_of(r.error) for r in failed}
         if len(kinds) == 1 and (kind := kinds.pop()) is not None:
             raise CliError(f"{what} was refused on every target ({names})", auth_hint(kind), ExitCode.AUTH)

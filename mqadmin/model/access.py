@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,6 +26,8 @@ CLUSTER = "Cluster"
 """The resource of cluster-wide requests; the server replaces it by ``Cluster:<its cluster name>``."""
 
 
+# Rules are NamedTuples, or plain classes when they hold nothing: frozen dataclasses would cost every command
+# that loads a request declaration ~3 ms of start-up (bench/bench_cli.py).
 class Need(NamedTuple):
     resource: str
     actions: tuple[str, ...]
@@ -39,8 +40,7 @@ def _named(kind: str, name: str, actions: tuple[str, ...]) -> Need:
     return Need(f"{kind}:{name}", actions)
 
 
-@dataclass(frozen=True, slots=True)
-class On:
+class On(NamedTuple):
     """The header fields ``topic`` / ``group`` (attribute names) name the resources; ``actions`` on each; with
     neither present, nothing is needed. Names are taken as they are: Apache's switch maps no retry topic to its
     group for these requests (QUERY_MESSAGE of ``%RETRY%G`` needs ``Topic:%RETRY%G``)."""
@@ -58,17 +58,17 @@ class On:
         return out
 
 
-@dataclass(frozen=True, slots=True)
 class Send:
     """A send: Pub on the topic; a send to a retry topic ``%RETRY%G`` is Sub on group G (5.5.0 names the group
     from the topic, not from the producer-group field)."""
+
+    __slots__ = ()
 
     def needs(self, header: Any, body: Any) -> list[Need]:
         return [_named("Topic", header.topic, ("Sub",) if _retry(header.topic) else ("Pub",))]
 
 
-@dataclass(frozen=True, slots=True)
-class Consume:
+class Consume(NamedTuple):
     """Pulls and offsets: ``actions`` on the topic (unless it is a retry topic) and on the consumer group."""
 
     actions: tuple[str, ...]
@@ -78,8 +78,7 @@ class Consume:
         return [*out, Need(f"Group:{header.consumer_group}", self.actions)]
 
 
-@dataclass(frozen=True, slots=True)
-class TopicsInBody:
+class TopicsInBody(NamedTuple):
     """``actions`` on every topic of a topic-config list body (UPDATE_AND_CREATE_TOPIC_LIST; Apache names no
     resource for it, so any user could create topics through it: the embedded broker checks each)."""
 
@@ -89,10 +88,11 @@ class TopicsInBody:
         return [_named("Topic", tc.topic_name, self.actions) for tc in body or ()]
 
 
-@dataclass(frozen=True, slots=True)
 class Heartbeat:
     """Sub on each consumer group of a heartbeat body and on the topics it subscribes (not retry topics);
     producer groups need nothing."""
+
+    __slots__ = ()
 
     def needs(self, header: Any, body: Any) -> list[Need]:
         out = []
@@ -102,9 +102,10 @@ class Heartbeat:
         return out
 
 
-@dataclass(frozen=True, slots=True)
 class Locking:
     """(UN)LOCK_BATCH_MQ: Sub on the body's group and on each queue's topic (not retry topics)."""
+
+    __slots__ = ()
 
     def needs(self, header: Any, body: Any) -> list[Need]:
         if body is None:
@@ -120,8 +121,7 @@ def _retry(topic: str) -> bool:
 Access = On | Send | Consume | TopicsInBody | Heartbeat | Locking
 
 
-@dataclass(frozen=True, slots=True)
-class Annotated:
+class Annotated(NamedTuple):
     """An ``apache_access.json`` entry: ``actions`` on the resource each field present names (a ``splitter``
     separates several; a retry topic names its group), else on the cluster when ``cluster``. Apache reads the
     decoded header's fields; a string field's value is the ext field of that name, which is read here."""

@@ -264,6 +264,15 @@ class RemotingServer:
         the declaration's refusal before the handler runs, so it changes nothing."""
         self._handlers[rpc.code] = (rpc, handler)
 
+    def intercept(self, code: int, wrap: Callable[[Any], Any]) -> None:
+        """Replace ``code``'s handler by ``wrap(handler)``, keeping its declaration (tests that hold requests)."""
+        rpc, handler = self._handlers[int(code)]
+        self._handlers[int(code)] = (rpc, wrap(handler))
+
+    def unserve(self, code: int) -> None:
+        """Stop handling ``code``: it is answered REQUEST_CODE_NOT_SUPPORTED, as by a broker that lacks it."""
+        del self._handlers[int(code)]
+
     def served(self) -> dict[int, Rpc[Any, Any, Any, Any] | None]:
         """Every request code this server handles, with its declaration (None: registered raw)."""
         return {code: rpc for code, (rpc, _) in self._handlers.items()}

@@ -232,8 +232,8 @@ async def fuzz_requests(addr: str, codes: list[int], rng: random.Random, per_cod
 
 async def test_malformed_requests_for_every_handled_code(fuzz_cluster):
     rng = random.Random(SEED + 1)
-    ns_codes = sorted(fuzz_cluster.namesrv.server._handlers)
-    broker_codes = sorted(fuzz_cluster.brokers[0].server._handlers)
+    ns_codes = sorted(fuzz_cluster.namesrv.server.served())
+    broker_codes = sorted(fuzz_cluster.brokers[0].server.served())
     sloppy = await fuzz_requests(fuzz_cluster.namesrv_addr, ns_codes, rng, per_code=8)
     sloppy += await fuzz_requests(fuzz_cluster.brokers[0].config.addr, broker_codes, rng, per_code=8)
     assert not sloppy, "\n".join(sloppy[:10])
@@ -265,7 +265,7 @@ async def test_hostile_names_and_text_in_fuzzed_requests(make_cluster, tmp_path)
     generators = [*hostile_names(canary, NameKind.TOPIC), *hostile_names(canary, NameKind.GROUP)]
     cases = {case.code: case for case in NAME_CASES}
     for addr, server in ((cluster.namesrv_addr, cluster.namesrv), (cluster.brokers[0].config.addr, cluster.brokers[0])):
-        for code in sorted(server.server._handlers):
+        for code in sorted(server.server.served()):
             for _ in range(6):
                 name = rng.choice(generators)
                 case = cases.get(code)

@@ -62,10 +62,8 @@ class Gate:
             await self.open.wait()
 
     def install(self, broker: Broker) -> None:
-        handlers = broker.server._handlers  # the registered (declaration, handler) pairs: a test reaches in
         for code in self.codes:
-            rpc, handler = handlers[code]
-            handlers[code] = (rpc, self._gated(handler))
+            broker.server.intercept(code, self._gated)
 
     def _gated(self, handler: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
         async def gated(*args: Any) -> Any:
@@ -78,7 +76,7 @@ class Gate:
 
 def without_list_request(broker: Broker) -> None:
     """The broker answers UPDATE_AND_CREATE_TOPIC_LIST as a 4.9 one does: not supported (one request per topic)."""
-    del broker.server._handlers[topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST.code]
+    broker.server.unserve(topic_rpc.UPDATE_AND_CREATE_TOPIC_LIST.code)
 
 
 def numbered_topics(broker: Broker) -> list[str]:
