@@ -16,6 +16,14 @@ from the smallest to the largest size, and the smallest size at which Spark's wa
 Spark's driver JVM maps the class-data archive mqadmin keeps in ~/.cache/mqadmin/cds, made after the first
 Spark run on the machine: a run that had none says so, and its detached dump is waited for before the next run.
 
+Fleet scale, on the standalone cluster (engine ``cluster``), deleting the export afterwards::
+
+    python bench/bench_audit.py --sizes 100000000 --engines cluster --delete-data --timeout 2400
+
+reports besides the above each process's own peak memory (the driver's tree, each worker's executor, each
+worker daemon), the export's size on disk and the peak size of the cluster's scratch (shuffle and work files).
+Before generating, the data directory must have about 20 bytes per row free.
+
 Bounds: each run has a time limit (--timeout) and a memory cap on its process tree (--mem-cap); a run
 that exceeds either is stopped and reported as such rather than hidden.
 """
@@ -23,6 +31,7 @@ that exceeds either is stopped and reported as such rather than hidden.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -70,27 +79,64 @@ def tree_usage(pid: int, cpu: dict[int, float], own: bool = True) -> int:
     return total
 
 
+def own_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` alone (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def disk_usage(path: Path) -> int:
+    """Bytes of the files under ``path`` (files vanishing meanwhile are skipped)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
 def run_measured(
-    cmd: list[str], timeout: float, mem_cap: int, env: dict[str, str] | None = None, executors_of: list[int] = ()
+    cmd: list[str],
+    timeout: float,
+    mem_cap: int,
+    env: dict[str, str] | None = None,
+    executors_of: list[int] = (),
+    scratch: Path | None = None,
 ) -> dict[str, Any]:
     """Run ``cmd`` sampling its tree's memory and CPU time every 0.2 s; stop it past ``timeout`` or ``mem_cap``.
     CPU seconds (of every process of the tree, JVM included) do not depend on what else the shared machine
     runs, unlike wall time. ``executors_of``: Spark workers whose children (the run's executors) count too;
-    the worker daemons themselves do not."""
+    the worker daemons themselves do not, but their own peak memory is reported apart (``peak_mb``: per
+    process role: the driver's tree, each worker's executors, each worker daemon). ``scratch``: a directory
+    whose peak size (Spark's shuffle and work files) is reported as ``scratch_peak_mb``, sampled every second."""
     load_before = os.getloadavg()[0]
     started = time.monotonic()
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env
     )
-    peak, stopped = 0, None
+    peak, stopped, disk_peak = 0, None, 0
+    roles: dict[str, int] = {}
     cpu: dict[int, float] = {}
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak, stopped
+        nonlocal peak, stopped, disk_peak
+        ticks = 0
         while not done.wait(0.2):
-            rss = tree_usage(proc.pid, cpu) + sum(tree_usage(w, cpu, own=False) for w in executors_of)
+            parts = {"driver": tree_usage(proc.pid, cpu)}
+            for i, w in enumerate(executors_of):
+                parts[f"executor-{i}"] = tree_usage(w, cpu, own=False)
+                parts[f"worker-{i}"] = own_rss(w)
+            for role, used in parts.items():
+                roles[role] = max(roles.get(role, 0), used)
+            rss = sum(v for k, v in parts.items() if not k.startswith("worker-"))
             peak = max(peak, rss)
+            ticks += 1
+            if scratch is not None and ticks % 5 == 0:
+                disk_peak = max(disk_peak, disk_usage(scratch))
             if rss > mem_cap:
                 stopped = f"memory above {mem_cap / 2**30:.1f} GiB"
             elif time.monotonic() - started > timeout:
@@ -108,6 +154,8 @@ def run_measured(
         "returncode": proc.returncode,
         "wall_s": round(time.monotonic() - started, 2),
         "peak_rss_mb": round(peak / 2**20),
+        **({"peak_mb": {k: round(v / 2**20) for k, v in roles.items()}} if executors_of else {}),
+        **({"scratch_peak_mb": round(disk_peak / 2**20)} if scratch is not None else {}),
         "cpu_s": round(sum(cpu.values()), 1),
         "load_before": round(load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
@@ -117,18 +165,31 @@ def run_measured(
     }
 
 
+BYTES_PER_ROW = 20
+"""Free disk asked for per topic row before generating: an export takes about 7 bytes per topic row (gzip JSON
+Lines and the Parquet copy; 67 MB at 10M rows), and the audit's shuffle files on a cluster need room too."""
+
+
 def ensure_fleet(data: Path, rows: int, workers: int) -> tuple[Path, dict[str, Any]]:
     target = data / f"rows-{rows}"
     manifest_path = target / "manifest.json"
     gen = None
     if not manifest_path.exists():
+        data.mkdir(parents=True, exist_ok=True)
+        free = shutil.disk_usage(data).free
+        if free < rows * BYTES_PER_ROW:
+            raise SystemExit(
+                f"bench_audit: {rows:,} rows need about {rows * BYTES_PER_ROW / 2**30:.1f} GiB free in {data}; "
+                f"{free / 2**30:.1f} GiB are (hint: --data elsewhere, or fewer --sizes)"
+            )
         cmd = [*MQADMIN, "--format", "json", "generateFleet", "--out", str(target), "--rows", str(rows)]
         cmd += ["--workers", str(workers)]
         res = subprocess.run(cmd, capture_output=True, text=True, check=True)
         gen = json.loads(res.stdout)
     manifest = json.loads(manifest_path.read_text())
     topic_rows = manifest["tables"]["topics"]["rows"]
-    return target, {"topic_rows": topic_rows, "generate_s": gen["seconds"] if gen else None}
+    info = {"topic_rows": topic_rows, "generate_s": gen["seconds"] if gen else None}
+    return target, info | {"export_mb": round(disk_usage(target) / 2**20)}
 
 
 def class_archive() -> Any:
@@ -180,7 +241,7 @@ def audit(engine: str, fleet: Path, out: Path, args: argparse.Namespace) -> dict
                     "PYSPARK_SUBMIT_ARGS": f"--executor-memory {args.executor_memory} pyspark-shell",
                 }
                 env = cluster_env(scratch) | conf
-                res = run_measured(cmd, args.timeout, int(args.mem_cap * 2**30), env, workers)
+                res = run_measured(cmd, args.timeout, int(args.mem_cap * 2**30), env, workers, scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     else:
@@ -214,6 +275,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument("--mem-cap", type=float, default=20, help="GiB per run (process tree)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "bench_audit.json")
+    parser.add_argument("--delete-data", action="store_true", help="remove each size's export after its runs")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     engines = args.engines.split(",")
@@ -229,13 +291,16 @@ def main() -> int:
         print(f"\n== {info['topic_rows']:,} topic rows ({fleet})", flush=True)
         if info["generate_s"] is not None:
             print(f"   generated in {info['generate_s']:.1f} s", flush=True)
+        print(f"   export on disk: {info['export_mb']:,} MB", flush=True)
         for engine in engines:
             row = audit(engine, fleet, args.work / f"{rows}-{engine}", args)
-            row |= {"size": rows, "topic_rows": info["topic_rows"], "engine": engine}
+            row |= {"size": rows, "engine": engine} | info
             if "audit_s" in row:
                 row["rows_per_s"] = round(info["topic_rows"] / row["audit_s"])
             results["runs"].append(row)
             print("   " + _line(row), flush=True)
+        if args.delete_data:
+            shutil.rmtree(fleet)
     _report(results, sizes, engines)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2) + "\n")
@@ -250,10 +315,15 @@ def _line(r: dict[str, Any]) -> str:
     archive = {"used": "  (class archive)", "recorded": "  (no class archive yet: recorded)"}.get(
         r.get("class_archive"), ""
     )
+    roles = ""
+    if "peak_mb" in r:  # a standalone cluster: each process's own peak, and the shuffle files' peak size
+        roles = "\n          peak MB by process: " + ", ".join(f"{k} {v:,}" for k, v in r["peak_mb"].items())
+        roles += f"; scratch (shuffle, work dirs) peak {r['scratch_peak_mb']:,} MB"
     return (
         f"{r['engine']:<6}  audit {r['audit_s']:>8.1f} s  wall {r['wall_s']:>8.1f} s  cpu {r['cpu_s']:>7.1f} s  "
         f"{r['rows_per_s']:>10,} rows/s  "
         f"peak {r['peak_rss_mb']:>6} MB  findings {r['findings']}  load {r['load_before']}->{r['load_after']}{archive}"
+        f"{roles}"
     )
 
 

@@ -24,8 +24,8 @@ def spark_home() -> Path:
 
 
 def cluster_env(scratch: Path) -> dict[str, str]:
-    """What the daemons (and an audit driver talking to them) need: loopback only, logs and work dirs in
-    ``scratch``, the Java the audit would use."""
+    """What the daemons (and an audit driver talking to them) need: loopback only, logs, work and shuffle dirs
+    in ``scratch``, the Java the audit would use."""
     from mqadmin.audit.runner import prepare_spark
 
     env = dict(os.environ)
@@ -37,6 +37,7 @@ def cluster_env(scratch: Path) -> dict[str, str]:
         "SPARK_LOCAL_IP": "127.0.0.1",
         "SPARK_LOG_DIR": str(scratch / "logs"),
         "SPARK_WORKER_DIR": str(scratch / "work"),
+        "SPARK_LOCAL_DIRS": str(scratch / "local"),  # shuffle and spill files (the bench measures their size)
         "SPARK_NO_DAEMONIZE": "1",
     }
     return env
