@@ -145,12 +145,15 @@ class TopicQueueMappingDetail:
         """Logic queue id → physical queue id of the queues whose newest generation is on this broker."""
         return {gid: items[-1].queue_id for gid, items in self.hosted_queues.items() if items[-1].bname == self.bname}
 
-    def to_json(self) -> dict[str, Any]:
-        info = TopicQueueMappingInfo(
+    def info(self) -> TopicQueueMappingInfo:
+        """What this broker registers of the mapping with the name servers (its current leaders only)."""
+        return TopicQueueMappingInfo(
             self.topic, self.total_queues, self.bname, self.epoch, self.scope, self.dirty, self.leader_ids()
         )
+
+    def to_json(self) -> dict[str, Any]:
         return {
-            **info.to_json(),
+            **self.info().to_json(),
             "hostedQueues": {str(k): [i.to_json() for i in v] for k, v in sorted(self.hosted_queues.items())},
         }
 

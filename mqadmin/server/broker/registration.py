@@ -141,9 +141,10 @@ class NamesrvRegistrar:
     async def publish(self, changed: list[TopicConfig], wait: bool = True) -> None:
         """Announce changed topics to every name server; returns once they have been sent, or at once when not
         ``wait`` (they are sent in the background; ``stop`` still sends them before unregistering)."""
-        sent = self._batcher.post(*changed)
         if wait:
-            await asyncio.shield(sent)
+            await self._batcher.submit(*changed)
+        else:
+            self._batcher.post(*changed)
 
     async def _register_changes(self, changed: list[TopicConfig]) -> None:
         if not changed:

@@ -173,13 +173,7 @@ class TopicConfigManager:
 
     def mapping_infos(self, names: Iterable[str]) -> dict[str, TopicQueueMappingInfo]:
         """What the name servers are told of the static topics among ``names``."""
-        out: dict[str, TopicQueueMappingInfo] = {}
-        for name in names:
-            if (d := self._mappings.get(name)) is not None:
-                out[name] = TopicQueueMappingInfo(
-                    d.topic, d.total_queues, d.bname, d.epoch, d.scope, d.dirty, d.leader_ids()
-                )
-        return out
+        return {name: d.info() for name in names if (d := self._mappings.get(name)) is not None}
 
     def __len__(self) -> int:
         return len(self._table)
