@@ -171,7 +171,11 @@ Lines and the Parquet copy; 67 MB at 10M rows), and the audit's shuffle files on
 
 
 def ensure_fleet(data: Path, rows: int, workers: int) -> tuple[Path, dict[str, Any]]:
-    target = data / f"rows-{rows}"
+    from mqadmin.audit.job import KEY_HASH
+
+    # cached per format: an export generated before the Parquet copy had its keys is not what generateFleet
+    # (and exportMetadata) write now
+    target = data / f"rows-{rows}-{KEY_HASH}"
     manifest_path = target / "manifest.json"
     gen = None
     if not manifest_path.exists():

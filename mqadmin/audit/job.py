@@ -134,6 +134,20 @@ MANIFEST = "manifest.json"
 TABLES = ("clusters", "brokers", "topics", "groups", "consumer_lag", "order_conf")
 PARQUET_KEY = "parquet"
 """A table's entry in the manifest may list, besides its gzip JSON Lines ``files``, the same rows as Parquet."""
+KEYS_KEY, KEY_HASH = "parquet_keys", "blake2b-64"
+"""A table entry's ``parquet_keys`` names how its Parquet copy's key columns were made (``stable_key``); an
+audit trusts the columns only when every input names ``KEY_HASH``, and computes keys of its own otherwise."""
+KEY_COLUMNS = {"topics": (("clusterKey", ("source", "cluster")), ("brokerKey", ("source", "cluster", "brokerName")),
+                          ("topicKey", ("source", "cluster", "topic")))}  # fmt: skip
+"""The 64-bit keys the topics' Parquet copy carries besides the table's columns, each a ``stable_key`` of the
+columns named: Spark groups and joins on them as longs instead of hashing and comparing the names per row."""
+
+
+def stable_key(*parts: str) -> int:
+    """A 64-bit key of names that every process computes alike: BLAKE2b's first 8 bytes of the names joined by
+    U+001F, read as a signed little-endian integer. Two names sharing a key are told apart by the audit."""
+    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True)
 
 
 @dataclass(frozen=True)
@@ -1035,6 +1049,9 @@ class _Tables:
         self.spark, self.inputs, self.manifests = spark, inputs, manifests
         self.schemas = spark_schemas()
         self.snake = [snake_columns(m) for _, m in manifests]
+        entries = [m["tables"]["topics"] for _, m in manifests]
+        self.keyed = all(e.get(PARQUET_KEY) and e.get(KEYS_KEY) == KEY_HASH for e in entries)
+        """Every input's topics have a Parquet copy with the keys this audit computes (``KEY_HASH``)."""
 
     def parts(self, name: str, key: str = "files") -> list[tuple[str, bool]]:
         """Every file of a table (its ``key`` list: ``files`` or the Parquet copy's) and whether its columns
@@ -1051,15 +1068,19 @@ class _Tables:
         local = _all_local([path for path, _ in parts])
         return None if local is None else [(path, snake) for path, (_, snake) in zip(local, parts, strict=True)]
 
-    def _read(self, name: str, read: Callable[[Any, list[str]], Any], key: str = "files") -> Any:
+    def _read(
+        self, name: str, read: Callable[[Any, list[str]], Any], key: str = "files", more: Iterable[Any] = ()
+    ) -> Any:
         """A table as one DataFrame: ``read(reader, files)`` per column naming among the inputs (one read when
-        they all have today's), an older export's columns renamed."""
+        they all have today's), an older export's columns renamed; ``more``: fields besides the table's."""
         from pyspark.sql import functions as F
+        from pyspark.sql import types as T
 
         frames = []
         for snake in sorted(set(self.snake)):
             files = [path for path, old in self.parts(name, key) if old == snake]
-            frame = read(self.spark.read.schema(spark_schemas(snake)[name] if snake else self.schemas[name]), files)
+            schema = spark_schemas(snake)[name] if snake else self.schemas[name]
+            frame = read(self.spark.read.schema(T.StructType([*schema.fields, *more])), files)
             if snake:
                 frame = frame.select(*(F.col(old_column(c)).alias(c) for c in self.schemas[name].fieldNames()))
             frames.append(frame)
@@ -1071,13 +1092,23 @@ class _Tables:
     def __getitem__(self, name: str) -> Any:
         return self._read(name, lambda reader, files: reader.option("mode", "FAILFAST").json(files))
 
-    def topics(self) -> Any:
-        """The topics table: its Parquet copy when every input has one (columnar, splittable, no parsing),
-        else the gzip JSON Lines (one task per file)."""
-        if not all(m["tables"]["topics"].get(PARQUET_KEY) for _, m in self.manifests):
-            return self["topics"]
-        copy = self._read("topics", lambda reader, files: reader.parquet(*files), PARQUET_KEY)
-        return copy.select(*AUDITED_COLUMNS["topics"])
+    def topics(self, columns: Iterable[str]) -> Any:
+        """The topics table's ``columns`` and its 64-bit keys (``KEY_COLUMNS``): from its Parquet copy when every
+        input has one (columnar, splittable, no parsing), else from the gzip JSON Lines (one task per file); the
+        keys as the copy holds them when ``keyed``, else only ``topicKey``, the xxhash64 of its names (the cluster
+        facts are then joined on the names)."""
+        from pyspark.sql import types as T
+
+        keys = KEY_COLUMNS["topics"]
+        if self.keyed:
+            fields = [T.StructField(n, T.LongType(), True) for n, _ in keys]
+            copy = self._read("topics", lambda reader, files: reader.parquet(*files), PARQUET_KEY, fields)
+            return copy.select(*columns, *(n for n, _ in keys))
+        if all(m["tables"]["topics"].get(PARQUET_KEY) for _, m in self.manifests):
+            table = self._read("topics", lambda reader, files: reader.parquet(*files), PARQUET_KEY)
+        else:
+            table = self["topics"]
+        return table.select(*columns, topic_key().alias("topicKey"))
 
     def add_groups(self, facts: Facts) -> None:
         """The group tables into ``facts``: parsed and reduced to distinct groups and lag sums by pyarrow
@@ -1140,17 +1171,29 @@ def _arrow_fields(schema: Any) -> list[Any]:
 _KEY = ["source", "cluster"]
 
 
-def literal_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str) -> Any:
-    """A small DataFrame of ``rows`` (``schema``: ``"name type, ..."``) marked for broadcast, built in the JVM
-    from one JSON literal: ``createDataFrame`` would start Python workers to unpickle the rows, seconds per
-    table on a loaded machine (and on every executor of a cluster)."""
+def literal_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str, broadcast: bool = True) -> Any:
+    """A small DataFrame of ``rows`` (``schema``: ``"name type, ..."``) marked for broadcast (unless not
+    ``broadcast``), built in the JVM from one JSON literal: ``createDataFrame`` would start Python workers to
+    unpickle the rows, seconds per table on a loaded machine (and on every executor of a cluster)."""
     from pyspark.sql import functions as F
 
     fields = [f.split() for f in schema.split(",")]
     names = [n for n, _ in fields]
     text = json.dumps([dict(zip(names, r, strict=True)) for r in rows], separators=(",", ":"), ensure_ascii=False)
     parsed = F.from_json(F.lit(text), "array<struct<" + ",".join(f"{n}:{t}" for n, t in fields) + ">>")
-    return F.broadcast(spark.range(1).select(F.inline(parsed)))
+    table = spark.range(1).select(F.inline(parsed))
+    return F.broadcast(table) if broadcast else table
+
+
+def keyed_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str, names: int, key: str | None) -> Any:
+    """``literal_table`` of ``rows`` whose first ``names`` columns (strings) are replaced by ``key``, their
+    ``stable_key`` (the topics' Parquet copy carries the same); with no ``key``, the names are kept."""
+    if key is None:
+        return literal_table(spark, rows, schema)
+    rest = schema.split(",")[names:]
+    return literal_table(
+        spark, ((stable_key(*r[:names]), *r[names:]) for r in rows), ",".join([f"{key} bigint", *rest])
+    )
 
 
 def spark_findings(
@@ -1181,27 +1224,21 @@ def spark_findings(
     names = [sorted(facts.broker_names[p]) for p in places]
     rows_total = sum(int(m["tables"]["topics"].get("rows", 0)) for _, m in manifests)
     progress(f"aggregating {rows_total:,} topic rows")
+    if tables.keyed:  # two clusters or brokers sharing a key: join on the names instead
+        keys = [stable_key(*p) for p in places] + [
+            stable_key(*p, b) for p, ns in zip(places, names, strict=True) for b in ns
+        ]
+        tables.keyed = len(set(keys)) == len(keys)
+    topics = tables.topics(AUDITED_COLUMNS["topics"])
     with ThreadPoolExecutor(1) as pool:  # the group tables are read while the executors aggregate
         read_groups = lambda: pool.submit(tables.add_groups, facts).result  # noqa: E731
-        suspects, others = _aggregate(spark, tables.topics(), facts, places, names, read_groups)
+        suspects, others = _aggregate(spark, topics, facts, places, names, read_groups, tables.keyed)
     progress(f"reading the {len(suspects) + len(others):,} topics that may have a finding")
-    keys = literal_table(spark, ((k,) for k in sorted(suspects | others)), "key bigint")
-    rows = (
-        tables.topics()
-        .select(
-            *_KEY,
-            "brokerName",
-            "topic",
-            "readQueueNums",
-            "writeQueueNums",
-            "perm",
-            "order",
-            "attributes",
-            topic_key().alias("key"),
-        )
-        .join(keys, "key", "left_semi")
-    )
-    # by position (Row["name"] searches the names); a join on "key" puts it first
+    wanted = literal_table(spark, ((k,) for k in sorted(suspects | others)), "topicKey bigint")
+    rows = topics.select(
+        "topicKey", *_KEY, "brokerName", "topic", "readQueueNums", "writeQueueNums", "perm", "order", "attributes"
+    ).join(wanted, "topicKey", "left_semi")
+    # by position (Row["name"] searches the names)
     for key, s, c, b, t, read, w, perm, order, attrs in rows.collect():
         if t.startswith((RETRY_PREFIX, DLQ_PREFIX)):
             facts.retry_like[(s, c, t)].add(b)
@@ -1221,8 +1258,9 @@ def sql_strings(values: Iterable[str]) -> str:
 
 
 def topic_key() -> Any:
-    """A topic row's 64-bit key: xxhash64 of (source, cluster, topic). Two topics sharing one are caught by a
-    second, independent hash (``_aggregate``) and then evaluated from their rows, exactly."""
+    """A topic row's 64-bit key when the export has none (``_Tables.topics``): xxhash64 of (source, cluster, topic).
+    Two topics sharing a key (this or ``stable_key``) are caught by a second, independent hash (``_aggregate``)
+    and then evaluated from their rows, exactly."""
     from pyspark.sql import functions as F
 
     return F.xxhash64(*_KEY, "topic")
@@ -1239,6 +1277,7 @@ def _aggregate(
     places: list[Key],
     names: list[list[str]],
     read_groups: Callable[[], Callable[[], None]],
+    keyed: bool,
 ) -> tuple[set[int], set[int]]:
     """One job over the topic rows, aggregating numbers rather than strings. Per regular topic (its 64-bit
     key): whether it may have a topic or order finding (its queue counts vary or differ, a broker lacks read
@@ -1249,41 +1288,42 @@ def _aggregate(
     %RETRY%/%DLQ% topics of clusters whose groups were all read are grouped by cluster id and name: those
     whose group is not known may be orphans. Returns the keys of the suspect regular topics (not counted:
     the caller counts their rows) and of the possible orphans. ``read_groups`` starts reading the group tables
-    into ``facts`` (on the driver, while the executors aggregate) and returns the wait for it."""
+    into ``facts`` (on the driver, while the executors aggregate) and returns the wait for it. ``keyed``: the
+    topics carry the clusters' and brokers' keys (``_Tables.keyed``), which the cluster facts are joined on
+    (two joins on a long each), else they are joined on the names."""
     from pyspark.sql import functions as F
 
     col, lit = F.col, F.lit
     masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
-    bit = "(array_position(names, broker) - 1)"  # -1: a broker the brokers table does not name
-
-    def writable_masks(i: int, key: Key) -> list[int]:
-        out = [0 for _ in masks]
-        for b in facts.writable.get(key, ()):
-            n = names[i].index(b)
-            out[n // MASK_BITS] |= 1 << (n % MASK_BITS)
-        return out
-
-    clusters = literal_table(  # one small join per row: the cluster's id, broker names and writable masters
+    cluster_on, broker_on = (["clusterKey"], ["brokerKey"]) if keyed else (_KEY, [*_KEY, "brokerName"])
+    clusters = keyed_table(  # a cluster's id, broker names and writable masters, joined on the cluster's key
+        spark,
+        (
+            (s, c, i, names[i], len(facts.writable.get((s, c), ())), facts.groups_complete.get((s, c), False))
+            for i, (s, c) in enumerate(places)
+        ),
+        "source string, cluster string, cid int, names array<string>, writable int, complete boolean",
+        2,
+        cluster_on[0] if keyed else None,
+    )
+    brokers = keyed_table(  # a broker's bit in its cluster's broker masks, and whether it is a writable master
         spark,
         (
             (
-                i,
                 s,
                 c,
-                names[i],
-                len(facts.writable.get((s, c), ())),
-                *writable_masks(i, (s, c)),
-                facts.groups_complete.get((s, c), False),
+                b,
+                b in facts.writable.get((s, c), ()),
+                *(1 << n % MASK_BITS if n // MASK_BITS == j else 0 for j in masks),
             )
-            for i, (s, c) in enumerate(places)
+            for (s, c), ns in zip(places, names, strict=True)
+            for n, b in enumerate(ns)
         ),
-        "cid int, source string, cluster string, names array<string>, writable int, "
-        + "".join(f"wm{j} bigint, " for j in masks)
-        + "complete boolean",
+        "source string, cluster string, brokerName string, on_writable boolean"
+        + "".join(f", m{j} bigint" for j in masks),
+        3,
+        broker_on[0] if keyed else None,
     )
-    # a broker's bit in its cluster's writable mask, rather than a search of a list of names per row
-    which = " ".join(f"WHEN {j} THEN wm{j}" for j in masks)
-    on_writable = f"{bit} >= 0 AND (shiftright(CASE {bit} DIV {MASK_BITS} {which} END, {bit} % {MASK_BITS}) & 1) = 1"
     # a topic named like a broker of its cluster: first a set lookup of every broker's name (one hash per row),
     # then, for the few names that match one, the search of the cluster's names
     broker_named = f"topic IN ({sql_strings({n for ns in names for n in ns})})" if masks else "false"
@@ -1318,34 +1358,33 @@ def _aggregate(
         | F.coalesce("order", lit(False))
         | F.coalesce(F.expr(with_conf), lit(False))
         | col("cid").isNull()
-        | F.coalesce(F.expr(bit) < 0, lit(True))
+        | col("on_writable").isNull()  # a broker the brokers table does not name
     )
     rows = (
         topics.select(
             *_KEY,
-            col("brokerName").alias("broker"),
             "topic",
             col("readQueueNums").alias("read"),
             col("writeQueueNums").alias("write"),
             "perm",
             "order",
+            col("topicKey").alias("key"),
+            *dict.fromkeys(c for c in cluster_on + broker_on if c not in _KEY),
         )
-        .join(clusters, _KEY, "left")
+        .join(clusters, cluster_on, "left")
+        .join(brokers, broker_on, "left")
         .where(~system | (retry & F.coalesce("complete", lit(False))))
         .select(
-            topic_key().alias("key"),
+            "key",
             F.when(retry, col("cid")).alias("rcid"),
             F.when(retry, col("topic")).alias("rtopic"),
             "cid",
             "write",
             odd.alias("odd"),
             F.hash("topic", "cid").alias("check"),  # (source, cluster) is cid (or the row is odd)
-            F.coalesce(F.expr(on_writable if masks else "false"), lit(False)).alias("on_writable"),
+            F.coalesce("on_writable", lit(False)).alias("on_writable"),
             "writable",
-            *(
-                F.expr(f"IF({bit} DIV {MASK_BITS} = {j}, shiftleft(1L, {bit} % {MASK_BITS}), 0L)").alias(f"m{j}")
-                for j in masks
-            ),
+            *(F.coalesce(f"m{j}", lit(0)).alias(f"m{j}") for j in masks),
         )
     )
     topics_agg = rows.groupBy("key", "rcid", "rtopic").agg(

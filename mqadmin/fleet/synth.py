@@ -44,7 +44,7 @@ from mqadmin import __version__
 from mqadmin.admin.results import overall_status
 from mqadmin.files import atomic_write
 from mqadmin.fleet import manifest as mf
-from mqadmin.fleet.parquet import PARQUET_KEY
+from mqadmin.fleet.parquet import KEYS_KEY, PARQUET_KEY
 from mqadmin.fleet.schema import TABLES
 from mqadmin.fleet.writer import TableWriter
 
@@ -137,6 +137,8 @@ def generate(out: Path, spec: FleetSpec, workers: int = 1, compresslevel: int = 
             for key in ("files", PARQUET_KEY):
                 if key in entry:
                     manifest["tables"][t].setdefault(key, []).extend(entry[key])
+            if KEYS_KEY in entry:
+                manifest["tables"][t][KEYS_KEY] = entry[KEYS_KEY]
         for source, report in cluster_reports:
             reports.setdefault(source, []).append(report)
         truth.extend(planted)
@@ -177,7 +179,7 @@ def _namesrv(si: int) -> str:
 def _write_part(
     root: str, spec: FleetSpec, part: int, pairs: list[tuple[int, int]], compresslevel: int
 ) -> tuple[dict[str, dict[str, Any]], list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
-    writers = {t: TableWriter(Path(root), t, part, compresslevel) for t in TABLES}
+    writers = {t: TableWriter(Path(root), t, part, compresslevel, grouped=True) for t in TABLES}  # _Cluster.topic
     reports, truth = [], []
     try:
         for si, ci in pairs:

@@ -28,16 +28,23 @@ class TableWriter:
 
     Rows are buffered and compressed in batches; the gzip header carries no timestamp, so the same rows
     give the same bytes (the synthetic generator relies on it). With ``copy`` (default: for the topics table
-    when pyarrow is installed) the rows also go to a Parquet file, listed in ``entry()`` under ``parquet``.
+    when pyarrow is installed) the rows also go to a Parquet file, listed in ``entry()`` under ``parquet``;
+    ``grouped``: each topic's rows are written together (the copy needs no sorting).
     """
 
     def __init__(
-        self, root: Path, table: str, part: int | None = None, compresslevel: int = 6, copy: bool | None = None
+        self,
+        root: Path,
+        table: str,
+        part: int | None = None,
+        compresslevel: int = 6,
+        copy: bool | None = None,
+        grouped: bool = False,
     ) -> None:
         if copy is None:
             copy = table in parquet.COPIED_TABLES and parquet.available()
         self.columns = column_names(table)
-        self.copy = parquet.ParquetTableWriter(root, table, part) if copy else None
+        self.copy = parquet.ParquetTableWriter(root, table, part, grouped) if copy else None
         self.relpath = table_file(table, part)
         self.path = root / self.relpath
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,9 +90,7 @@ class TableWriter:
     def entry(self) -> dict[str, Any]:
         """The table's manifest entry once closed: files, rows, and the Parquet copy's files if any."""
         out: dict[str, Any] = {"files": [self.relpath], "rows": self.rows}
-        if self.copy:
-            out[parquet.PARQUET_KEY] = [self.copy.relpath]
-        return out
+        return out | (self.copy.entry() if self.copy else {})
 
     def abort(self) -> None:
         if self.copy:

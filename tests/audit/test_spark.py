@@ -96,12 +96,30 @@ def test_spark_edge_cases_match_the_expected_and_the_python_engine(spark, tmp_pa
     assert comparable(found) == comparable(audit_findings([tmp_path], params))
 
 
-def test_topics_sharing_a_key_are_told_apart_exactly(spark, tmp_path, monkeypatch):
-    """The aggregation groups topics by a 64-bit hash. With a key that topics of equal name length share,
-    "Full" (on both writable masters) would hide "Half" (on one): together they are on three masters of two,
-    with equal queue counts. The second hash must catch it, and the rows tell the two apart."""
+def strip_keys(root: Path) -> None:
+    """Make ``root``'s Parquet copy one written before the keys: the manifest no longer vouches for them."""
+    manifest = json.loads((root / "manifest.json").read_text())
+    del manifest["tables"]["topics"]["parquetKeys"]
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("keys_from", ["export", "audit"])
+def test_topics_sharing_a_key_are_told_apart_exactly(spark, tmp_path, monkeypatch, keys_from):
+    """The aggregation groups topics by a 64-bit key: the export's (``stable_key``) or, for a copy without keys,
+    the audit's own. With a key that topics of equal name length share, "Full" (on both writable masters) would
+    hide "Half" (on one): together they are on three masters of two, with equal queue counts. The second hash
+    must catch it, and the rows tell the two apart."""
     from pyspark.sql import functions as F
 
+    from mqadmin.fleet import parquet
+
+    topics = {"Full", "Half", "Other"}
+    if keys_from == "export":  # the topics' keys collide; the clusters' and brokers' do not
+        real = job.stable_key
+        colliding = lambda *n: real(*n[:-1], str(len(n[-1]))) if n[-1] in topics else real(*n)  # noqa: E731
+        monkeypatch.setattr(parquet, "stable_key", colliding)
+    else:
+        monkeypatch.setattr(job, "topic_key", lambda: F.xxhash64("source", "cluster", F.length("topic")))
     b = ExportBuilder(tmp_path)
     b.cluster("s", "C")
     b.broker("s", "C", "a")
@@ -110,9 +128,32 @@ def test_topics_sharing_a_key_are_told_apart_exactly(spark, tmp_path, monkeypatc
     b.topic("s", "C", "a", "Half")
     b.topic("s", "C", "a b", "Other")
     b.finish()
-    monkeypatch.setattr(job, "topic_key", lambda: F.xxhash64("source", "cluster", F.length("topic")))
+    if keys_from == "audit":
+        strip_keys(tmp_path)
     found = spark_findings(spark, [tmp_path], Params())
     assert keys(found) == {("s", "C", "Half", None, None, "PLACEMENT_SUBSET")}
+    assert comparable(found) == comparable(audit_findings([tmp_path], Params()))
+
+
+def test_brokers_sharing_a_key_are_joined_by_their_names(spark, tmp_path, monkeypatch):
+    """Two brokers whose keys collide would each take the other's place in the join on the export's keys:
+    the audit sees it in the brokers table and joins on the names instead, with the same findings."""
+    from mqadmin.fleet import parquet
+
+    real = job.stable_key
+    colliding = lambda *n: 1 if len(n) == 3 and n[-1] in ("a", "b") else real(*n)  # noqa: E731
+    for module in (job, parquet):
+        monkeypatch.setattr(module, "stable_key", colliding)
+    b = ExportBuilder(tmp_path)
+    b.cluster("s", "C")
+    for name in ("a", "b", "c"):
+        b.broker("s", "C", name)
+    b.topic("s", "C", "a b c", "All")
+    b.topic("s", "C", "a c", "NotOnB")
+    b.topic("s", "C", "b c", "NotOnA")
+    b.finish()
+    found = spark_findings(spark, [tmp_path], Params())
+    assert keys(found) == {("s", "C", t, None, None, "PLACEMENT_SUBSET") for t in ("NotOnA", "NotOnB")}
     assert comparable(found) == comparable(audit_findings([tmp_path], Params()))
 
 

@@ -115,6 +115,7 @@ def test_the_job_reads_the_manifest_key_the_writer_lists_the_parquet_copy_under(
     from mqadmin.fleet import parquet
 
     assert job.PARQUET_KEY == parquet.PARQUET_KEY  # job.py imports nothing from mqadmin: a copy, kept in step
+    assert parquet.KEYS_KEY == job.KEYS_KEY
 
 
 def test_the_job_excludes_every_system_topic_the_model_knows():
@@ -159,9 +160,18 @@ def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_p
         w.write("topics", r)
     entry = w.finish(mf.new_manifest({"tool": "test"}))["tables"]["topics"]
     path = tmp_path / entry["parquet"][0]
-    assert list(iter_parquet(path)) == list(iter_jsonl(tmp_path / entry["files"][0])) == rows
+    assert list(iter_jsonl(tmp_path / entry["files"][0])) == rows
+    # The copy's rows are sorted by cluster and topic key, each topic's together, and carry the keys.
+    copied = list(iter_parquet(path))
+    keyed = [
+        r | {"clusterKey": job.stable_key("s", "C"), "brokerKey": job.stable_key("s", "C", r["brokerName"]),
+             "topicKey": job.stable_key("s", "C", r["topic"])}
+        for r in rows
+    ]  # fmt: skip
+    assert copied == sorted(keyed, key=lambda r: r["topicKey"])  # a stable sort: a topic's brokers as written
+    assert entry[job.KEYS_KEY] == job.KEY_HASH
     audited = job.AUDITED_COLUMNS["topics"]
-    assert list(job.table_rows(tmp_path, entry, audited)) == [{c: r[c] for c in audited} for r in rows]
+    assert list(job.table_rows(tmp_path, entry, audited)) == [{c: r[c] for c in audited} for r in copied]
     assert set(column_names("topics")) - set(audited) == {"topicSysFlag", "topicFilterType"}  # not decoded
     meta = pq.ParquetFile(path).metadata
     assert meta.num_rows == 300_000 and meta.num_row_groups == 3  # Spark splits a file by its row groups
@@ -184,7 +194,12 @@ def test_export_writer_writes_manifest_last_and_removes_a_stale_one(tmp_path):
     manifest = w.finish(mf.new_manifest({"tool": "test"}))
     loaded = mf.load_manifest(tmp_path)
     assert loaded == manifest
-    assert loaded["tables"]["topics"] == {"files": ["topics.jsonl.gz"], "rows": 1, "parquet": ["topics.parquet"]}
+    assert loaded["tables"]["topics"] == {
+        "files": ["topics.jsonl.gz"],
+        "rows": 1,
+        "parquet": ["topics.parquet"],
+        job.KEYS_KEY: job.KEY_HASH,
+    }
     assert loaded["tables"]["groups"] == {"files": ["groups.jsonl.gz"], "rows": 0}  # only topics get a copy
     assert set(loaded["tables"]) == set(TABLES)
     assert list(mf.iter_rows(tmp_path, loaded, "topics")) == [{"topic": "T"}]

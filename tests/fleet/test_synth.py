@@ -10,6 +10,7 @@ import pytest
 
 from mqadmin.audit.job import RULES
 from mqadmin.fleet.manifest import iter_rows, load_manifest
+from mqadmin.fleet.schema import column_names
 from mqadmin.fleet.synth import FleetSpec, generate, load_ground_truth, spec_for_rows
 
 
@@ -47,13 +48,16 @@ def test_parallel_workers_write_the_same_rows(tmp_path):
 
 def test_the_parquet_copy_of_the_topics_has_the_same_rows_part_by_part(tmp_path):
     pytest.importorskip("pyarrow")
-    from mqadmin.audit.job import iter_jsonl, iter_parquet
+    from mqadmin.audit.job import iter_jsonl, iter_parquet, stable_key
 
     manifest = generate(tmp_path, FleetSpec(seed=5, sources=3), workers=2)
     entry = manifest["tables"]["topics"]
     assert entry["parquet"] == ["topics/part-00000.parquet", "topics/part-00001.parquet"]
+    columns = column_names("topics")
     for jsonl, parquet in zip(entry["files"], entry["parquet"], strict=True):
-        assert list(iter_parquet(tmp_path / parquet)) == list(iter_jsonl(tmp_path / jsonl))
+        copied = list(iter_parquet(tmp_path / parquet))
+        assert [{c: r[c] for c in columns} for r in copied] == list(iter_jsonl(tmp_path / jsonl))
+        assert all(r["topicKey"] == stable_key(r["source"], r["cluster"], r["topic"]) for r in copied)
     assert "parquet" not in manifest["tables"]["groups"]
 
 
