@@ -1341,16 +1341,23 @@ def _aggregate(
         | F.coalesce(F.expr(broker_named) & F.array_contains("names", col("topic")), lit(False))
     )
     retry = col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX)
-    # a topic with an order config in its source: two set lookups per row (the second, which builds a string,
-    # only for the few rows whose name has a config somewhere) instead of a join after the aggregation; SQL
+    # a topic with an order config in its source: instead of a join after the aggregation, with the export's
+    # keys one lookup of the row's key among those of the configs' topics in each of their source's clusters (a
+    # key shared by another topic only makes that one a suspect too, evaluated exactly from its rows); else two
+    # set lookups (the second, which builds a string, only for the rows whose name has a config somewhere); SQL
     # text, one call, where Column.isin would cost a py4j call per name
     confs = [(s, t) for s, t in facts.order_conf if s in facts.conf_sources]
-    with_conf = (
-        f"topic IN ({sql_strings({t for _, t in confs})}) "
-        f"AND concat(source, '/', topic) IN ({sql_strings({f'{s}/{t}' for s, t in confs})})"  # '/': never in a topic
-        if confs
-        else "false"
-    )
+    clusters_of: defaultdict[str, list[str]] = defaultdict(list)
+    for s, c in places:
+        clusters_of[s].append(c)
+    conf_keys = sorted({stable_key(s, c, t) for s, t in confs for c in clusters_of[s]}) if keyed else []
+    if keyed:
+        with_conf = f"key IN ({', '.join(map(str, conf_keys))})" if conf_keys else "false"
+    elif confs:
+        conf_names = sql_strings({f"{s}/{t}" for s, t in confs})  # '/': never in a topic name
+        with_conf = f"topic IN ({sql_strings({t for _, t in confs})}) AND concat(source, '/', topic) IN ({conf_names})"
+    else:
+        with_conf = "false"
     odd = (  # a row that alone makes its topic a suspect
         ~F.expr("read <=> write")
         | col("write").isNull()

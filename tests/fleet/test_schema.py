@@ -179,6 +179,33 @@ def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_p
     assert types["readQueueNums"] == "int32" and types["attributes"].startswith("map<string, string")
 
 
+def test_the_parquet_copy_puts_each_topics_rows_together_whatever_order_they_came_in(tmp_path):
+    """An export reads broker after broker: the copy regroups a topic's rows (so Spark combines them before its
+    shuffle), each topic's in the order its brokers were read, and a ``grouped`` writer keeps the order given."""
+    pytest.importorskip("pyarrow")
+    from mqadmin.audit.job import iter_parquet
+
+    rows = [
+        {"source": "s", "cluster": f"C{c}", "brokerName": f"b{b}", "topic": f"T{t}", "readQueueNums": 8,
+         "writeQueueNums": 8, "perm": 6, "order": False, "topicSysFlag": 0, "topicFilterType": "SINGLE_TAG",
+         "attributes": {}}
+        for c in range(2) for b in range(3) for t in range(1_000)
+    ]  # fmt: skip
+    for grouped in (False, True):
+        root = tmp_path / str(grouped)
+        w = TableWriter(root, "topics", grouped=grouped)
+        for r in rows:
+            w.write(r)
+        w.close()
+        copied = [(r["cluster"], r["topic"], r["brokerName"]) for r in iter_parquet(root / w.entry()["parquet"][0])]
+        if grouped:
+            assert copied == [(r["cluster"], r["topic"], r["brokerName"]) for r in rows]
+            continue
+        assert sorted(copied) == sorted((r["cluster"], r["topic"], r["brokerName"]) for r in rows)
+        runs = [copied[i : i + 3] for i in range(0, len(copied), 3)]
+        assert all([b for _, _, b in run] == ["b0", "b1", "b2"] and len({x[:2] for x in run}) == 1 for run in runs)
+
+
 def test_aborted_writer_leaves_nothing(tmp_path):
     w = TableWriter(tmp_path, "topics")
     w.write({"a": 1})
