@@ -1210,6 +1210,8 @@ def spark_findings(
     The topics table, by far the largest, is read twice (its Parquet copy when the export has one) and never
     cached: one job (``_aggregate``) gives the per-broker counts and the topics that can have a finding; then
     only those topics' per-broker rows reach the driver, picked by their 64-bit key (a hash join on one long).
+    The keys are the export's when its Parquet copy has them (``KEY_COLUMNS``: no name hashed per row, the
+    cluster facts joined on longs), else computed from the names.
     The small tables (brokers, order configs, groups, lag) are read on the driver, and the cluster facts go
     to the executors as small broadcast tables. Only built-in expressions and non-object aggregates run on
     the executors (no Python UDFs, no Python workers, no ``collect_set``): two jobs over the topics, whatever
