@@ -11,6 +11,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from mqadmin.model.data_version import DataVersion
+from mqadmin.model.rpc.brokers import UPDATE_BROKER_CONFIG
 from mqadmin.model.rpc.clients import (
     QUERY_CONSUMER_OFFSET,
     UPDATE_CONSUMER_OFFSET,
@@ -27,6 +29,7 @@ from mqadmin.model.rpc.messages import (
     SearchOffsetHeader,
 )
 from mqadmin.model.rpc.namesrv import GET_ROUTEINFO_BY_TOPIC, RouteHeader
+from mqadmin.model.rpc.registration import REGISTER_BROKER, RegisterBrokerHeader
 from mqadmin.model.rpc.static_topics import UPDATE_AND_CREATE_STATIC_TOPIC
 from mqadmin.model.rpc.topics import GET_TOPIC_CONFIG, CreateTopicHeader, GetTopicConfigHeader
 from mqadmin.model.static_topic import (
@@ -35,10 +38,13 @@ from mqadmin.model.static_topic import (
     mock_broker_name,
     plan_create_or_expand,
 )
+from mqadmin.model.topic import TopicConfig
+from mqadmin.server.broker.registration import register_body
 from mqadmin.server.dev import DevCluster
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import ResponseCode
-from mqadmin.wire.message import decode_messages
+from mqadmin.wire.frame import RemotingCommand
+from mqadmin.wire.message import body_crc, decode_messages
 from tests.server.conftest import call, pull_header, send_header
 
 TOPIC = "Ledger"
@@ -279,3 +285,49 @@ async def test_a_remapped_queue_is_read_across_its_brokers(make_cluster, transpo
     resp = await call(transport, b, GET_MIN_OFFSET, queue)
     assert resp.code == ResponseCode.SYSTEM_ERROR and "broker-a" in (resp.remark or "")
     assert await pull_all(transport, b, start) == expected[5:]  # broker-b's own part is still read
+
+
+async def test_a_broker_that_does_not_answer_a_forwarded_read_is_refused_after_forward_timeout(
+    make_cluster, transport, tmp_path: Path
+) -> None:
+    """The old item's broker is replaced, in the name server, by one that accepts connections and never answers:
+    the read is answered SYSTEM_ERROR once ``forwardTimeout`` (set to 300 ms at run time) has passed, naming the
+    timeout; the reading broker keeps serving its own part meanwhile."""
+    cluster = await make_cluster(brokers=2)
+    b = cluster.brokers[1].config.addr
+    ns = ("-n", cluster.namesrv_addr)
+    await mqadmin(tmp_path, "updateStaticTopic", *ns, "-t", TOPIC, "-qn", "1", "-b", "broker-a")
+    resp = await call(transport, cluster.brokers[0].config.addr, SEND_MESSAGE, send_header(TOPIC), b"old")
+    assert resp.code == ResponseCode.SUCCESS, resp.remark
+    await mqadmin(tmp_path, "remappingStaticTopic", *ns, "-t", TOPIC, "-b", "broker-b")
+    assert (await call(transport, b, SEND_MESSAGE, send_header(TOPIC), b"new")).code == ResponseCode.SUCCESS
+    resp = await call(transport, b, UPDATE_BROKER_CONFIG, body={"forwardTimeout": "300"})
+    assert resp.code == ResponseCode.SUCCESS, resp.remark
+    await cluster.brokers[0].stop()
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # reads every request, answers none
+        writer.close()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    try:
+        addr = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        topics = {t: TopicConfig(t, 1, 1) for t in (TOPIC, "Silent")}  # a new broker with one topic is refused
+        body = register_body(DataVersion().to_json(), topics)
+        header = RegisterBrokerHeader(
+            broker_name="broker-a", broker_addr=addr, cluster_name=cluster.brokers[0].config.cluster_name,
+            ha_server_addr=addr, broker_id=0, compressed=False, enable_acting_master=False, body_crc32=body_crc(body),
+        )  # fmt: skip
+        register = RemotingCommand(REGISTER_BROKER.code, ext=header.to_ext(), body=body)
+        assert (await transport.request(cluster.namesrv_addr, register)).code == ResponseCode.SUCCESS
+        for _ in range(2):  # the first may still find the stopped broker-a's address (refused at once)
+            resp = await call(transport, b, PULL_MESSAGE, pull_header(TOPIC, 0, 0))
+            assert resp.code == ResponseCode.SYSTEM_ERROR, resp.remark
+        assert (
+            resp.remark
+            == f"wait response from {addr} timeout :300ms (forwarding PULL_MESSAGE of {TOPIC} to broker broker-a)"
+        )
+        start = block_round_up(1)
+        assert [body for _, body in await pull_all(transport, b, start)] == [b"new"]
+    finally:
+        server.close()

@@ -47,10 +47,11 @@ class PeerBrokers:
         cmd.ext["lo"] = "false"
         cmd.ext["bname"] = bname
         try:
-            return await self._transport.request(addr, cmd, timeout)
-        except TransportError as e:
+            async with asyncio.timeout(timeout):  # connecting included (a changed forwardTimeout applies at once)
+                return await self._transport.request(addr, cmd, timeout)
+        except (TimeoutError, TransportError) as e:
             self._addrs.pop(bname, None)  # it may have moved: the next request reads the route again
-            if isinstance(e, RequestTimeout):
+            if isinstance(e, TimeoutError | RequestTimeout):
                 why = f"wait response from {addr} timeout :{timeout * 1000:.0f}ms"
             else:
                 why = f"error from remoting layer: {e}"
