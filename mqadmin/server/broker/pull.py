@@ -6,6 +6,8 @@ OFFSET_OVERFLOW_ONE / OFFSET_FOUND_NULL → 19; OFFSET_OVERFLOW_BADLY / OFFSET_T
 NO_MATCHED_MESSAGE / MESSAGE_WAS_REMOVING → 20) and the remark is the status name. A pull that
 finds nothing and carries the suspend flag waits until a message arrives for its queue or its
 ``suspendTimeoutMillis`` ends (bounded by the broker's ``long_polling_max_wait``), then looks again.
+A pull of a static topic's logic queue reads the item holding its offset, here or forwarded to the item's broker
+(``mqadmin.server.broker.logic_reads``), and is answered in logic offsets (``logic_queues.logic_pull_answer``).
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ class PullProcessor(Processor):
         sub = checked
         reset = self.offsets.take_reset(h.consumer_group, h.topic, h.queue_id)
         if reset is not None and reset != h.queue_offset:  # an admin reset the consumer has not followed yet
-            return self._moved_by_reset(cmd, h, reset)
+            return self._moved_by_reset(cmd, h, reset, static)
         if h.sys_flag & FLAG_COMMIT_OFFSET and reset is None:
             self._commit(h, static)
         result = self.messages.get_messages(h.topic, h.queue_id, h.queue_offset, h.max_msg_nums, sub)
@@ -132,13 +134,21 @@ class PullProcessor(Processor):
         remark = result.status.name if code == pull_code(result.status, h.queue_offset) else None
         return rpc.PULL_MESSAGE.answer(cmd, header, body, code=code, remark=remark)
 
-    def _moved_by_reset(self, cmd: RemotingCommand, h: PullHeader, offset: int) -> RemotingCommand:
-        """Apache 5.x's OFFSET_RESET answer: the consumer continues from ``offset``."""
-        header = PullResultHeader(
-            next_begin_offset=offset,
-            min_offset=self.messages.min_offset(h.topic, h.queue_id),
-            max_offset=self.messages.max_offset(h.topic, h.queue_id),
-        )
+    def _moved_by_reset(
+        self, cmd: RemotingCommand, h: PullHeader, offset: int, static: StaticRead | None
+    ) -> RemotingCommand:
+        """Apache 5.x's OFFSET_RESET answer: the consumer continues from ``offset`` (a logic queue's item's
+        physical offset, answered as a logic one)."""
+        low, high = self.messages.min_offset(h.topic, h.queue_id), self.messages.max_offset(h.topic, h.queue_id)
+        header = PullResultHeader(next_begin_offset=offset, min_offset=low, max_offset=high)
+        if static is not None:
+            logic, item = static
+            header = PullResultHeader(
+                next_begin_offset=item.static_offset_strictly(offset),
+                min_offset=item.static_offset_strictly(low),
+                max_offset=max(item.static_offset_strictly(high), logic.leader.max_static_offset()),
+                offset_delta=item.offset_delta,
+            )
         return rpc.PULL_MESSAGE.answer(cmd, header, code=ResponseCode.PULL_OFFSET_MOVED, remark="OFFSET_RESET")
 
     async def _check(self, cmd: RemotingCommand, h: PullHeader) -> SubscriptionData | RemotingCommand:
