@@ -605,13 +605,21 @@ def test_static_topic_send_and_consume_with_the_java_client(backend: Backend) ->
     """updateStaticTopic, then the Java client 5.x (which addresses the logic queues by the mock broker name; 4.9's
     knows nothing of them) sends 8 messages and a group consumes them: the same on the embedded cluster as on
     Apache 5.x; the messages are in the physical queues (topicStatus), the group's offsets at their ends."""
+    with static_topic(backend, "StaticIO") as (topic, group):
+        _static_topic_round_trip(backend, topic, group)
+
+
+@contextlib.contextmanager
+def static_topic(backend: Backend, prefix: str) -> Iterator[tuple[str, str]]:
+    """A new static topic of 4 logic queues over the cluster and a new group name, for the Java 5.x client; the
+    topic is deleted afterwards."""
     if backend.version_desc.startswith("V4"):
         not_applicable(f"{backend.name} has no static topics")
     peer_or_skip("java5")
-    topic, group = new_topic("StaticIO"), f"CG_STATIC_{uuid.uuid4().hex[:8]}"
+    topic, group = new_topic(prefix), f"CG_{prefix.upper()}_{uuid.uuid4().hex[:8]}"
     assert mq("updateStaticTopic", "-n", backend.namesrv_addr, "-t", topic, "-qn", "4", "-c", backend.cluster).code == 0
     try:
-        _static_topic_round_trip(backend, topic, group)
+        yield topic, group
     finally:  # the backend is shared: Java 5.5.0's exportMetrics and exportMetadata fail with a static topic in it
         mq("deleteTopic", "-n", backend.namesrv_addr, "-c", backend.cluster, "-t", topic)
 
@@ -643,15 +651,8 @@ def test_a_static_topic_remapped_between_sends_is_consumed_whole_by_the_java_cli
     logic offsets from 10000 (the earlier ones read from the old broker through the new leader, which forwards the
     reads); Java mqadmin's topicStatus shows each logic queue spanning both items. The same on the embedded cluster
     as on Apache 5.x."""
-    if backend.version_desc.startswith("V4"):
-        not_applicable(f"{backend.name} has no static topics")
-    peer_or_skip("java5")
-    topic, group = new_topic("StaticMove"), f"CG_MOVE_{uuid.uuid4().hex[:8]}"
-    assert mq("updateStaticTopic", "-n", backend.namesrv_addr, "-t", topic, "-qn", "4", "-c", backend.cluster).code == 0
-    try:
+    with static_topic(backend, "StaticMove") as (topic, group):
         _remapped_round_trip(backend, topic, group)
-    finally:  # the backend is shared (see above)
-        mq("deleteTopic", "-n", backend.namesrv_addr, "-c", backend.cluster, "-t", topic)
 
 
 def _static_leaders(backend: Backend, topic: str) -> dict[str, list[int]]:

@@ -131,12 +131,9 @@ class ConsumerProcessor(Processor):
         return rpc.QUERY_CONSUMER_OFFSET.answer(cmd, OffsetHeader(offset=offset))
 
     async def update_offset(self, req: Decoded[rpc.UpdateOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
+        if (static := await self.logic_reads.serve(req, self.logic_reads.update_offset)) is not None:
+            return static
         h = req.header
-        logic = resolve(self.topics, req.cmd, h.topic, h.queue_id)
-        if isinstance(logic, RemotingCommand):
-            return logic
-        if logic is not None:
-            return await self.logic_reads.update_offset(req.cmd, logic, h)
         if not self.offsets.commit(h.consumer_group, h.topic, h.queue_id, h.commit_offset):
             return req.cmd.response(ResponseCode.SUCCESS, "Offset has been previously reset")  # Apache 5.x's answer
         return req.cmd.response(ResponseCode.SUCCESS)

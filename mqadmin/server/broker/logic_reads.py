@@ -18,19 +18,22 @@ Apache's broker answers a failed forward.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
 from mqadmin.model.rpc import clients as crpc
 from mqadmin.model.rpc import messages as mrpc
 from mqadmin.model.rpc.messages import OffsetHeader, PullHeader, QueueHeader, SearchOffsetHeader
-from mqadmin.model.rpc.spec import Header, Rpc
+from mqadmin.model.rpc.spec import Decoded, Header, Rpc
 from mqadmin.model.static_topic import LogicQueueMappingItem
 from mqadmin.server.broker.brokerstore import Processor
-from mqadmin.server.broker.logic_queues import LogicQueue, PhysicalPull, logic_pull_answer
+from mqadmin.server.broker.logic_queues import LogicQueue, PhysicalPull, logic_pull_answer, resolve
 from mqadmin.server.broker.peers import ForwardFailed
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
+
+LogicRead = Callable[[RemotingCommand, LogicQueue, Any], Awaitable[RemotingCommand]]
 
 LATEST = 1 << 62
 """A logic offset past every item: ``item_at(LATEST)`` is the newest decided item."""
@@ -80,16 +83,24 @@ class LogicReads(Processor):
             return self.messages.max_offset(topic, item.queue_id)
         return await self._offset(topic, item, mrpc.GET_MAX_OFFSET, QueueHeader(topic=topic, queue_id=item.queue_id))
 
-    async def max_offset(self, cmd: RemotingCommand, logic: LogicQueue, topic: str) -> RemotingCommand:
-        item = logic.item_at(LATEST)
+    async def serve(self, req: Decoded[Any, None], read: LogicRead) -> RemotingCommand | None:
+        """The answer to a request naming a queue (its header has ``topic`` and ``queue_id``): for a static topic's
+        logic queue ``read``'s (or Apache's refusal when this broker does not lead it); None for a normal topic."""
+        logic = resolve(self.topics, req.cmd, req.header.topic, req.header.queue_id)
+        if logic is None or isinstance(logic, RemotingCommand):
+            return logic
+        return await read(req.cmd, logic, req.header)
+
+    async def max_offset(self, cmd: RemotingCommand, logic: LogicQueue, h: QueueHeader) -> RemotingCommand:
+        topic, item = h.topic, logic.item_at(LATEST)
         try:
             physical = await self._physical_max(logic, topic, item)
         except ForwardFailed as e:
             return refusal(cmd, e)
         return mrpc.GET_MAX_OFFSET.answer(cmd, OffsetHeader(offset=item.static_offset_strictly(physical)))
 
-    async def min_offset(self, cmd: RemotingCommand, logic: LogicQueue, topic: str) -> RemotingCommand:
-        item = logic.item_at(0)
+    async def min_offset(self, cmd: RemotingCommand, logic: LogicQueue, h: QueueHeader) -> RemotingCommand:
+        topic, item = h.topic, logic.item_at(0)
         try:
             if logic.is_local(item):
                 physical = self.messages.min_offset(topic, item.queue_id)
@@ -128,8 +139,8 @@ class LogicReads(Processor):
             newer = item
         return 0
 
-    async def earliest_store_time(self, cmd: RemotingCommand, logic: LogicQueue, topic: str) -> RemotingCommand:
-        item = logic.item_at(0)
+    async def earliest_store_time(self, cmd: RemotingCommand, logic: LogicQueue, h: QueueHeader) -> RemotingCommand:
+        topic, item = h.topic, logic.item_at(0)
         if logic.is_local(item):
             ts = self.messages.store_time(topic, item.queue_id, self.messages.min_offset(topic, item.queue_id))
             return mrpc.GET_EARLIEST_MSG_STORETIME.answer(cmd, mrpc.TimestampHeader(timestamp=ts))

@@ -202,41 +202,27 @@ class PullProcessor(Processor):
     # --- offsets of a queue ----------------------------------------------------------------
 
     async def get_max_offset(self, req: Decoded[QueueHeader, None], ch: ClientChannel) -> RemotingCommand:
-        topic = req.header.topic
-        logic = resolve(self.topics, req.cmd, topic, req.header.queue_id)
-        if isinstance(logic, RemotingCommand):
-            return logic
-        if logic is not None:
-            return await self.logic_reads.max_offset(req.cmd, logic, topic)
-        offset = self.messages.max_offset(topic, req.header.queue_id)
+        if (static := await self.logic_reads.serve(req, self.logic_reads.max_offset)) is not None:
+            return static
+        offset = self.messages.max_offset(req.header.topic, req.header.queue_id)
         return rpc.GET_MAX_OFFSET.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 
     async def get_min_offset(self, req: Decoded[QueueHeader, None], ch: ClientChannel) -> RemotingCommand:
-        topic = req.header.topic
-        logic = resolve(self.topics, req.cmd, topic, req.header.queue_id)
-        if isinstance(logic, RemotingCommand):
-            return logic
-        if logic is not None:
-            return await self.logic_reads.min_offset(req.cmd, logic, topic)
-        offset = self.messages.min_offset(topic, req.header.queue_id)
+        if (static := await self.logic_reads.serve(req, self.logic_reads.min_offset)) is not None:
+            return static
+        offset = self.messages.min_offset(req.header.topic, req.header.queue_id)
         return rpc.GET_MIN_OFFSET.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 
     async def search_offset(self, req: Decoded[SearchOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
+        if (static := await self.logic_reads.serve(req, self.logic_reads.search_offset)) is not None:
+            return static
         h = req.header
-        logic = resolve(self.topics, req.cmd, h.topic, h.queue_id)
-        if isinstance(logic, RemotingCommand):
-            return logic
-        if logic is not None:
-            return await self.logic_reads.search_offset(req.cmd, logic, h)
         offset = self.messages.search_offset(h.topic, h.queue_id, h.timestamp)
         return rpc.SEARCH_OFFSET_BY_TIMESTAMP.answer(req.cmd, rpc.OffsetHeader(offset=offset))
 
     async def earliest_store_time(self, req: Decoded[QueueHeader, None], ch: ClientChannel) -> RemotingCommand:
+        if (static := await self.logic_reads.serve(req, self.logic_reads.earliest_store_time)) is not None:
+            return static
         topic, qid = req.header.topic, req.header.queue_id
-        logic = resolve(self.topics, req.cmd, topic, qid)
-        if isinstance(logic, RemotingCommand):
-            return logic
-        if logic is not None:
-            return await self.logic_reads.earliest_store_time(req.cmd, logic, topic)
         ts = self.messages.store_time(topic, qid, self.messages.min_offset(topic, qid))
         return rpc.GET_EARLIEST_MSG_STORETIME.answer(req.cmd, rpc.TimestampHeader(timestamp=ts))
