@@ -17,7 +17,7 @@ from typing import Any
 from mqadmin.model.rpc.namesrv import GET_ROUTEINFO_BY_TOPIC, RouteHeader
 from mqadmin.model.rpc.spec import Header, Rpc
 from mqadmin.server.broker.config import BrokerConfig
-from mqadmin.transport.errors import RequestTimeout, TransportError
+from mqadmin.transport.errors import ConnectionClosed, RequestTimeout, TransportError
 from mqadmin.transport.tcp import TcpTransport
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -43,12 +43,19 @@ class PeerBrokers:
         """``rpc`` with ``header`` sent to broker ``bname`` as a forwarded request; its answer as it came."""
         timeout = self.config.forward_timeout
         addr = await self._addr(topic, bname, timeout)
-        cmd = rpc.request(header)
-        cmd.ext["lo"] = "false"
-        cmd.ext["bname"] = bname
+
+        def forwarded() -> RemotingCommand:
+            cmd = rpc.request(header)
+            cmd.ext["lo"] = "false"
+            cmd.ext["bname"] = bname
+            return cmd
+
         try:
             async with asyncio.timeout(timeout):  # connecting included (a changed forwardTimeout applies at once)
-                return await self._transport.request(addr, cmd, timeout)
+                try:
+                    return await self._transport.request(addr, forwarded(), timeout)
+                except ConnectionClosed:  # an idle connection the other broker closed: once more on a new one
+                    return await self._transport.request(addr, forwarded(), timeout)
         except (TimeoutError, TransportError) as e:
             self._addrs.pop(bname, None)  # it may have moved: the next request reads the route again
             if isinstance(e, TimeoutError | RequestTimeout):
