@@ -11,6 +11,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from mqadmin.model.auth import UserInfo
 from mqadmin.model.data_version import DataVersion
 from mqadmin.model.rpc.brokers import UPDATE_BROKER_CONFIG
 from mqadmin.model.rpc.clients import (
@@ -37,11 +38,15 @@ from mqadmin.model.static_topic import (
     block_round_up,
     mock_broker_name,
     plan_create_or_expand,
+    plan_remapping,
 )
 from mqadmin.model.topic import TopicConfig
+from mqadmin.server.auth.config import AuthSettings
 from mqadmin.server.broker.registration import register_body
 from mqadmin.server.dev import DevCluster
+from mqadmin.transport.credentials import Credentials
 from mqadmin.transport.tcp import TcpTransport
+from mqadmin.transport.tls import TlsSettings
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
 from mqadmin.wire.message import body_crc, decode_messages
@@ -331,3 +336,32 @@ async def test_a_broker_that_does_not_answer_a_forwarded_read_is_refused_after_f
         assert [body for _, body in await pull_all(transport, b, start)] == [b"new"]
     finally:
         server.close()
+
+
+async def test_forwarded_reads_are_signed_and_over_tls_where_the_cluster_wants_them(make_cluster) -> None:
+    """With TLS only and ACL 2.0 on, the broker forwards the old item's reads over TLS, signed with its own (first
+    Super user's) keys: the other broker serves them; a client of the cluster reads the whole queue."""
+    admin = UserInfo("admin", "admin-Secret-1", "Super", "enable")
+    cluster = await make_cluster(brokers=2, tls="enforcing", auth=AuthSettings((admin,)))
+    assert cluster.tls is not None
+    client = TcpTransport(
+        timeout=10,
+        tls=TlsSettings(ca_file=str(cluster.tls.ca_file)),
+        credentials=Credentials("admin", "admin-Secret-1"),
+    )
+    try:
+        a, b = (br.config.addr for br in cluster.brokers)
+        created = plan_create_or_expand(TOPIC, 1, {"broker-a"}, {})
+        await write_plan(client, cluster, created)
+        for body in (b"old-0", b"old-1"):
+            assert (await call(client, a, SEND_MESSAGE, send_header(TOPIC), body)).code == ResponseCode.SUCCESS
+        plan = plan_remapping(TOPIC, {"broker-b"}, dict(created.brokers))
+        for cfg in plan.brokers.values():  # as remappingStaticTopic decides it: after the old item's 2 messages
+            assert cfg.mapping is not None
+            for item in (i for items in cfg.mapping.hosted_queues.values() for i in items if i.logic_offset == -1):
+                item.logic_offset = block_round_up(2)
+        await write_plan(client, cluster, plan)
+        assert (await call(client, b, SEND_MESSAGE, send_header(TOPIC), b"new-0")).code == ResponseCode.SUCCESS
+        assert await pull_all(client, b, 0) == [(0, b"old-0"), (1, b"old-1"), (block_round_up(2), b"new-0")]
+    finally:
+        await client.aclose()
