@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -124,12 +125,15 @@ class TopicConfig:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any], name: str | None = None) -> TopicConfig:
+        """The bean form; ``name`` is the table key (used when the object has no ``topicName``, and kept as the
+        name when it has the same one: a broker's table of 100,000 topics holds each name once)."""
+        written = obj.get("topicName")
         return cls(
-            topic_name=str(obj.get("topicName") or name or ""),
+            topic_name=name if name and written == name else str(written or name or ""),
             read_queue_nums=int(obj.get("readQueueNums", 16)),
             write_queue_nums=int(obj.get("writeQueueNums", 16)),
             perm=int(obj.get("perm", 6)),
-            topic_filter_type=str(obj.get("topicFilterType") or "SINGLE_TAG"),
+            topic_filter_type=sys.intern(str(obj.get("topicFilterType") or "SINGLE_TAG")),
             topic_sys_flag=int(obj.get("topicSysFlag", 0)),
             order=bool(obj.get("order", False)),
             attributes={str(k): str(v) for k, v in (obj.get("attributes") or {}).items()},

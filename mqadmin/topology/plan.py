@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -121,7 +121,10 @@ class Plan:
 
     @property
     def changes(self) -> list[Item]:
-        return [i for i in self.items if i.action in CHANGES]
+        return list(self.iter_changes())
+
+    def iter_changes(self) -> Iterator[Item]:
+        return (i for c in self.clusters for i in c.items if i.action in CHANGES)
 
     @property
     def complete(self) -> bool:
