@@ -19,7 +19,7 @@ from json.scanner import make_scanner
 from typing import Any
 
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # public in json.decoder, not in typeshed
-_scan_once = make_scanner(json.JSONDecoder())
+_scan_once = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # typeshed types the context as make_scanner
 """The standard parser's reading of one value at an offset: (value, end)."""
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _BARE = re.compile(r"[A-Za-z_$][\w$]*")
