@@ -8,6 +8,7 @@ import itertools
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
+from operator import attrgetter
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, TypeVar
 
 from mqadmin.cli.declare import Option
@@ -192,7 +193,8 @@ def diff_lines(plan: Plan, results: Results | None = None) -> Iterator[tuple[str
         if not items:
             continue
         yield f"cluster {escape(c.spec.key)} ({escape(c.spec.cluster)})", None
-        items.sort(key=lambda i: (str(i.kind), i.name))
+        items.sort(key=attrgetter("name"))  # then by kind: by (kind, name), without a key tuple per item
+        items.sort(key=attrgetter("kind"))
         for (kind, name), same in itertools.groupby(items, key=lambda i: (str(i.kind), i.name)):
             changes: dict[tuple[str, str, str], list[str]] = {}  # one topic's or group's at a time
             for i in same:
