@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 PERM_PRIORITY = 8
 PERM_READ = 4
@@ -99,6 +99,22 @@ def attribute_ops(ops: Mapping[str, str | None]) -> str:
     return ",".join(f"+{k}={v}" if v is not None else f"-{k}" for k, v in sorted(ops.items()))
 
 
+class _NoAttributes(dict[str, str]):
+    """The attributes of a config read without any: one empty dict shared by all of them (a broker's table of
+    100,000 topics holds 6 MiB less), which refuses to be changed, as the attributes of a frozen config must not
+    be (a change makes a new config: ``with_(attributes=...)``)."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("a TopicConfig's attributes are not changed in place; use with_(attributes=...)")
+
+    __setitem__ = __delitem__ = __ior__ = setdefault = update = pop = popitem = clear = _refuse
+
+
+NO_ATTRIBUTES: dict[str, str] = _NoAttributes()
+
+
 @dataclass(slots=True, frozen=True)
 class TopicConfig:
     topic_name: str
@@ -136,7 +152,7 @@ class TopicConfig:
             topic_filter_type=sys.intern(str(obj.get("topicFilterType") or "SINGLE_TAG")),
             topic_sys_flag=int(obj.get("topicSysFlag", 0)),
             order=bool(obj.get("order", False)),
-            attributes={str(k): str(v) for k, v in (obj.get("attributes") or {}).items()},
+            attributes={str(k): str(v) for k, v in (obj.get("attributes") or {}).items()} or NO_ATTRIBUTES,
         )
 
     def with_(self, **changes: Any) -> TopicConfig:
