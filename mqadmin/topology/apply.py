@@ -65,14 +65,16 @@ class Results:
     outcomes (failed, not sent) and their reasons are, by ``id`` of the item (the plan holds every item while
     its results are used), so 100,000 items done cost nothing beyond the plan's items."""
 
-    __slots__ = ("plan", "_other", "_reasons")
+    __slots__ = ("plan", "_other", "_reasons", "_reported")
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self._other: dict[int, tuple[Status, str | None]] = {}
         self._reasons: dict[str, str] = {}  # each text once: a broker that stops answering fails all with one
+        self._reported: set[int] = set()  # an item nothing reported on is never taken for done
 
     def set(self, item: Item, status: Status, reason: str | None = None) -> None:
+        self._reported.add(id(item))
         if reason is None and status == done_status(item):
             self._other.pop(id(item), None)
         else:
@@ -80,6 +82,8 @@ class Results:
 
     def of(self, item: Item) -> tuple[Status, str | None]:
         """The item's status and the reason it was not done (None when it was)."""
+        if id(item) not in self._reported:
+            return Status.NOT_SENT, "no result: apply stopped before it was sent"
         return self._other.get(id(item)) or (done_status(item), None)
 
     def ok(self, item: Item) -> bool:

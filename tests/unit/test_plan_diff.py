@@ -147,3 +147,21 @@ def test_apply_shows_each_failure_with_its_reason_beside_what_was_done(embedded,
     assert [(i["name"], i["broker"], i["status"], i["reason"]) for i in json.loads(r.out)["results"]] == [
         ("Bad", b, "failed", "SYSTEM_ERROR (1): unsupported key: no.such.attribute") for b in ("broker-a", "broker-b")
     ]
+
+
+def test_an_item_nothing_reported_on_is_not_taken_for_done() -> None:
+    """apply keeps results only for items not done as planned; an item no result was ever given for (a bug, or a
+    run stopped before reaching it) must show as not sent, never as created."""
+    from types import SimpleNamespace
+
+    from mqadmin.admin.results import Status
+    from mqadmin.topology.apply import Results
+    from mqadmin.topology.plan import Action, ClusterPlan, Item, Kind, Plan
+
+    a, b, c = (Item("c1", Kind.TOPIC, f"T{n}", "broker-a", "127.0.0.1:1", Action.CREATE) for n in range(3))
+    cluster = ClusterPlan(spec=SimpleNamespace(), state=SimpleNamespace(), items=[a, b, c])  # type: ignore[arg-type]
+    results = Results(Plan(topology=SimpleNamespace(), prune=False, clusters=[cluster]))  # type: ignore[arg-type]
+    results.set(a, Status.CREATED)
+    results.set(b, Status.FAILED, "refused")
+    assert [(i.name, str(s)) for i, s, _ in results] == [("T0", "created"), ("T1", "failed"), ("T2", "not sent")]
+    assert results.of(c)[1] and "stopped before it was sent" in results.of(c)[1]
