@@ -44,11 +44,11 @@ class KeyIndex:
             k = (prefix + key)[:0xFFFF]
             old = insert(k, phys)
             if old != phys:
-                if type(old) is list:
+                if isinstance(old, list):
                     if old[-1] != phys:
                         old.append(phys)
                 else:
-                    table[k] = [old, phys]  # type: ignore[list-item]
+                    table[k] = [old, phys]
             if tail is not None:
                 tail += pack(phys, len(k))
                 tail += k
