@@ -76,6 +76,32 @@ class LogicQueueMappingItem:
             return self.logic_offset
         return self.logic_offset + physical_offset - self.start_offset
 
+    def static_offset_loosely(self, physical_offset: int) -> int:
+        """As ``static_offset_strictly``, bounded by a decided end (Java computeStaticQueueOffsetLoosely); -1
+        while the item's logic offset is undecided."""
+        if self.logic_offset < 0:
+            return -1
+        if self.start_offset <= self.end_offset < physical_offset:
+            return self.logic_offset + self.end_offset - self.start_offset
+        return self.static_offset_strictly(physical_offset)
+
+    def physical_offset(self, logic_offset: int) -> int:
+        """The offset in this item's physical queue of a logic offset (Java computePhysicalQueueOffset)."""
+        return logic_offset - self.logic_offset + self.start_offset
+
+    @property
+    def offset_delta(self) -> int:
+        """What a client adds to the queue offsets of the messages pulled from this item (Apache's offsetDelta)."""
+        return self.logic_offset - self.start_offset
+
+    @property
+    def logic_offset_decided(self) -> bool:
+        return self.logic_offset >= 0
+
+    @property
+    def end_offset_decided(self) -> bool:
+        return self.end_offset > self.start_offset
+
     def max_static_offset(self) -> int:
         if self.end_offset >= self.start_offset:
             return self.logic_offset + self.end_offset - self.start_offset

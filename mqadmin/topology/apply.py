@@ -16,9 +16,8 @@ writes of a plan and needs no read of its own (the plan has read every broker).
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqadmin.admin.batch import NotSent, write_many
@@ -54,23 +53,54 @@ class NoProgress:
         pass
 
 
-@dataclass(slots=True)
-class ItemResult:
-    item: Item
-    status: Status
-    reason: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status not in NOT_DONE
-
-    def to_json(self) -> dict[str, Any]:
-        return {**self.item.to_json(), "status": str(self.status), "reason": self.reason}
+def done_status(item: Item) -> Status:
+    """What an item done as planned reports: created, updated or deleted; an orderTopicConf set is written."""
+    if item.kind == Kind.ORDER_CONF and item.action != Action.DELETE:
+        return Status.WRITTEN
+    return _DONE[item.action]
 
 
-def outcome(results: list[ItemResult]) -> str:
-    failed = sum(1 for r in results if not r.ok)
-    return "ok" if not failed else "failed" if failed == len(results) else "partial"
+class Results:
+    """What apply did to each change of a plan. Done as planned is the rule and is not held: only the other
+    outcomes (failed, not sent) and their reasons are, by ``id`` of the item (the plan holds every item while
+    its results are used), so 100,000 items done cost nothing beyond the plan's items."""
+
+    __slots__ = ("plan", "_other", "_reasons", "_reported")
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self._other: dict[int, tuple[Status, str | None]] = {}
+        self._reasons: dict[str, str] = {}  # each text once: a broker that stops answering fails all with one
+        self._reported: set[int] = set()  # an item nothing reported on is never taken for done
+
+    def set(self, item: Item, status: Status, reason: str | None = None) -> None:
+        self._reported.add(id(item))
+        if reason is None and status == done_status(item):
+            self._other.pop(id(item), None)
+        else:
+            self._other[id(item)] = (status, reason and self._reasons.setdefault(reason, reason))
+
+    def of(self, item: Item) -> tuple[Status, str | None]:
+        """The item's status and the reason it was not done (None when it was)."""
+        if id(item) not in self._reported:
+            return Status.NOT_SENT, "no result: apply stopped before it was sent"
+        return self._other.get(id(item)) or (done_status(item), None)
+
+    def ok(self, item: Item) -> bool:
+        return self.of(item)[0] not in NOT_DONE
+
+    def __iter__(self) -> Iterator[tuple[Item, Status, str | None]]:
+        """(item, status, reason) of each change, in the plan's order."""
+        for item in self.plan.iter_changes():
+            yield (item, *self.of(item))
+
+    def counts(self) -> Counter[Status]:
+        return Counter(status for _, status, _ in self)
+
+    def to_json(self) -> Iterator[dict[str, Any]]:
+        """Each change's JSON (``ItemResultDoc``), one at a time."""
+        for item, status, reason in self:
+            yield {**item.to_json(), "status": str(status), "reason": reason}
 
 
 # --- running -------------------------------------------------------------------------------------------------
@@ -105,21 +135,20 @@ async def apply_plan(
     concurrency: int = CONCURRENCY,
     batch_size: int = BATCH_SIZE,
     progress: Progress | None = None,
-) -> list[ItemResult]:
-    """Carry out every change of ``plan``; results in the plan's order."""
+) -> Results:
+    """Carry out every change of ``plan``: a result for each."""
     sem = asyncio.Semaphore(concurrency)
-    run = _Run(sem, batch_size, progress or NoProgress())
+    run = _Run(Results(plan), sem, batch_size, progress or NoProgress())
     await asyncio.gather(*(run.cluster(c, client_for(c.spec)) for c in plan.clusters))
-    return [run.results[id(i)] for i in plan.changes]
+    return run.results
 
 
 class _Run:
-    def __init__(self, sem: asyncio.Semaphore, batch_size: int, progress: Progress) -> None:
-        self.sem, self.batch_size, self.progress = sem, batch_size, progress
-        self.results: dict[int, ItemResult] = {}
+    def __init__(self, results: Results, sem: asyncio.Semaphore, batch_size: int, progress: Progress) -> None:
+        self.results, self.sem, self.batch_size, self.progress = results, sem, batch_size, progress
 
     def done(self, item: Item, status: Status, reason: str | None = None) -> None:
-        self.results[id(item)] = ItemResult(item, status, reason)
+        self.results.set(item, status, reason)
         self.progress.advance(1)
 
     async def cluster(self, cp: ClusterPlan, admin: AdminClient) -> None:
@@ -150,7 +179,7 @@ class _Run:
             except (*FAILURES, NotSent) as e:
                 self.done(item, failure_status(e), reason_of(e))
             else:
-                self.done(item, _DONE[item.action])
+                self.done(item, done_status(item))
 
         await asyncio.gather(*(one(i) for i in items))
 
@@ -166,7 +195,7 @@ class _Run:
         )  # fmt: skip
         for item, error in zip(items, done, strict=True):
             if error is None:
-                self.done(item, _DONE[item.action])
+                self.done(item, done_status(item))
             else:
                 self.done(item, failure_status(error), reason_of(error))
 
@@ -205,22 +234,22 @@ class _Run:
             if i.kind == Kind.TOPIC and i.action == Action.DELETE:
                 deleted[i.name].append(i)
         for name, items in sorted(deleted.items()):
-            if cp.problems or name in cp.spec.topics or not all(self.results[id(i)].ok for i in items):
+            if cp.problems or name in cp.spec.topics or not all(self.results.ok(i) for i in items):
                 continue
             header = ns_rpc.DeleteTopicHeader(topic=name, cluster_name=cp.spec.cluster)
             answers = await admin.request_every_namesrv(ns_rpc.DELETE_TOPIC_IN_NAMESRV, header, Status.DELETED)
             if failed := [a for a in answers if not a.ok]:
                 why = "; ".join(f"{a.addr}: {a.reason}" for a in failed)
                 for i in items:
-                    self.results[id(i)] = ItemResult(i, Status.FAILED, f"deleted from the broker; route kept: {why}")
+                    self.results.set(i, Status.FAILED, f"deleted from the broker; route kept: {why}")
 
     async def order_confs(self, cp: ClusterPlan, admin: AdminClient, items: list[Item]) -> None:
         for item in items:
             topic_items = [i for i in cp.items if i.kind == Kind.TOPIC and i.name == item.name and i.action in _DONE]
-            if any(self.results[id(i)].status == Status.NOT_SENT for i in topic_items):
+            if any(self.results.of(i)[0] == Status.NOT_SENT for i in topic_items):
                 self.done(item, Status.NOT_SENT, "not written: its topic was not sent to every broker (interrupted)")
                 continue
-            if failed := [i.broker for i in topic_items if not self.results[id(i)].ok]:
+            if failed := [i.broker for i in topic_items if not self.results.ok(i)]:
                 self.done(item, Status.FAILED, f"not written: the topic failed on {', '.join(failed)}")
                 continue
             if item.wanted is None:
@@ -233,4 +262,4 @@ class _Run:
                 why = "; ".join(f"{a.addr}: {a.reason}" for a in failed_ns)
                 self.done(item, Status.NOT_SENT if held else Status.FAILED, why)
             else:
-                self.done(item, Status.DELETED if item.wanted is None else Status.WRITTEN)
+                self.done(item, done_status(item))

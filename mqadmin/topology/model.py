@@ -39,7 +39,7 @@ from typing import Any
 from mqadmin.model.exports import PREDEFINED_GROUPS, SYSTEM_GROUP_PREFIX
 from mqadmin.model.group import SCALARS, GroupRetryPolicy, SubscriptionGroupConfig, attribute_value_problem
 from mqadmin.model.names import group_problem, is_retry_or_dlq_topic, is_system_topic, topic_problem
-from mqadmin.model.topic import ATTRIBUTE_VALUES, TopicConfig
+from mqadmin.model.topic import ATTRIBUTE_VALUES, NO_ATTRIBUTES, TopicConfig
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 FORMAT_VERSION = 1
@@ -364,7 +364,7 @@ def topic_config(name: str, levels: list[dict[str, Any]]) -> TopicConfig:
         allowed = ATTRIBUTE_VALUES.get(k)
         if allowed is not None and v not in allowed:
             raise ValueError(f"attribute {k} = {v!r} must be one of {', '.join(allowed)}")
-    return TopicConfig(name, **values, attributes=attributes)
+    return TopicConfig(name, **values, attributes=attributes or NO_ATTRIBUTES)
 
 
 _GROUP_ATTRS = {key: attr for attr, (key, _) in SCALARS.items()}

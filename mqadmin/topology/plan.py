@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,7 @@ from mqadmin.model.group import JSON_NAMES, SubscriptionGroupConfig
 from mqadmin.model.order import format_order_conf, parse_order_conf
 from mqadmin.model.topic import TopicConfig
 from mqadmin.topology.live import FAILURES, BrokerState, ClusterState, is_managed_group, online_consumers, read_cluster
-from mqadmin.topology.model import ClusterSpec, Topology
+from mqadmin.topology.model import ClusterSpec, GroupSpec, TopicSpec, Topology
 
 if TYPE_CHECKING:
     from mqadmin.admin.client import AdminClient
@@ -121,7 +121,10 @@ class Plan:
 
     @property
     def changes(self) -> list[Item]:
-        return [i for i in self.items if i.action in CHANGES]
+        return list(self.iter_changes())
+
+    def iter_changes(self) -> Iterator[Item]:
+        return (i for c in self.clusters for i in c.items if i.action in CHANGES)
 
     @property
     def complete(self) -> bool:
@@ -180,13 +183,12 @@ async def _online(
     admin: AdminClient, spec: ClusterSpec, state: ClusterState, sem: asyncio.Semaphore
 ) -> dict[tuple[str, str], int | str]:
     """(broker, group) → consumers online (or why it could not be told) for each group prune would delete."""
-    wanted = _wanted_groups(spec, state)
     asks = [
         (b, g)
         for b in state.brokers
         if b.groups is not None
         for g in b.groups
-        if is_managed_group(g) and g not in wanted.get(b.name, {})
+        if is_managed_group(g) and not _placed(spec.groups.get(g), b.name)
     ]
 
     async def ask(b: BrokerState, group: str) -> int | str:
@@ -200,19 +202,9 @@ async def _online(
     return {(b.name, g): n for (b, g), n in zip(asks, answers, strict=True)}
 
 
-def _wanted_topics(spec: ClusterSpec, state: ClusterState) -> dict[str, dict[str, TopicConfig]]:
-    """Broker name → the topics the file puts there."""
-    return {
-        b.name: {n: t.config for n, t in spec.topics.items() if t.brokers is None or b.name in t.brokers}
-        for b in state.brokers
-    }
-
-
-def _wanted_groups(spec: ClusterSpec, state: ClusterState) -> dict[str, dict[str, SubscriptionGroupConfig]]:
-    return {
-        b.name: {n: g.config for n, g in spec.groups.items() if g.brokers is None or b.name in g.brokers}
-        for b in state.brokers
-    }
+def _placed(spec: TopicSpec | GroupSpec | None, broker: str) -> bool:
+    """Whether the file puts this topic or group on ``broker``."""
+    return spec is not None and (spec.brokers is None or broker in spec.brokers)
 
 
 def plan_cluster(
@@ -232,24 +224,28 @@ def plan_cluster(
     }
     for missing in sorted(named - state.broker_names):
         plan.problems.append(f"the file places topics or groups on {missing!r}, which {spec.cluster!r} does not have")
-    topics, groups = _wanted_topics(spec, state), _wanted_groups(spec, state)
     for b in state.brokers:
         if b.error:
             plan.problems.append(f"{b.name} ({b.addr}) could not be read: {b.error}")
             continue
-        plan.items += _topic_items(spec.key, b, topics[b.name], state, prune)
-        plan.items += _group_items(spec.key, b, groups[b.name], prune, online or {})
+        plan.items += _topic_items(spec.key, b, spec.topics, state, prune)
+        plan.items += _group_items(spec.key, b, spec.groups, prune, online or {})
     if not plan.problems:  # an orderTopicConf names every broker: only from a complete view
         plan.items += _order_conf_items(spec, state, plan)
     return plan
 
 
-def _topic_items(cluster: str, b: BrokerState, wanted: dict[str, TopicConfig], state: ClusterState, prune: bool):
+def _topic_items(cluster: str, b: BrokerState, wanted: dict[str, TopicSpec], state: ClusterState, prune: bool):
+    """The broker's topic items: each topic of the file placed on it (``wanted``, in name order), then what it
+    holds and the file does not place there. Names are sorted, nothing else of 100,000 topics is copied."""
     assert b.topics is not None
     items: list[Item] = []
     shapes: dict[Any, dict[str, tuple[Any, Any]]] = {}
     """The changes of new topics, one dict per shape: 100,000 new topics of one shape share one (never changed)."""
-    for name, cfg in sorted(wanted.items()):
+    for name in sorted(wanted):
+        if not _placed(wanted[name], b.name):
+            continue
+        cfg = wanted[name].config
         current = b.topics.get(name)
         base = Item(cluster, Kind.TOPIC, name, b.name, b.addr, Action.CREATE, version=b.version, current=current)
         if current is None:
@@ -272,7 +268,7 @@ def _topic_items(cluster: str, b: BrokerState, wanted: dict[str, TopicConfig], s
         if diff:
             base.action, base.wanted, base.changes = Action.UPDATE, target, diff
             items.append(base)
-    for name in sorted(set(b.topics) - set(wanted)):
+    for name in sorted(n for n in b.topics if not _placed(wanted.get(n), b.name)):
         if state.is_managed_topic(name):
             action = Action.DELETE if prune else Action.EXTRA
             items.append(
@@ -282,11 +278,14 @@ def _topic_items(cluster: str, b: BrokerState, wanted: dict[str, TopicConfig], s
 
 
 def _group_items(
-    cluster: str, b: BrokerState, wanted: dict[str, SubscriptionGroupConfig], prune: bool, online: dict[Any, Any]
+    cluster: str, b: BrokerState, wanted: dict[str, GroupSpec], prune: bool, online: dict[Any, Any]
 ) -> list[Item]:
     assert b.groups is not None
     items: list[Item] = []
-    for name, cfg in sorted(wanted.items()):
+    for name in sorted(wanted):
+        if not _placed(wanted[name], b.name):
+            continue
+        cfg = wanted[name].config
         current = b.groups.get(name)
         base = Item(cluster, Kind.GROUP, name, b.name, b.addr, Action.CREATE, version=b.version, current=current)
         if current is None:
@@ -301,7 +300,7 @@ def _group_items(
         if diff:
             base.action, base.wanted, base.changes = Action.UPDATE, target, diff
             items.append(base)
-    for name in sorted(set(b.groups) - set(wanted)):
+    for name in sorted(n for n in b.groups if not _placed(wanted.get(n), b.name)):
         if not is_managed_group(name):
             continue
         item = Item(cluster, Kind.GROUP, name, b.name, b.addr, Action.EXTRA, current=b.groups[name], version=b.version)

@@ -14,26 +14,61 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
+from json.scanner import make_scanner
 from typing import Any
 
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # public in json.decoder, not in typeshed
+_scan_once = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # typeshed types the context as make_scanner
+"""The standard parser's reading of one value at an offset: (value, end)."""
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _BARE = re.compile(r"[A-Za-z_$][\w$]*")
 _WS = re.compile(r"[ \t\n\r]*")
+_COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
+_NEXT = re.compile(r"[ \t\n\r]*([,}])[ \t\n\r]*")
 
 
 class BodyError(ValueError):
     """A body that is neither JSON nor fastjson's relaxed form."""
 
 
+def _text(data: bytes | str) -> str:
+    return data.decode("utf-8") if isinstance(data, bytes | bytearray | memoryview) else data
+
+
 def loads(data: bytes | str) -> Any:
-    text = data.decode("utf-8") if isinstance(data, bytes | bytearray | memoryview) else data
+    text = _text(data)
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         pass
     parser = _Parser(text)
     value = parser.value()
+    parser.skip_ws()
+    if parser.pos != len(text):
+        raise BodyError(f"trailing data at offset {parser.pos}")
+    return value
+
+
+def loads_converting(data: bytes | str, convert: Mapping[str, Callable[[str, Any], Any]]) -> Any:
+    """``loads(data)`` of an object whose members named in ``convert`` are tables (objects) converted entry by
+    entry as they are read: each ``key: value`` of the table ``name`` becomes ``key: convert[name](key, value)``
+    before the next is read, so a broker's table of 100,000 topics is never held as 100,000 dicts. Each value is
+    read by the standard parser where it can (in C), else in fastjson's relaxed form; anything but an object is
+    read as ``loads`` reads it."""
+    text = _text(data)
+    parser = _Parser(text)
+    parser.skip_ws()
+    if not text.startswith("{", parser.pos):
+        return loads(text)
+
+    def member(key: str) -> Any:
+        table = convert.get(key)
+        if table is None or not text.startswith("{", parser.pos):
+            return parser.standard_value()
+        return parser.obj(lambda k: table(k, parser.standard_value()))
+
+    value = parser.obj(member)
     parser.skip_ws()
     if parser.pos != len(text):
         raise BodyError(f"trailing data at offset {parser.pos}")
@@ -107,6 +142,14 @@ class _Parser:
                 return consts[word]
         raise self.fail("a value")
 
+    def standard_value(self) -> Any:
+        """The value at ``pos``, read by the standard parser where it is standard JSON, else by ``value``."""
+        try:
+            value, self.pos = _scan_once(self.text, self.pos)
+        except (json.JSONDecodeError, StopIteration):  # StopIteration: no standard value starts here
+            return self.value()
+        return value
+
     def key(self) -> str:
         self.skip_ws()
         ch = self.text[self.pos : self.pos + 1]
@@ -122,28 +165,33 @@ class _Parser:
         self.pos = m.end()
         return m.group()
 
-    def obj(self) -> dict[str, Any]:
-        self.pos += 1
+    def obj(self, member: Callable[[str], Any] | None = None) -> dict[str, Any]:
+        """The object here; ``member(key)`` reads each value at ``pos`` (default: ``value``)."""
+        text = self.text
         out: dict[str, Any] = {}
+        self.pos += 1
         self.skip_ws()
-        if self.text.startswith("}", self.pos):
+        if text.startswith("}", self.pos):
             self.pos += 1
             return out
         while True:
-            k = self.key()
-            self.skip_ws()
-            if not self.text.startswith(":", self.pos):
+            if text.startswith('"', self.pos):  # the usual key, read without key()'s look at the others
+                k, self.pos = _scanstring(text, self.pos + 1)
+            else:
+                k = self.key()
+            colon = _COLON.match(text, self.pos)
+            if colon is None:
+                self.skip_ws()
                 raise self.fail("':'")
-            self.pos += 1
-            out[k] = self.value()
-            self.skip_ws()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-                continue
-            if self.text.startswith("}", self.pos):
-                self.pos += 1
+            self.pos = colon.end()
+            out[k] = self.value() if member is None else member(k)
+            end = _NEXT.match(text, self.pos)
+            if end is None:
+                self.skip_ws()
+                raise self.fail("',' or '}'")
+            self.pos = end.end()
+            if end.group(1) == "}":
                 return out
-            raise self.fail("',' or '}'")
 
     def arr(self) -> list[Any]:
         self.pos += 1

@@ -605,13 +605,21 @@ def test_static_topic_send_and_consume_with_the_java_client(backend: Backend) ->
     """updateStaticTopic, then the Java client 5.x (which addresses the logic queues by the mock broker name; 4.9's
     knows nothing of them) sends 8 messages and a group consumes them: the same on the embedded cluster as on
     Apache 5.x; the messages are in the physical queues (topicStatus), the group's offsets at their ends."""
+    with static_topic(backend, "StaticIO") as (topic, group):
+        _static_topic_round_trip(backend, topic, group)
+
+
+@contextlib.contextmanager
+def static_topic(backend: Backend, prefix: str) -> Iterator[tuple[str, str]]:
+    """A new static topic of 4 logic queues over the cluster and a new group name, for the Java 5.x client; the
+    topic is deleted afterwards."""
     if backend.version_desc.startswith("V4"):
         not_applicable(f"{backend.name} has no static topics")
     peer_or_skip("java5")
-    topic, group = new_topic("StaticIO"), f"CG_STATIC_{uuid.uuid4().hex[:8]}"
+    topic, group = new_topic(prefix), f"CG_{prefix.upper()}_{uuid.uuid4().hex[:8]}"
     assert mq("updateStaticTopic", "-n", backend.namesrv_addr, "-t", topic, "-qn", "4", "-c", backend.cluster).code == 0
     try:
-        _static_topic_round_trip(backend, topic, group)
+        yield topic, group
     finally:  # the backend is shared: Java 5.5.0's exportMetrics and exportMetadata fail with a static topic in it
         mq("deleteTopic", "-n", backend.namesrv_addr, "-c", backend.cluster, "-t", topic)
 
@@ -635,3 +643,51 @@ def _static_topic_round_trip(backend: Backend, topic: str, group: str) -> None:
     assert sum(q["maxOffset"] for q in status["queues"]) == 8
     progress = lag_settles(backend, group, 0, topic, queues=2)  # 4 logic queues: 2 physical ones per broker
     assert sum(row[1] for k, row in our_rows(progress).items() if k[0] == topic) == 8
+
+
+def test_a_static_topic_remapped_between_sends_is_consumed_whole_by_the_java_client(backend: Backend) -> None:
+    """updateStaticTopic over the cluster, 8 messages from the Java 5.x client, remappingStaticTopic moves the other
+    broker's queues onto the first, 8 more: a new group's Java consumer gets all 16, each moved queue's later ones at
+    logic offsets from 10000 (the earlier ones read from the old broker through the new leader, which forwards the
+    reads); Java mqadmin's topicStatus shows each logic queue spanning both items. The same on the embedded cluster
+    as on Apache 5.x."""
+    with static_topic(backend, "StaticMove") as (topic, group):
+        _remapped_round_trip(backend, topic, group)
+
+
+def _static_leaders(backend: Backend, topic: str) -> dict[str, list[int]]:
+    from tests.conformance.test_topic_parity import ours_route
+
+    return {b: sorted(m.curr_id_map) for b, m in ours_route(backend, topic).queue_mappings.items()}
+
+
+def _remapped_round_trip(backend: Backend, topic: str, group: str) -> None:
+    leaders = wait_until(
+        lambda: (got := _static_leaders(backend, topic)) and sum(map(len, got.values())) == 4 and got,
+        60, 0.5, f"the mapping of {topic} in its route",
+    )  # fmt: skip
+    first = sorted(backend.brokers)[0]
+    moved = {q for b, ids in leaders.items() if b != first for q in ids}
+    assert moved, leaders
+    rc, sent, err = run_peer("java5", "produce", [backend.namesrv_addr, topic, 8], timeout=CLIENT_WAIT)
+    assert rc == 0 and len(sent) == 8, err[-800:]
+    remap = mq("remappingStaticTopic", "-n", backend.namesrv_addr, "-t", topic, "-b", first)
+    assert remap.code == 0, remap.out + remap.err
+    wait_until(lambda: _static_leaders(backend, topic).get(first) == [0, 1, 2, 3], 60, 0.5, f"{first} leading all")
+    rc, later, err = run_peer("java5", "produce", [backend.namesrv_addr, topic, 8], timeout=CLIENT_WAIT)
+    assert rc == 0 and len(later) == 8, err[-800:]
+    assert {r["queueId"] for r in later} == {0, 1, 2, 3}
+    assert all((r["queueOffset"] >= 10000) == (r["queueId"] in moved) for r in later)  # block_round_up(2)
+
+    rc, got, err = run_peer("java5", "consume", [backend.namesrv_addr, topic, group, 16, 90], timeout=CLIENT_WAIT)
+    assert rc == 0, err[-800:]
+    assert sorted(r["body"] for r in got) == sorted(r["body"] for r in sent + later)
+    assert {r["brokerName"] for r in got} == {"__syslo__global__"}
+    offsets = {r["body"]: (r["queueId"], r["queueOffset"]) for r in got}
+    assert offsets == {r["body"]: (r["queueId"], r["queueOffset"]) for r in sent + later}  # logic offsets, as sent
+
+    assert sum(q["maxOffset"] for q in ours(backend, "topicStatus", "-t", topic)["queues"]) == 16  # physical
+    assert backend.java_mqadmin is not None
+    java_rows = [line.split() for line in backend.java_mqadmin(["topicStatus", "-t", topic]).splitlines()]
+    logic = {int(r[1]): (int(r[2]), int(r[3])) for r in java_rows if len(r) >= 4 and r[0] == "__syslo__global__"}
+    assert logic == {q: (0, 10002 if q in moved else 4) for q in range(4)}

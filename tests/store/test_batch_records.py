@@ -3,6 +3,8 @@ what each message is stored as, segment rolls, refusals that store nothing, reco
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from mqadmin.model.tags import build_subscription
@@ -42,6 +44,10 @@ PROPERTY_TEXTS = [
     "TAGS\x01\x02KEYS\x01a\x02KEYS\x01b  c\x02WAIT\x01true",  # the last of each name counts
     "XWAIT\x01v\x02WAIT\x01true\x02noseparator\x02TAGS\x01e\x02TAGS\x01f\x02",
     "WAIT\x01true\x02WAIT\x01true\x02KEYS\x01dup\x02",
+    "WAIT\x01true\x02TAGS\x01z\x02",  # WAIT first
+    "WAIT\x01truex\x02TAGS\x01q\x02WAIT\x01true",  # a WAIT that is not "true", and one without separator
+    "UNIQ_KEY\x01u2\x02WAIT\x01true\x02CLUSTER\x01theirs\x02",
+    "TAGS\x01\u00e9t\u00e9\x02KEYS\x01cl\u00e9 \u00e9\x02WAIT\x01true\x02",  # UTF-8 beyond ASCII
 ]
 
 
@@ -112,3 +118,44 @@ async def test_refused_batch_stores_nothing(open_store, body: bytes, status: Put
     after = await put_batch_body(store, encode_batch([(0, b"after", "")]))
     assert (after.status, after.queue_offset) == (PutStatus.PUT_OK, 1)
     assert [m.body for m in stored(store)] == [b"before", b"after"]
+
+
+async def test_stored_records_are_the_layout_the_consume_path_reads(open_store):
+    """The records' bytes, consume-queue entries and message ids for a fixed batch, place and time, as the
+    broker has written them since batches became one unit (a change here changes the commit-log format)."""
+    body = encode_batch(
+        [
+            (7, b"body", "TAGS\x01TagA\x02UNIQ_KEY\x017F0000011E832162BB318D75BA0A0000\x02WAIT\x01true\x02"),
+            (0, bytes(range(256)), "WAIT\x01false\x02KEYS\x01k1 k2\x02TAGS\x01b"),
+            (3, b"", "CLUSTER\x01theirs\x02WAIT\x01true\x02a\x01\xe9\u00e9\x02"),
+        ]
+    )
+    encode = batch_records(
+        body, topic="T", queue_id=2, sys_flag=0, born_timestamp=1700000000000, born_host=("10.1.2.3", 40001),
+        reconsume_times=1, cluster="DefaultCluster", max_body=4 << 20,
+    )  # fmt: skip
+    r = encode(5, 4096, 1700000000123, ("127.0.0.1", 10911))
+    assert len(r.data) == 682
+    assert hashlib.sha256(r.data).hexdigest() == "a7c1e79866ebb4e6f32922f30ea8c646b398dab45226acaba95a9c6d23e4eeb5"
+    assert bytes(r.entries).hex() == (
+        "0000000000001000000000ab000000000027a807"
+        "00000000000010ab000001850000000000000062"
+        "00000000000012300000007a0000000000000000"
+    )
+    assert r.msg_ids == [f"7F00000100002A9F{offset:016X}" for offset in (4096, 4267, 4656)]
+    assert {k.decode() for k, _ in r.keys} == {"7F0000011E832162BB318D75BA0A0000", "k1", "k2"}
+
+
+async def test_a_key_named_twice_in_a_message_finds_it_once(open_store):
+    """KEYS naming a key twice, or the unique key among the keys: a query returns the message once, before
+    and after a restart (the key index is loaded from its file)."""
+    store = await open_store()
+    text = "KEYS\x01a b a\x02UNIQ_KEY\x01b\x02WAIT\x01true\x02"
+    r = await put_batch_body(store, encode_batch([(0, b"one", text), (0, b"two", "KEYS\x01a\x02")]))
+    assert r.status == PutStatus.PUT_OK
+    for _ in range(2):
+        assert [m.body for m in decode_messages(b"".join(store.query("T", "a", 32)))] == [b"two", b"one"]
+        assert [m.body for m in decode_messages(b"".join(store.query("T", "b", 32)))] == [b"one"]
+        assert [m.body for m in decode_messages(b"".join(store.query("T", "b", 32, unique=True)))] == [b"one"]
+        await store.close()
+        store = await open_store()

@@ -118,3 +118,50 @@ def test_a_saved_plan_is_applied_as_saved(embedded, monkeypatch, capsys, tmp_pat
     assert r.code == 0, r.err
     assert embedded.topic("broker-b", "Orders") is not None
     assert embedded.topic("broker-a", "Payments").perm == 4
+
+
+def test_apply_shows_each_failure_with_its_reason_beside_what_was_done(embedded, monkeypatch, capsys, tmp_path) -> None:
+    """A topic the brokers refuse fails on each with the broker's reason, in the diff and in the JSON results;
+    the others are created; the summary counts both and the exit code says partial (3). A second apply does only
+    what is left."""
+    file = tmp_path / "topology.toml"
+    file.write_text(
+        '[clusters.local]\ncluster = "DefaultCluster"\n\n[topics.Good]\nqueueNums = 4\n\n'
+        '[topics.Bad]\nattributes = { "no.such.attribute" = "x" }\n'
+    )
+    cli = Cli(monkeypatch, capsys, namesrvs=[embedded.namesrv_addr])
+    r = cli("apply", "-f", str(file))
+    assert r.code == 3, r.err
+    refused = "failed (SYSTEM_ERROR (1): unsupported key: no.such.attribute)"
+    assert r.out.splitlines() == [
+        "cluster local (DefaultCluster)",
+        f"  + topic Bad on broker-a, broker-b: {refused}",
+        "      readQueueNums=8, writeQueueNums=8, perm=6, attributes={no.such.attribute=x}",
+        "  + topic Good on broker-a, broker-b: created",
+        "      readQueueNums=4, writeQueueNums=4, perm=6",
+    ]
+    assert "apply: 2 created, 2 failed" in r.err and "apply: 2 item(s) failed" in r.err
+    assert embedded.topic("broker-b", "Good") is not None and embedded.topic("broker-b", "Bad") is None
+    r = cli("--format", "json", "apply", "-f", str(file))
+    assert r.code == 3, r.err
+    assert [(i["name"], i["broker"], i["status"], i["reason"]) for i in json.loads(r.out)["results"]] == [
+        ("Bad", b, "failed", "SYSTEM_ERROR (1): unsupported key: no.such.attribute") for b in ("broker-a", "broker-b")
+    ]
+
+
+def test_an_item_nothing_reported_on_is_not_taken_for_done() -> None:
+    """apply keeps results only for items not done as planned; an item no result was ever given for (a bug, or a
+    run stopped before reaching it) must show as not sent, never as created."""
+    from types import SimpleNamespace
+
+    from mqadmin.admin.results import Status
+    from mqadmin.topology.apply import Results
+    from mqadmin.topology.plan import Action, ClusterPlan, Item, Kind, Plan
+
+    a, b, c = (Item("c1", Kind.TOPIC, f"T{n}", "broker-a", "127.0.0.1:1", Action.CREATE) for n in range(3))
+    cluster = ClusterPlan(spec=SimpleNamespace(), state=SimpleNamespace(), items=[a, b, c])  # type: ignore[arg-type]
+    results = Results(Plan(topology=SimpleNamespace(), prune=False, clusters=[cluster]))  # type: ignore[arg-type]
+    results.set(a, Status.CREATED)
+    results.set(b, Status.FAILED, "refused")
+    assert [(i.name, str(s)) for i, s, _ in results] == [("T0", "created"), ("T1", "failed"), ("T2", "not sent")]
+    assert results.of(c)[1] and "stopped before it was sent" in results.of(c)[1]

@@ -264,6 +264,64 @@ def test_consume_stats_with_object_keys() -> None:
     assert obj["consumeTps"] == 0.0
 
 
+# A broker's topic table (GET_ALL_TOPIC_CONFIG) as the embedded broker writes it, as a person might indent it, and as
+# an Apache 5.x broker with a static topic writes it: fastjson's raw integer keys in the queue mapping.
+TOPIC_TABLE_21 = {
+    "dataVersion": {"counter": 3, "stateVersion": 0, "timestamp": 1700000000000},
+    "topicConfigTable": {
+        "Orders": {"attributes": {"+message.type": "FIFO"}, "order": True, "perm": 6, "readQueueNums": 16,
+                   "topicFilterType": "SINGLE_TAG", "topicName": "Orders", "topicSysFlag": 0, "writeQueueNums": 16},
+        "Legacy": {"perm": 4, "readQueueNums": 2, "writeQueueNums": 2},
+        "Mapped": {"perm": 6, "readQueueNums": 3, "topicName": "Mapped", "writeQueueNums": 3},
+    },
+}  # fmt: skip
+STATIC_21 = (
+    ',"topicQueueMappingDetailMap":{"Mapped":{"bname":"broker-a","epoch":1,"hostedQueues":{0:[{"bname":"broker-a",'
+    '"gen":0,"logicOffset":0}]},"scope":"__global__","topic":"Mapped","totalQueues":3}}}'
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        json.dumps(TOPIC_TABLE_21, separators=(",", ":")),
+        json.dumps(TOPIC_TABLE_21, indent=2),
+        json.dumps(TOPIC_TABLE_21, separators=(",", ":"))[:-1] + STATIC_21,
+    ],
+    ids=["compact", "indented", "apache-static"],
+)
+def test_a_topic_table_read_topic_by_topic_is_the_whole_documents(body: str) -> None:
+    """GET_ALL_TOPIC_CONFIG's table is read one topic at a time (100,000 topics are never 100,000 JSON objects
+    at once): the same configs as from the whole document, in standard JSON or fastjson's relaxed form."""
+    from mqadmin.model.rpc.topics import TOPIC_CONFIG_TABLE
+    from mqadmin.model.topic import TopicConfig
+
+    whole = fastjson.loads(body)
+    table = TOPIC_CONFIG_TABLE.decode(body.encode())
+    assert table == {name: TopicConfig.from_json(cfg, name) for name, cfg in whole["topicConfigTable"].items()}
+    assert table["Orders"] == TopicConfig("Orders", 16, 16, 6, order=True, attributes={"+message.type": "FIFO"})
+    assert table["Legacy"].topic_name == "Legacy"
+    assert table.static == ({"Mapped"} if "MappingDetail" in body else set())  # type: ignore[attr-defined]
+    assert table.data_version is not None and table.data_version.counter == 3  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"topicConfigTable":{"A":{"topicName":"A"}',  # cut short
+        b'{"topicConfigTable":{"A":{"topicName":"A"}}} {',  # something after it
+        b'{"topicConfigTable":{"A":{"topicName":"A"};"B":{}}}',
+        b'{"topicConfigTable":[["A",{}]]}',
+        b'{"topicConfigTable":{"A":7}}',
+    ],
+)
+def test_a_topic_table_that_cannot_be_read_is_refused(body: bytes) -> None:
+    from mqadmin.model.rpc.topics import TOPIC_CONFIG_TABLE
+
+    with pytest.raises(ValueError):
+        TOPIC_CONFIG_TABLE.decode(body)
+
+
 # --- the 16 MiB frame guard -----------------------------------------------------------------------
 
 

@@ -97,6 +97,9 @@ class PullResultHeader(Header):
     next_begin_offset: int = wire("nextBeginOffset", 0)
     min_offset: int = wire("minOffset", 0)
     max_offset: int = wire("maxOffset", 0)
+    offset_delta: int | None = wire("offsetDelta", None)
+    """A static topic's logic queue (5.x): what the client adds to the pulled messages' queue offsets, which are
+    those of the physical queue they were read from."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -88,10 +88,16 @@ class TopicTable(dict[str, TopicConfig]):
     """The wrapper's dataVersion (None when the broker sent none)."""
 
 
+def _table_topic(name: str, cfg: Any) -> TopicConfig:
+    return TopicConfig.from_json(cfg, name)
+
+
 def _topic_table(obj: Any) -> TopicTable:
-    table = TopicTable(
-        (name, TopicConfig.from_json(cfg, name)) for name, cfg in (obj.get("topicConfigTable") or {}).items()
-    )
+    """The wrapper, its ``topicConfigTable`` already read into TopicConfigs (``_table_topic``, entry by entry)."""
+    written = obj.get("topicConfigTable") or {}
+    if not isinstance(written, dict):
+        raise ValueError("topicConfigTable is not an object")
+    table = TopicTable(written)
     # Apache's brokers answer with the detail map (their registration with the name server carries the info map)
     table.static = frozenset(obj.get("topicQueueMappingDetailMap") or {}) | frozenset(
         obj.get("topicQueueMappingInfoMap") or {}
@@ -125,7 +131,9 @@ TOPIC_CONFIG: JsonBody[StaticTopicConfig] = JsonBody(
     "TopicConfigAndQueueMapping", _static_topic_config, lambda cfg: cfg.to_json()
 )
 """GET_TOPIC_CONFIG's answer: the config and, asked with ``lo=true`` for a static topic, its queue mapping."""
-TOPIC_CONFIG_TABLE = JsonBody("TopicConfigSerializeWrapper", _topic_table, _topic_table_json)
+TOPIC_CONFIG_TABLE = JsonBody(
+    "TopicConfigSerializeWrapper", _topic_table, _topic_table_json, tables={"topicConfigTable": _table_topic}
+)
 TOPIC_CONFIG_LIST = JsonBody(
     "CreateTopicListRequestBody", _topic_config_list, lambda cfgs: {"topicConfigList": [c.to_json() for c in cfgs]}
 )

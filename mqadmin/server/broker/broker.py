@@ -23,6 +23,7 @@ from mqadmin.server.broker.group_admin import GroupAdmin
 from mqadmin.server.broker.groups import SubscriptionGroupManager
 from mqadmin.server.broker.lite import LiteProcessor
 from mqadmin.server.broker.offsets import ConsumerOffsetManager
+from mqadmin.server.broker.peers import PeerBrokers
 from mqadmin.server.broker.pop import PopProcessor
 from mqadmin.server.broker.pull import PullProcessor
 from mqadmin.server.broker.query import QueryProcessor
@@ -74,7 +75,7 @@ class Broker:
             reset_unreadable=config.reset_unreadable_metadata,
         )
         self.store = BrokerStore(messages_, offsets, ClientRegistry(self._notify_enabled))
-        self.parts = BrokerParts(config, self.topics, self.groups, self.stats, self.store)
+        self.parts = BrokerParts(config, self.topics, self.groups, self.stats, self.store, PeerBrokers(config))
         self.schedule = ScheduleService(self.parts, self.data_path("delayOffset.json"))
         self.consumer_admin = ConsumerAdminProcessor(self.parts, self.data_path("messageRequestMode.json"))
         self.pop = PopProcessor(self.parts, self.consumer_admin.mode_of)
@@ -203,6 +204,7 @@ class Broker:
         await self.pop.close()
         await self.schedule.close()  # before the store: it stores due messages
         await self.store_admin.close()
+        await self.parts.peers.aclose()
         try:
             await self.store.close()
         except Exception:  # the tables below must still be written

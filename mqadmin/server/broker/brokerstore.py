@@ -14,6 +14,7 @@ from mqadmin.server.broker.clients import ClientRegistry, RebalanceLocks
 from mqadmin.server.broker.config import BrokerConfig
 from mqadmin.server.broker.groups import SubscriptionGroupManager
 from mqadmin.server.broker.offsets import ConsumerOffsetManager
+from mqadmin.server.broker.peers import PeerBrokers
 from mqadmin.server.broker.polling import LongPolling
 from mqadmin.server.broker.rates import Rates
 from mqadmin.server.broker.stats import BrokerStats
@@ -104,6 +105,8 @@ class BrokerParts:
     groups: SubscriptionGroupManager
     stats: BrokerStats
     store: BrokerStore
+    peers: PeerBrokers
+    """Requests forwarded to other brokers (reads of a static topic's items held there)."""
     config_version: DataVersion = field(default_factory=DataVersion)
     """Bumped by UPDATE_BROKER_CONFIG; GET_BROKER_CONFIG reports it."""
 
@@ -124,3 +127,4 @@ class Processor:
         self.polling = parts.store.polling
         self.rates = parts.store.rates
         self.locks = parts.store.locks
+        self.peers = parts.peers

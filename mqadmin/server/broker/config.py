@@ -45,6 +45,9 @@ class BrokerConfig:
     register_interval: float = 30.0
     """Seconds between full registrations with every name server (Java registerNameServerPeriod)."""
     register_timeout: float = 6.0
+    forward_timeout: float = 3.0
+    """Seconds a request forwarded to another broker may take, connecting included (Java forwardTimeout): a
+    read of a static topic's logic queue whose older items are on another broker."""
     long_polling_enable: bool = True
     long_polling_max_wait: float = 30.0
     """Upper bound in seconds on how long a suspended pull is held (the client asks for less)."""
@@ -215,6 +218,7 @@ PROPERTIES: dict[str, Prop] = {
     "autoCreateSubscriptionGroup": Prop("auto_create_subscription_group", "bool"),
     "registerNameServerPeriod": Prop("register_interval", "ms", runtime=False),
     "registerBrokerTimeoutMills": Prop("register_timeout", "ms", low=1000),
+    "forwardTimeout": Prop("forward_timeout", "ms", low=1),
     "longPollingEnable": Prop("long_polling_enable", "bool"),
     "shortPollingTimeMills": Prop("short_polling_time", "ms", low=1),
     "regionId": Prop("region_id"),

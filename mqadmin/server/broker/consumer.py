@@ -5,15 +5,18 @@ GET_CONSUMER_LIST_BY_GROUP (38), GET_CONSUMER_CONNECTION_LIST (203), GET_PRODUCE
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mqadmin.model.clients import ConsumerIds, HeartbeatData, LockBatchBody, LockedQueues
 from mqadmin.model.names import RETRY_PREFIX
 from mqadmin.model.rpc import clients as rpc
 from mqadmin.model.rpc.messages import OffsetHeader
 from mqadmin.model.rpc.spec import Decoded
 from mqadmin.model.topic import PERM_READ, PERM_WRITE
-from mqadmin.server.broker.brokerstore import Processor
+from mqadmin.server.broker.brokerstore import BrokerParts, Processor
 from mqadmin.server.broker.clients import ClientConn
-from mqadmin.server.broker.logic_queues import read_header
+from mqadmin.server.broker.logic_queues import resolve
+from mqadmin.server.broker.logic_reads import LogicReads
 from mqadmin.server.remoting import ClientChannel
 from mqadmin.wire.codes import ResponseCode
 from mqadmin.wire.frame import RemotingCommand
@@ -23,6 +26,10 @@ CALL_CLIENT_TIMEOUT = 10.0
 
 
 class ConsumerProcessor(Processor):
+    def __init__(self, parts: BrokerParts) -> None:
+        super().__init__(parts)
+        self.logic_reads = LogicReads(parts)
+
     # --- heartbeat and unregister ----------------------------------------------------------
 
     async def heartbeat(self, req: Decoded[None, HeartbeatData], ch: ClientChannel) -> RemotingCommand:
@@ -102,9 +109,14 @@ class ConsumerProcessor(Processor):
     async def query_offset(self, req: Decoded[rpc.QueryOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
         """The committed offset; for a group that never committed, 0 while the queue still starts
         at 0 (Java 4.9's answer when the head is in memory) unless ``setZeroIfNotFound=false``."""
-        cmd, h = req.cmd, read_header(self.topics, req.cmd, req.header)
-        if isinstance(h, RemotingCommand):
-            return h
+        cmd, h = req.cmd, req.header
+        logic = resolve(self.topics, cmd, h.topic, h.queue_id)
+        if isinstance(logic, RemotingCommand):
+            return logic
+        if logic is not None and not logic.as_physical:
+            return await self.logic_reads.query_offset(cmd, logic, h)
+        if logic is not None:  # one item from 0: the physical queue's offsets are the logic ones
+            h = replace(h, queue_id=logic.physical_id)
         offset = self.offsets.query(h.consumer_group, h.topic, h.queue_id)
         if offset < 0:
             if not h.set_zero_if_not_found:
@@ -119,9 +131,9 @@ class ConsumerProcessor(Processor):
         return rpc.QUERY_CONSUMER_OFFSET.answer(cmd, OffsetHeader(offset=offset))
 
     async def update_offset(self, req: Decoded[rpc.UpdateOffsetHeader, None], ch: ClientChannel) -> RemotingCommand:
-        h = read_header(self.topics, req.cmd, req.header)
-        if isinstance(h, RemotingCommand):
-            return h
+        if (static := await self.logic_reads.serve(req, self.logic_reads.update_offset)) is not None:
+            return static
+        h = req.header
         if not self.offsets.commit(h.consumer_group, h.topic, h.queue_id, h.commit_offset):
             return req.cmd.response(ResponseCode.SUCCESS, "Offset has been previously reset")  # Apache 5.x's answer
         return req.cmd.response(ResponseCode.SUCCESS)

@@ -182,7 +182,7 @@ class SendProcessor(Processor):
         everything else (a topic still to be created, retry topics, SYNC_FLUSH's timeout) goes through
         ``_send_message``."""
         cmd, h = req.cmd, req.header
-        logic = resolve(self.topics, cmd, h.topic, h.queue_id, read=False)
+        logic = resolve(self.topics, cmd, h.topic, h.queue_id)
         if isinstance(logic, RemotingCommand):
             logic.ext.update(base_ext(self.config))
             return logic

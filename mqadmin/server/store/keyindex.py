@@ -21,38 +21,43 @@ _REC = struct.Struct(">qH")
 class KeyIndex:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._table: dict[str, int | list[int]] = {}
+        self._table: dict[bytes, int | list[int]] = {}
         self._tail = bytearray()
         self.max_offset = -1
         """The largest commit-log offset indexed so far (recovery re-indexes only past it)."""
         self.file_size = 0
 
     def add(self, topic: str, key: str, phys: int) -> None:
-        self.add_all(topic, [(key, phys)])
+        self.add_all(topic, [(key.encode(), phys)])
 
-    def add_all(self, topic: str, keys: list[tuple[str, int]]) -> None:
-        """Index each (key, commit-log offset) of ``topic``; the offsets ascend."""
-        tail, pack, insert = self._tail, _REC.pack, self._insert
+    def add_all(self, topic: str, keys: list[tuple[bytes, int]]) -> None:
+        """Index each (UTF-8 key, commit-log offset) of ``topic``; the offsets ascend. The table's keys are
+        ``topic#key`` as the file holds them (bytes: a batch's keys are never decoded)."""
+        self._index(f"{topic}#".encode(), keys, self._tail)
+
+    def _index(self, prefix: bytes, keys: list[tuple[bytes, int]], tail: bytearray | None) -> None:
+        """Index ``prefix + key`` at each offset (a message's key twice: once), and append the records to
+        ``tail`` unless it is None (loading)."""
+        table, pack = self._table, _REC.pack
+        insert = table.setdefault  # one lookup for a new key
         for key, phys in keys:
-            k = f"{topic}#{key}"
-            insert(k, phys)
-            kb = k.encode()[:0xFFFF]
-            tail += pack(phys, len(kb)) + kb
+            k = (prefix + key)[:0xFFFF]
+            old = insert(k, phys)
+            if old != phys:
+                if isinstance(old, list):
+                    if old[-1] != phys:
+                        old.append(phys)
+                else:
+                    table[k] = [old, phys]
+            if tail is not None:
+                tail += pack(phys, len(k))
+                tail += k
         if keys and keys[-1][1] > self.max_offset:
             self.max_offset = keys[-1][1]
 
-    def _insert(self, key: str, phys: int) -> None:
-        old = self._table.get(key)
-        if old is None:
-            self._table[key] = phys
-        elif isinstance(old, list):
-            old.append(phys)
-        else:
-            self._table[key] = [old, phys]
-
     def lookup(self, topic: str, key: str) -> list[int]:
         """Commit-log offsets indexed under the key, newest first."""
-        v = self._table.get(f"{topic}#{key}")
+        v = self._table.get(f"{topic}#{key}".encode()[:0xFFFF])
         if v is None:
             return []
         return [v] if isinstance(v, int) else v[::-1]
@@ -69,12 +74,12 @@ class KeyIndex:
             end = pos + _REC.size + klen
             if end > len(data) or phys >= log_end:
                 break
+            key = data[pos + _REC.size : end]
             try:
-                key = data[pos + _REC.size : end].decode()
+                key.decode()
             except UnicodeDecodeError:
                 break
-            self._insert(key, phys)
-            self.max_offset = max(self.max_offset, phys)
+            self._index(b"", [(key, phys)], None)
             pos = end
         self.file_size = pos
         if pos != len(data):

@@ -23,7 +23,7 @@ from mqadmin.server.store.types import (
 
 log = logging.getLogger(__name__)
 
-Queued = tuple[int, bytes | bytearray, str, int, bytes | bytearray, list[tuple[str, int]]]
+Queued = tuple[int, bytes | bytearray, str, int, bytes | bytearray, list[tuple[bytes, int]]]
 """Records of one queue waiting for the commit: (phys, data, topic, queueId, consume-queue entries, index keys)."""
 Stored = Callable[[PutStatus], None]
 """Told a queued write's status once it is committed (ASYNC_FLUSH) or fsynced (SYNC_FLUSH),

@@ -34,8 +34,8 @@ class Records:
     data: bytes | bytearray
     entries: bytes | bytearray
     """Their consume-queue entries (``consumequeue.ENTRY``), in queue-offset order."""
-    keys: list[tuple[str, int]]
-    """(key, commit-log offset) for the key index: each record's KEYS and UNIQ_KEY."""
+    keys: list[tuple[bytes, int]]
+    """(UTF-8 key, commit-log offset) for the key index: each record's KEYS and UNIQ_KEY."""
     msg_ids: list[str]
     """Each record's offset message id."""
 

@@ -178,7 +178,7 @@ def _encode_messages(msgs: list[MessageExt], qoff: int, phys: int, now: int, sto
     ``encode_message`` at its place."""
     parts: list[bytes] = []
     entries = bytearray()
-    keys: list[tuple[str, int]] = []
+    keys: list[tuple[bytes, int]] = []
     ids = []
     for m in msgs:
         m.queue_offset, m.commit_log_offset, m.store_timestamp, m.store_host = qoff, phys, now, store_host
@@ -193,9 +193,9 @@ def _encode_messages(msgs: list[MessageExt], qoff: int, phys: int, now: int, sto
         entries += ENTRY.pack(phys, len(data), tags_code(props.get(PROPERTY_TAGS)))
         keys_text, uniq = props.get(PROPERTY_KEYS), props.get(PROPERTY_UNIQ_KEY)
         if keys_text:
-            keys.extend([(k, phys) for k in keys_text.split(" ") if k])
+            keys.extend([(k.encode(), phys) for k in keys_text.split(" ") if k])
         if uniq:
-            keys.append((uniq, phys))
+            keys.append((uniq.encode(), phys))
         ids.append(offset_msg_id(store_host, phys))
         parts.append(data)
         phys += len(data)

@@ -7,7 +7,8 @@ import contextlib
 import itertools
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator
+from operator import attrgetter
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, TypeVar
 
 from mqadmin.cli.declare import Option
@@ -16,7 +17,7 @@ from mqadmin.cli.errors import CliError, ExitCode, usage_error
 
 if TYPE_CHECKING:
     from mqadmin.admin import AdminClient
-    from mqadmin.topology.apply import ItemResult
+    from mqadmin.topology.apply import Results
     from mqadmin.topology.model import ClusterSpec, Topology
     from mqadmin.topology.plan import Item, Plan
 
@@ -179,25 +180,26 @@ MARKS = {"create": ("+", "32"), "update": ("~", "33"), "delete": ("-", "31"), "e
 RESULT_COLOURS = {"failed": "1;31", "not sent": "2"}
 
 
-def diff_lines(plan: Plan, results: Mapping[int, ItemResult] | None = None) -> Iterator[tuple[str, str | None]]:
+def diff_lines(plan: Plan, results: Results | None = None) -> Iterator[tuple[str, str | None]]:
     """The plan as a diff, as ``terraform plan`` shows one: per cluster, per topic or group (sorted), one line per
     action and detail with the brokers it applies to, then the detail indented; (text, colour) pairs. With
-    ``results`` (by ``id`` of the item: what apply did), only the items done or tried, each line ending with its
-    result (and the reason of a failure). Made as written: the lines of 100,000 items are never all held."""
+    ``results`` (what apply did), only the changes (each done or tried), each line ending with its result (and
+    the reason of a failure). Made as written: the lines of 100,000 items are never all held."""
     from mqadmin.cli.render import escape
+    from mqadmin.topology.plan import CHANGES
 
     for c in plan.clusters:
-        items = [i for i in c.items if results is None or id(i) in results]
+        items = [i for i in c.items if results is None or i.action in CHANGES]
         if not items:
             continue
         yield f"cluster {escape(c.spec.key)} ({escape(c.spec.cluster)})", None
-        items.sort(key=lambda i: (str(i.kind), i.name))
+        items.sort(key=attrgetter("name"))  # then by kind: by (kind, name), without a key tuple per item
+        items.sort(key=attrgetter("kind"))
         for (kind, name), same in itertools.groupby(items, key=lambda i: (str(i.kind), i.name)):
             changes: dict[tuple[str, str, str], list[str]] = {}  # one topic's or group's at a time
             for i in same:
                 detail = describe(i) or (i.note or "")
-                r = results[id(i)] if results is not None else None
-                done = "" if r is None else f": {_result_text(str(r.status), r.reason)}"
+                done = "" if results is None else ": " + _result_text(*results.of(i))
                 changes.setdefault((str(i.action), detail, done), []).append(i.broker)
             for (action, detail, done), brokers in changes.items():
                 mark, colour = MARKS[action]
@@ -216,7 +218,7 @@ def _result_text(status: str, reason: str | None) -> str:
     return f"{status} ({reason})" if reason else status
 
 
-def print_diff(plan: Plan, results: Mapping[int, ItemResult] | None = None) -> None:
+def print_diff(plan: Plan, results: Results | None = None) -> None:
     """``diff_lines`` on stdout, coloured on a terminal."""
     from mqadmin.cli.render import styled_output
 

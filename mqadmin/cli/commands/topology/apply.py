@@ -10,7 +10,10 @@ from mqadmin.cli.declare import Option
 from mqadmin.cli.params import NamesrvOpt
 
 if TYPE_CHECKING:
-    from mqadmin.topology.apply import ItemResult
+    from collections import Counter
+
+    from mqadmin.admin.results import Status
+    from mqadmin.topology.apply import Results
     from mqadmin.topology.plan import Plan
 
 
@@ -48,6 +51,9 @@ def apply(
     failed. Ctrl-C stops sending: the requests in flight finish, the items not sent are listed as such, and it
     exits 130 (running it again does what is left).
     """
+    from collections import Counter
+
+    from mqadmin.admin.results import Status
     from mqadmin.cli.commands.topology._shared import check_reachable, print_plan, read_topology, run_clusters
     from mqadmin.cli.errors import usage_error
     from mqadmin.cli.interrupt import stop_on_ctrl_c
@@ -63,7 +69,7 @@ def apply(
     topology = _saved_topology(saved, plan_file) if saved is not None else read_topology(file or "")
     prune = bool(saved["prune"]) if saved is not None else prune
 
-    async def go(client_for: Any) -> tuple[Plan, list[ItemResult] | None]:
+    async def go(client_for: Any) -> tuple[Plan, Results | None]:
         fresh = await make_plan(topology, client_for, prune=prune)
         if saved is not None:
             _check_unchanged(saved, fresh)
@@ -79,19 +85,20 @@ def apply(
         plan, results = run_clusters(topology, namesrv, go)
     if not interruption.requested:
         check_reachable(plan)
-    done = results or []
+    counts = results.counts() if results is not None else Counter[Status]()
     if json_output():
-        outcome = "interrupted" if interruption.requested else _outcome(plan, done)
-        print_json_stream({**plan.json_doc(), "results": (r.to_json() for r in done), "outcome": outcome})
+        outcome = "interrupted" if interruption.requested else _outcome(plan, counts)
+        done = results.to_json() if results is not None else iter(())
+        print_json_stream({**plan.json_doc(), "results": done, "outcome": outcome})
     elif results is None:
         print_plan(plan)
         if not dry_run and plan.complete:
             note("apply: nothing to do")
     else:
-        _print_results(plan, results)
+        _print_results(plan, results, counts)
     if interruption.requested:
-        _interrupted(plan, done)
-    _exit(plan, done)
+        _interrupted(plan, counts)
+    _exit(plan, counts)
 
 
 def _read_saved(path: str) -> dict[str, Any]:
@@ -158,36 +165,39 @@ def _progress(plan: Plan) -> Any:
     return progress("apply", len(plan.changes))
 
 
-def _outcome(plan: Plan, results: list[ItemResult]) -> str:
-    failed = sum(1 for r in results if not r.ok) + sum(len(c.problems) for c in plan.clusters)
+def _failed(counts: Counter[Status]) -> int:
+    from mqadmin.admin.results import NOT_DONE
+
+    return sum(n for status, n in counts.items() if status in NOT_DONE)
+
+
+def _outcome(plan: Plan, counts: Counter[Status]) -> str:
+    failed = _failed(counts) + sum(len(c.problems) for c in plan.clusters)
     if not failed:
         return "ok"
-    done = sum(1 for r in results if r.ok) + sum(1 for c in plan.clusters for b in c.state.brokers if b.ok)
+    done = counts.total() - _failed(counts) + sum(1 for c in plan.clusters for b in c.state.brokers if b.ok)
     return "partial" if done else "failed"
 
 
-def _print_results(plan: Plan, results: list[ItemResult]) -> None:
-    from collections import Counter
-
+def _print_results(plan: Plan, results: Results, counts: Counter[Status]) -> None:
     from mqadmin.cli.commands.topology._shared import print_diff
     from mqadmin.cli.render import note
 
-    print_diff(plan, {id(r.item): r for r in results})
+    print_diff(plan, results)
     for c in plan.clusters:
         for problem in c.problems:
             note(f"mqadmin: error: {c.spec.key}: {problem}")
-    counts = Counter(str(r.status) for r in results)
     note("apply: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
 
 
-def _interrupted(plan: Plan, results: list[ItemResult]) -> None:
+def _interrupted(plan: Plan, counts: Counter[Status]) -> None:
     from mqadmin.admin.results import Status
     from mqadmin.cli.interrupt import interrupted
 
-    not_sent = sum(1 for r in results if r.status == Status.NOT_SENT)
-    failed = sum(1 for r in results if r.status == Status.FAILED)
+    not_sent = counts[Status.NOT_SENT]
+    failed = counts[Status.FAILED]
     total = len(plan.changes)
-    done = total - not_sent - failed if results else 0
+    done = total - not_sent - failed if counts else 0
     what = f"{done} of {total} change(s) done, {total - done - failed} not sent" + (
         f", {failed} failed" if failed else ""
     )
@@ -197,13 +207,13 @@ def _interrupted(plan: Plan, results: list[ItemResult]) -> None:
     )
 
 
-def _exit(plan: Plan, results: list[ItemResult]) -> None:
+def _exit(plan: Plan, counts: Counter[Status]) -> None:
     from mqadmin.cli.errors import CliError, ExitCode
 
-    outcome = _outcome(plan, results)
+    outcome = _outcome(plan, counts)
     if outcome == "ok":
         return
-    failed = sum(1 for r in results if not r.ok)
+    failed = _failed(counts)
     problems = sum(len(c.problems) for c in plan.clusters)
     what = f"{failed} item(s) failed" + (f", {problems} broker(s) or cluster(s) not read" if problems else "")
     if outcome == "partial":
