@@ -134,13 +134,42 @@ MANIFEST = "manifest.json"
 TABLES = ("clusters", "brokers", "topics", "groups", "consumer_lag", "order_conf")
 PARQUET_KEY = "parquet"
 """A table's entry in the manifest may list, besides its gzip JSON Lines ``files``, the same rows as Parquet."""
-KEYS_KEY, KEY_HASH = "parquet_keys", "blake2b-64"
-"""A table entry's ``parquet_keys`` names how its Parquet copy's key columns were made (``stable_key``); an
-audit trusts the columns only when every input names ``KEY_HASH``, and computes keys of its own otherwise."""
 KEY_COLUMNS = {"topics": (("clusterKey", ("source", "cluster")), ("brokerKey", ("source", "cluster", "brokerName")),
                           ("topicKey", ("source", "cluster", "topic")))}  # fmt: skip
 """The 64-bit keys the topics' Parquet copy carries besides the table's columns, each a ``stable_key`` of the
 columns named: Spark groups and joins on them as longs instead of hashing and comparing the names per row."""
+
+
+TOPIC_FACTS = (("topicCheck", "int"), ("topicKind", "int"), ("retryTopic", "string"))
+"""What the topics' Parquet copy also says of each row's topic (``topic_facts``), so that Spark's pass over every
+row reads no name: a second, 32-bit hash, the topic's kind, and the name of a %RETRY%/%DLQ% topic (null for the
+others, the only names the orphan rule needs)."""
+KIND_REGULAR, KIND_RETRY, KIND_SYSTEM = 0, 1, 2
+"""``topicKind``: a regular topic (or one named like a broker: the audit tells those by key), %RETRY%/%DLQ%, or
+another system topic (``is_system_topic``)."""
+_FACTS_RULES = hashlib.sha256(
+    repr((TOPIC_FACTS, sorted(SYSTEM_TOPICS), SYSTEM_PREFIXES, RETRY_PREFIX, DLQ_PREFIX, REPLY_SUFFIX)).encode()
+).hexdigest()[:8]
+KEYS_KEY, KEY_HASH = "parquet_keys", f"blake2b-64-facts-{_FACTS_RULES}"
+"""A table entry's ``parquet_keys`` names how its Parquet copy's key columns and topic facts were made
+(``stable_key``; ``topic_facts`` under these columns and system-topic rules, whose digest it carries): an audit
+trusts the columns only when every input names its own ``KEY_HASH``, and works from the names otherwise."""
+
+
+def topic_facts(source: str | None, cluster: str | None, topic: str | None) -> tuple[Any, ...]:
+    """A topic row's ``TOPIC_FACTS`` values (nulls for a row without a name)."""
+    if source is None or cluster is None or topic is None:
+        return (None, None, None)
+    retry = topic.startswith((RETRY_PREFIX, DLQ_PREFIX))
+    kind = KIND_RETRY if retry else KIND_SYSTEM if is_system_topic(topic, cluster) else KIND_REGULAR
+    return (check_key(source, cluster, topic), kind, topic if retry else None)
+
+
+def check_key(*parts: str) -> int:
+    """A second key of names, 32 bits, independent of ``stable_key`` (BLAKE2b personalised): two names sharing a
+    ``stable_key`` are told apart by it (unless both keys collide: one chance in 2**96)."""
+    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=4, person=b"mqadmin.check").digest()
+    return int.from_bytes(digest, "little", signed=True)
 
 
 def stable_key(*parts: str) -> int:
@@ -1101,9 +1130,11 @@ class _Tables:
 
         keys = KEY_COLUMNS["topics"]
         if self.keyed:
+            types = {"long": T.LongType(), "int": T.IntegerType(), "string": T.StringType()}
             fields = [T.StructField(n, T.LongType(), True) for n, _ in keys]
+            fields += [T.StructField(n, types[t], True) for n, t in TOPIC_FACTS]
             copy = self._read("topics", lambda reader, files: reader.parquet(*files), PARQUET_KEY, fields)
-            return copy.select(*columns, *(n for n, _ in keys))
+            return copy.select(*columns, *(f.name for f in fields))
         if all(m["tables"]["topics"].get(PARQUET_KEY) for _, m in self.manifests):
             table = self._read("topics", lambda reader, files: reader.parquet(*files), PARQUET_KEY)
         else:
@@ -1171,6 +1202,12 @@ def _arrow_fields(schema: Any) -> list[Any]:
 _KEY = ["source", "cluster"]
 
 
+def json_rows(rows: Iterable[tuple[Any, ...]], schema: str) -> str:
+    """``rows`` as one JSON array of objects named by ``schema`` (``"name type, ..."``)."""
+    names = [f.split()[0] for f in schema.split(",")]
+    return json.dumps([dict(zip(names, r, strict=True)) for r in rows], separators=(",", ":"), ensure_ascii=False)
+
+
 def literal_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str, broadcast: bool = True) -> Any:
     """A small DataFrame of ``rows`` (``schema``: ``"name type, ..."``) marked for broadcast (unless not
     ``broadcast``), built in the JVM from one JSON literal: ``createDataFrame`` would start Python workers to
@@ -1183,17 +1220,6 @@ def literal_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str, broa
     parsed = F.from_json(F.lit(text), "array<struct<" + ",".join(f"{n}:{t}" for n, t in fields) + ">>")
     table = spark.range(1).select(F.inline(parsed))
     return F.broadcast(table) if broadcast else table
-
-
-def keyed_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str, names: int, key: str | None) -> Any:
-    """``literal_table`` of ``rows`` whose first ``names`` columns (strings) are replaced by ``key``, their
-    ``stable_key`` (the topics' Parquet copy carries the same); with no ``key``, the names are kept."""
-    if key is None:
-        return literal_table(spark, rows, schema)
-    rest = schema.split(",")[names:]
-    return literal_table(
-        spark, ((stable_key(*r[:names]), *r[names:]) for r in rows), ",".join([f"{key} bigint", *rest])
-    )
 
 
 def spark_findings(
@@ -1220,6 +1246,23 @@ def spark_findings(
     """
     tables = _Tables(spark, inputs, manifests)
     facts = facts if facts is not None else Facts()
+    with ThreadPoolExecutor(1) as pool:
+        # the group tables are read on the driver (a thread: pyarrow frees the GIL) from the start, while the JVM
+        # plans the aggregation on one core, rather than later beside the executors, which want both cores
+        groups_read = pool.submit(tables.add_groups, facts).result
+        return _spark_findings(spark, tables, params, manifests, facts, groups_read, progress)
+
+
+def _spark_findings(
+    spark: Any,
+    tables: _Tables,
+    params: Params,
+    manifests: list[tuple[str, dict[str, Any]]],
+    facts: Facts,
+    groups_read: Callable[[], None],
+    progress: Callable[[str], None],
+) -> list[dict[str, Any]]:
+    """``spark_findings`` once the group tables are being read (``groups_read`` waits for them)."""
     facts.conf_sources = set(order_conf_sources(manifests))
     facts.add_cluster_tables(tables.rows)
     places = sorted(facts.broker_names)  # a cluster's id (cid) is its index here
@@ -1232,9 +1275,7 @@ def spark_findings(
         ]
         tables.keyed = len(set(keys)) == len(keys)
     topics = tables.topics(AUDITED_COLUMNS["topics"])
-    with ThreadPoolExecutor(1) as pool:  # the group tables are read while the executors aggregate
-        read_groups = lambda: pool.submit(tables.add_groups, facts).result  # noqa: E731
-        suspects, others = _aggregate(spark, topics, facts, places, names, read_groups, tables.keyed)
+    suspects, others = _aggregate(spark, topics, facts, places, names, groups_read, tables.keyed)
     progress(f"reading the {len(suspects) + len(others):,} topics that may have a finding")
     wanted = literal_table(spark, ((k,) for k in sorted(suspects | others)), "topicKey bigint")
     rows = topics.select(
@@ -1278,7 +1319,7 @@ def _aggregate(
     facts: Facts,
     places: list[Key],
     names: list[list[str]],
-    read_groups: Callable[[], Callable[[], None]],
+    groups_read: Callable[[], None],
     keyed: bool,
 ) -> tuple[set[int], set[int]]:
     """One job over the topic rows, aggregating numbers rather than strings. Per regular topic (its 64-bit
@@ -1289,65 +1330,63 @@ def _aggregate(
     mask, write queues), which gives the per-broker topic and queue counts (into ``facts.counts``).
     %RETRY%/%DLQ% topics of clusters whose groups were all read are grouped by cluster id and name: those
     whose group is not known may be orphans. Returns the keys of the suspect regular topics (not counted:
-    the caller counts their rows) and of the possible orphans. ``read_groups`` starts reading the group tables
-    into ``facts`` (on the driver, while the executors aggregate) and returns the wait for it. ``keyed``: the
+    the caller counts their rows) and of the possible orphans. ``groups_read`` waits for the group tables to be
+    in ``facts`` (the orphans need them). ``keyed``: the
     topics carry the clusters' and brokers' keys (``_Tables.keyed``), which the cluster facts are joined on
     (two joins on a long each), else they are joined on the names."""
-    from pyspark.sql import functions as F
-
-    col, lit = F.col, F.lit
     masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
-    cluster_on, broker_on = (["clusterKey"], ["brokerKey"]) if keyed else (_KEY, [*_KEY, "brokerName"])
-    clusters = keyed_table(  # a cluster's id, broker names and writable masters, joined on the cluster's key
-        spark,
+    mask_cols = [f"m{j}" for j in masks]
+    cluster_rows = [
+        (s, c, i, names[i], len(facts.writable.get((s, c), ())), facts.groups_complete.get((s, c), False))
+        for i, (s, c) in enumerate(places)
+    ]  # a cluster's id, broker names and number of writable masters, and whether its groups were all read
+    broker_rows = [  # a broker's bit in its cluster's broker masks, and whether it is a writable master
         (
-            (s, c, i, names[i], len(facts.writable.get((s, c), ())), facts.groups_complete.get((s, c), False))
-            for i, (s, c) in enumerate(places)
-        ),
-        "source string, cluster string, cid int, names array<string>, writable int, complete boolean",
-        2,
-        cluster_on[0] if keyed else None,
-    )
-    brokers = keyed_table(  # a broker's bit in its cluster's broker masks, and whether it is a writable master
-        spark,
-        (
-            (
-                s,
-                c,
-                b,
-                b in facts.writable.get((s, c), ()),
-                *(1 << n % MASK_BITS if n // MASK_BITS == j else 0 for j in masks),
-            )
-            for (s, c), ns in zip(places, names, strict=True)
-            for n, b in enumerate(ns)
-        ),
-        "source string, cluster string, brokerName string, on_writable boolean"
-        + "".join(f", m{j} bigint" for j in masks),
-        3,
-        broker_on[0] if keyed else None,
-    )
-    # a topic named like a broker of its cluster: first a set lookup of every broker's name (one hash per row),
-    # then, for the few names that match one, the search of the cluster's names
-    broker_named = f"topic IN ({sql_strings({n for ns in names for n in ns})})" if masks else "false"
-    system = (
-        col("topic").isin(sorted(SYSTEM_TOPICS))
-        | col("topic").startswith(SYSTEM_PREFIXES[0])
-        | col("topic").startswith(RETRY_PREFIX)
-        | col("topic").startswith(DLQ_PREFIX)
-        | (col("topic") == col("cluster"))
-        | (  # topic == cluster + REPLY_SUFFIX, without building that string for every row
-            col("topic").endswith(REPLY_SUFFIX)
-            & (F.length("topic") == F.length("cluster") + len(REPLY_SUFFIX))
-            & col("topic").startswith(col("cluster"))
+            s,
+            c,
+            b,
+            b in facts.writable.get((s, c), ()),
+            *(1 << n % MASK_BITS if n // MASK_BITS == j else 0 for j in masks),
         )
-        | F.coalesce(F.expr(broker_named) & F.array_contains("names", col("topic")), lit(False))
-    )
-    retry = col("topic").startswith(RETRY_PREFIX) | col("topic").startswith(DLQ_PREFIX)
+        for (s, c), ns in zip(places, names, strict=True)
+        for n, b in enumerate(ns)
+    ]
+    cluster_schema = "cid int, names array<string>, writable int, complete boolean"
+    broker_schema = "on_writable boolean" + "".join(f", {m} bigint" for m in mask_cols)
+    if keyed:  # joined on the cluster's and the broker's key, as the topics' Parquet copy carries them
+        cluster_rows = [(stable_key(s, c), *rest) for s, c, *rest in cluster_rows]
+        broker_rows = [(stable_key(s, c, b), *rest) for s, c, b, *rest in broker_rows]
+        cluster_on, broker_on = "clusterKey", "brokerKey"
+        cluster_schema, broker_schema = f"clusterKey bigint, {cluster_schema}", f"brokerKey bigint, {broker_schema}"
+    else:
+        cluster_on, broker_on = "source, cluster", "source, cluster, brokerName"
+        cluster_schema = f"source string, cluster string, {cluster_schema}"
+        broker_schema = f"source string, cluster string, brokerName string, {broker_schema}"
+    if keyed:  # the export's facts of each topic (TOPIC_FACTS): the pass decodes no name
+        retry, rtopic, check = f"topicKind = {KIND_RETRY}", "retryTopic", "topicCheck"
+        # a topic named like a broker of its cluster has that broker's keys (both of them: exact)
+        named = [
+            (stable_key(s, c, b), check_key(s, c, b)) for (s, c), ns in zip(places, names, strict=True) for b in ns
+        ]
+        by_name = f"key IN ({', '.join(str(k) for k, _ in named)})" if named else "false"
+        by_name += f" AND topicCheck IN ({', '.join(str(k) for _, k in named)})" if named else ""
+        system = f"(topicKind != {KIND_REGULAR} OR ({by_name}))"
+    else:
+        # a topic named like a broker of its cluster: first a set lookup of every broker's name (one hash per row),
+        # then, for the few names that match one, the search of the cluster's names
+        broker_named = f"topic IN ({sql_strings({n for ns in names for n in ns})})" if masks else "false"
+        retry = f"(startswith(topic, {sql_strings([RETRY_PREFIX])}) OR startswith(topic, {sql_strings([DLQ_PREFIX])}))"
+        rtopic, check = "topic", "hash(topic, cid)"  # (source, cluster) is cid (or the row is odd)
+        system = f"""(topic IN ({sql_strings(SYSTEM_TOPICS)}) OR startswith(topic, {sql_strings(SYSTEM_PREFIXES[:1])})
+            OR {retry} OR topic = cluster
+            OR (endswith(topic, {sql_strings([REPLY_SUFFIX])}) AND length(topic) = length(cluster) + {len(REPLY_SUFFIX)}
+                AND startswith(topic, cluster))
+            OR coalesce({broker_named} AND array_contains(names, topic), false))"""
+        # ^ topic == cluster + REPLY_SUFFIX without building that string for every row
     # a topic with an order config in its source: instead of a join after the aggregation, with the export's
     # keys one lookup of the row's key among those of the configs' topics in each of their source's clusters (a
     # key shared by another topic only makes that one a suspect too, evaluated exactly from its rows); else two
-    # set lookups (the second, which builds a string, only for the rows whose name has a config somewhere); SQL
-    # text, one call, where Column.isin would cost a py4j call per name
+    # set lookups (the second, which builds a string, only for the rows whose name has a config somewhere)
     confs = [(s, t) for s, t in facts.order_conf if s in facts.conf_sources]
     clusters_of: defaultdict[str, list[str]] = defaultdict(list)
     for s, c in places:
@@ -1360,63 +1399,47 @@ def _aggregate(
         with_conf = f"topic IN ({sql_strings({t for _, t in confs})}) AND concat(source, '/', topic) IN ({conf_names})"
     else:
         with_conf = "false"
-    odd = (  # a row that alone makes its topic a suspect
-        ~F.expr("read <=> write")
-        | col("write").isNull()
-        | F.coalesce((col("perm").bitwiseAND(6)) != 6, lit(True))
-        | F.coalesce("order", lit(False))
-        | F.coalesce(F.expr(with_conf), lit(False))
-        | col("cid").isNull()
-        | col("on_writable").isNull()  # a broker the brokers table does not name
+    odd = f"""(NOT (read <=> write) OR write IS NULL OR coalesce((perm & 6) != 6, true) OR coalesce(`order`, false)
+        OR coalesce({with_conf}, false) OR cid IS NULL OR on_writable IS NULL)"""
+    # ^ a row that alone makes its topic a suspect (on_writable null: a broker the brokers table does not name)
+    # One statement (parsed and analysed once: each DataFrame call would be a JVM round trip and an analysis)
+    query = f"""
+    WITH rows AS (
+      SELECT source, cluster, topic, readQueueNums AS read, writeQueueNums AS write, perm, `order`,
+             topicKey AS key{", clusterKey, brokerKey, topicKind, topicCheck, retryTopic" if keyed else ", brokerName"}
+      FROM {{topics}}
+    ), clusters AS (
+      SELECT inline(from_json(:clusters, 'array<struct<{cluster_schema.replace(" ", ":").replace(",:", ",")}>>'))
+    ), brokers AS (
+      SELECT inline(from_json(:brokers, 'array<struct<{broker_schema.replace(" ", ":").replace(",:", ",")}>>'))
+    ), joined AS (
+      SELECT /*+ BROADCAST(clusters, brokers) */ *
+      FROM rows LEFT JOIN clusters USING ({cluster_on}) LEFT JOIN brokers USING ({broker_on})
+      WHERE NOT {system} OR ({retry} AND coalesce(complete, false))
+    ), per_row AS (
+      SELECT key, IF({retry}, cid, NULL) AS rcid, IF({retry}, {rtopic}, NULL) AS rtopic, cid, write, {odd} AS odd,
+             {check} AS `check`,
+             coalesce(on_writable, false) AS on_writable, writable
+             {"".join(f", coalesce({m}, 0) AS {m}" for m in mask_cols)}
+      FROM joined
+    ), per_topic AS (
+      SELECT key, rcid, rtopic, max(cid) AS cid, max(write) AS write,
+             max(odd) OR min(write) != max(write) OR min(`check`) != max(`check`)
+               OR count(IF(on_writable, 1, NULL)) < max(writable) AS flagged
+             {"".join(f", bit_or({m}) AS {m}" for m in mask_cols)}
+      FROM per_row GROUP BY key, rcid, rtopic
+    ), marked AS (
+      SELECT *, rtopic IS NOT NULL OR flagged AS suspect FROM per_topic
     )
-    rows = (
-        topics.select(
-            *_KEY,
-            "topic",
-            col("readQueueNums").alias("read"),
-            col("writeQueueNums").alias("write"),
-            "perm",
-            "order",
-            col("topicKey").alias("key"),
-            *dict.fromkeys(c for c in cluster_on + broker_on if c not in _KEY),
-        )
-        .join(clusters, cluster_on, "left")
-        .join(brokers, broker_on, "left")
-        .where(~system | (retry & F.coalesce("complete", lit(False))))
-        .select(
-            "key",
-            F.when(retry, col("cid")).alias("rcid"),
-            F.when(retry, col("topic")).alias("rtopic"),
-            "cid",
-            "write",
-            odd.alias("odd"),
-            F.hash("topic", "cid").alias("check"),  # (source, cluster) is cid (or the row is odd)
-            F.coalesce("on_writable", lit(False)).alias("on_writable"),
-            "writable",
-            *(F.coalesce(f"m{j}", lit(0)).alias(f"m{j}") for j in masks),
-        )
+    SELECT IF(suspect, key, NULL) AS key, IF(suspect, rcid, NULL) AS rcid, IF(suspect, rtopic, NULL) AS rtopic,
+           {", ".join(f"IF(suspect, NULL, {c}) AS {c}" for c in ("cid", "write", *mask_cols))}, count(*) AS n
+    FROM marked GROUP BY 1, 2, 3, {", ".join(str(4 + i) for i in range(2 + len(mask_cols)))}
+    """
+    found = spark.sql(
+        query,
+        {"clusters": json_rows(cluster_rows, cluster_schema), "brokers": json_rows(broker_rows, broker_schema)},
+        topics=topics,
     )
-    topics_agg = rows.groupBy("key", "rcid", "rtopic").agg(
-        F.max("cid").alias("cid"),
-        F.max("write").alias("write"),
-        (
-            F.max("odd")
-            | (F.min("write") != F.max("write"))
-            | (F.min("check") != F.max("check"))
-            | (F.count(F.when(col("on_writable"), 1)) < F.max("writable"))
-        ).alias("flagged"),
-        *(F.bit_or(f"m{j}").alias(f"m{j}") for j in masks),
-    )
-    suspect = col("rtopic").isNotNull() | col("flagged")
-    found = (
-        topics_agg.select(
-            *(F.when(suspect, col(c)).alias(c) for c in ("key", "rcid", "rtopic")),
-            *(F.when(~suspect, col(c)).alias(c) for c in ("cid", "write", *(f"m{j}" for j in masks))),
-        )
-        .groupBy("key", "rcid", "rtopic", "cid", "write", *(f"m{j}" for j in masks))
-        .count()
-    )
-    groups_read = read_groups()  # on the driver while the executors work (a thread: the GIL is free meanwhile)
     collected = found.collect()
     groups_read()
     suspects, others = set(), set()

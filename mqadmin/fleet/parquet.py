@@ -7,8 +7,10 @@ files under the table's ``parquet`` key, and the audit reads them instead when e
 Without pyarrow (it comes with the ``spark`` extra) no copy is written and readers use the JSON Lines.
 
 The copy also carries 64-bit keys of the names (``clusterKey``, ``brokerKey``, ``topicKey``: ``job.KEY_COLUMNS``),
-so that Spark groups and joins on longs, and its rows are sorted so that each topic's rows are adjacent (Spark
-then combines a topic's rows before its shuffle); the manifest says so under the table's ``parquet_keys``.
+so that Spark groups and joins on longs, and what the audit needs to know of each topic's name
+(``job.TOPIC_FACTS``: a second hash, its kind, a retry topic's name), so that Spark's pass over every row decodes
+no name. Its rows are sorted so that each topic's rows are adjacent (Spark then combines a topic's rows before
+its shuffle); the manifest says so under the table's ``parquet_keys``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mqadmin.audit.job import KEY_COLUMNS, KEY_HASH, KEYS_KEY, PARQUET_KEY, stable_key
+from mqadmin.audit.job import KEY_COLUMNS, KEY_HASH, KEYS_KEY, PARQUET_KEY, TOPIC_FACTS, stable_key, topic_facts
 from mqadmin.fleet.schema import TABLES, column_names
 
 COPIED_TABLES = ("topics",)
@@ -47,20 +49,23 @@ def arrow_schema(table: str) -> Any:
         "map<string,string>": pa.map_(pa.string(), pa.string()),
     }
     keys = [pa.field(name, pa.int64(), nullable=True) for name, _ in KEY_COLUMNS.get(table, ())]
-    return pa.schema([pa.field(c.name, types[c.type], nullable=True) for c in TABLES[table]] + keys)
+    facts = [pa.field(name, types[t], nullable=True) for name, t in TOPIC_FACTS] if table == "topics" else []
+    return pa.schema([pa.field(c.name, types[c.type], nullable=True) for c in TABLES[table]] + keys + facts)
 
 
 class _Keys:
-    """A row's ``KEY_COLUMNS`` values, each remembered for the last names it was asked for (a topic's rows come
-    together, a broker's and a cluster's in runs)."""
+    """A row's ``KEY_COLUMNS`` values, then for a topic row its ``TOPIC_FACTS``, each remembered for the last names
+    it was asked for (a topic's rows come together, a broker's and a cluster's in runs)."""
 
     def __init__(self, table: str) -> None:
         names = column_names(table)
         self.parts = [tuple(names.index(c) for c in columns) for _, columns in KEY_COLUMNS.get(table, ())]
         self.last: list[tuple[tuple[Any, ...], int | None]] = [((), 0) for _ in self.parts]
+        self.facts = tuple(names.index(c) for c in ("source", "cluster", "topic")) if table == "topics" else None
+        self.last_facts: tuple[tuple[Any, ...], tuple[Any, ...]] = ((), ())
 
-    def __call__(self, values: tuple[Any, ...]) -> tuple[int | None, ...]:
-        out = []
+    def __call__(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        out: list[Any] = []
         for i, where in enumerate(self.parts):
             names = tuple(values[j] for j in where)
             seen, key = self.last[i]
@@ -68,6 +73,11 @@ class _Keys:
                 key = stable_key(*names) if None not in names else None  # no key for a row without a name
                 self.last[i] = (names, key)
             out.append(key)
+        if self.facts is not None:
+            names = tuple(values[j] for j in self.facts)
+            if names != self.last_facts[0]:
+                self.last_facts = (names, topic_facts(*names))
+            out.extend(self.last_facts[1])
         return tuple(out)
 
 

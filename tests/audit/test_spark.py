@@ -199,6 +199,28 @@ def test_a_cluster_of_more_brokers_than_a_mask_holds(spark, tmp_path):
     assert comparable(found) == comparable(audit_findings([tmp_path], params))
 
 
+@pytest.mark.parametrize("keys_from", ["export", "audit"])
+def test_a_topic_named_like_a_broker_is_left_out_of_the_counts(spark, tmp_path, keys_from):
+    """A topic named like a broker of its cluster is a system topic, even when nothing else about it is odd (on
+    every writable master, equal queues): the per-broker counts leave it out, by its keys when the export has
+    them (Spark then reads no name), by its name otherwise. Counted, it would make b look twice as loaded."""
+    b = ExportBuilder(tmp_path)
+    b.cluster("s", "C")
+    for name in ("a", "b", "c"):
+        b.broker("s", "C", name)
+    b.topic("s", "C", "a b c", "Orders")
+    b.topic("s", "C", "a b c", "b")  # named like broker b, on every master
+    b.finish()
+    if keys_from == "audit":
+        strip_keys(tmp_path)
+    roots = [str(tmp_path)]
+    spark_facts, python_facts = job.Facts(), job.Facts()
+    params = Params(skew_factor=1.5, skew_min=1)
+    found = job.spark_findings(spark, roots, params, job.read_manifests_spark(spark, roots), spark_facts)
+    assert comparable(found) == comparable(audit_findings([tmp_path], params, facts=python_facts))
+    assert dict(spark_facts.counts) == dict(python_facts.counts) == {("s", "C", n): [1, 8] for n in "abc"}
+
+
 def test_spark_outputs_match_the_python_engine_outputs(spark, tmp_path):
     edge_case_export(tmp_path / "in")
     generate(tmp_path / "in2", FleetSpec(seed=4, sources=1))

@@ -165,7 +165,8 @@ def test_the_topics_parquet_copy_holds_the_same_rows_with_the_export_types(tmp_p
     copied = list(iter_parquet(path))
     keyed = [
         r | {"clusterKey": job.stable_key("s", "C"), "brokerKey": job.stable_key("s", "C", r["brokerName"]),
-             "topicKey": job.stable_key("s", "C", r["topic"])}
+             "topicKey": job.stable_key("s", "C", r["topic"]), "topicCheck": job.check_key("s", "C", r["topic"]),
+             "topicKind": job.KIND_REGULAR, "retryTopic": None}
         for r in rows
     ]  # fmt: skip
     assert copied == sorted(keyed, key=lambda r: r["topicKey"])  # a stable sort: a topic's brokers as written
@@ -288,3 +289,23 @@ def test_overall_status():
 
 def test_column_names():
     assert column_names("order_conf") == ["source", "topic", "orderConf"]
+
+
+def test_the_parquet_copy_says_of_each_topic_its_kind_and_a_second_key():
+    """What Spark's pass over every row reads instead of the name (``job.TOPIC_FACTS``)."""
+    from mqadmin.audit import job
+
+    kinds = {
+        "orders": job.KIND_REGULAR, "b-a": job.KIND_REGULAR,  # a broker-named topic: told by key in the audit
+        "%RETRY%g1": job.KIND_RETRY, "%DLQ%g1": job.KIND_RETRY, "%RETRY%g1_orders": job.KIND_RETRY,
+        "TBW102": job.KIND_SYSTEM, "rmq_sys_wheel": job.KIND_SYSTEM, "C": job.KIND_SYSTEM,
+        "C_REPLY_TOPIC": job.KIND_SYSTEM, "D_REPLY_TOPIC": job.KIND_REGULAR,
+    }  # fmt: skip
+    for topic, kind in kinds.items():
+        check, got, name = job.topic_facts("s", "C", topic)
+        assert got == kind, topic
+        assert name == (topic if kind == job.KIND_RETRY else None)
+        assert check == job.check_key("s", "C", topic) != job.stable_key("s", "C", topic)
+    assert job.topic_facts("s", "C", None) == (None, None, None)
+    # the kinds' rules are part of what the manifest names: a copy made under other rules is not trusted
+    assert job.KEY_HASH.startswith("blake2b-64-facts-") and len(job.KEY_HASH) == len("blake2b-64-kinds-") + 8

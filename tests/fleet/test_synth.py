@@ -48,7 +48,15 @@ def test_parallel_workers_write_the_same_rows(tmp_path):
 
 def test_the_parquet_copy_of_the_topics_has_the_same_rows_part_by_part(tmp_path):
     pytest.importorskip("pyarrow")
-    from mqadmin.audit.job import iter_jsonl, iter_parquet, stable_key
+    from mqadmin.audit.job import (
+        KIND_REGULAR,
+        KIND_RETRY,
+        KIND_SYSTEM,
+        iter_jsonl,
+        iter_parquet,
+        stable_key,
+        topic_facts,
+    )
 
     manifest = generate(tmp_path, FleetSpec(seed=5, sources=3), workers=2)
     entry = manifest["tables"]["topics"]
@@ -58,6 +66,11 @@ def test_the_parquet_copy_of_the_topics_has_the_same_rows_part_by_part(tmp_path)
         copied = list(iter_parquet(tmp_path / parquet))
         assert [{c: r[c] for c in columns} for r in copied] == list(iter_jsonl(tmp_path / jsonl))
         assert all(r["topicKey"] == stable_key(r["source"], r["cluster"], r["topic"]) for r in copied)
+        assert all(
+            (r["topicCheck"], r["topicKind"], r["retryTopic"]) == topic_facts(r["source"], r["cluster"], r["topic"])
+            for r in copied
+        )
+        assert {r["topicKind"] for r in copied} == {KIND_REGULAR, KIND_RETRY, KIND_SYSTEM}
     assert "parquet" not in manifest["tables"]["groups"]
 
 
