@@ -1332,8 +1332,8 @@ def _aggregate(
     whose group is not known may be orphans. Returns the keys of the suspect regular topics (not counted:
     the caller counts their rows) and of the possible orphans. ``groups_read`` waits for the group tables to be
     in ``facts`` (the orphans need them). ``keyed``: the
-    topics carry the clusters' and brokers' keys (``_Tables.keyed``), which the cluster facts are joined on
-    (two joins on a long each), else they are joined on the names."""
+    topics carry the clusters' and brokers' keys and their topics' facts (``_Tables.keyed``): the cluster facts,
+    the brokers' names and the order configs' topics are joined on longs, and no name is read; else on the names."""
     masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
     mask_cols = [f"m{j}" for j in masks]
     cluster_rows = [
@@ -1353,25 +1353,38 @@ def _aggregate(
     ]
     cluster_schema = "cid int, names array<string>, writable int, complete boolean"
     broker_schema = "on_writable boolean" + "".join(f", {m} bigint" for m in mask_cols)
+    # a topic with an order config in its source: instead of a join after the aggregation, with the export's
+    # keys one lookup of the row's key among those of the configs' topics in each of their source's clusters (a
+    # key shared by another topic only makes that one a suspect too, evaluated exactly from its rows); else two
+    # set lookups (the second, which builds a string, only for the rows whose name has a config somewhere)
+    confs = [(s, t) for s, t in facts.order_conf if s in facts.conf_sources]
+    tables = {"clusters": cluster_rows, "brokers": broker_rows}
     if keyed:  # joined on the cluster's and the broker's key, as the topics' Parquet copy carries them
-        cluster_rows = [(stable_key(s, c), *rest) for s, c, *rest in cluster_rows]
-        broker_rows = [(stable_key(s, c, b), *rest) for s, c, b, *rest in broker_rows]
+        tables["clusters"] = [(stable_key(s, c), *rest) for s, c, *rest in cluster_rows]
+        tables["brokers"] = [(stable_key(s, c, b), check_key(s, c, b), *rest) for s, c, b, *rest in broker_rows]
         cluster_on, broker_on = "clusterKey", "brokerKey"
-        cluster_schema, broker_schema = f"clusterKey bigint, {cluster_schema}", f"brokerKey bigint, {broker_schema}"
+        cluster_schema, broker_schema = (
+            f"clusterKey bigint, {cluster_schema}",
+            f"brokerKey bigint, bcheck int, {broker_schema}",
+        )
+        clusters_of: defaultdict[str, list[str]] = defaultdict(list)
+        for s, c in places:
+            clusters_of[s].append(c)
+        tables["confs"] = [(k,) for k in sorted({stable_key(s, c, t) for s, t in confs for c in clusters_of[s]})]
+        # The export's facts of each topic (TOPIC_FACTS): the pass decodes no name. A topic named like a broker of
+        # its cluster has that broker's keys (both of them: exact); a topic with an order config, a config's key.
+        # Both are joins on the row's key with small broadcast tables: SQL lists of thousands of literals would
+        # cost seconds of parsing and planning.
+        retry, rtopic, check = f"topicKind = {KIND_RETRY}", "retryTopic", "topicCheck"
+        system = f"(topicKind != {KIND_REGULAR} OR coalesce(ncheck = topicCheck, false))"
+        with_conf = "ckey IS NOT NULL"
+        more_tables = """, named AS (SELECT brokerKey AS nkey, bcheck AS ncheck FROM brokers
+        ), confs AS (SELECT inline(from_json(:confs, 'array<struct<ckey:bigint>>')))"""
+        more_joins = "LEFT JOIN named ON named.nkey = rows.key LEFT JOIN confs ON confs.ckey = rows.key"
     else:
         cluster_on, broker_on = "source, cluster", "source, cluster, brokerName"
         cluster_schema = f"source string, cluster string, {cluster_schema}"
         broker_schema = f"source string, cluster string, brokerName string, {broker_schema}"
-    if keyed:  # the export's facts of each topic (TOPIC_FACTS): the pass decodes no name
-        retry, rtopic, check = f"topicKind = {KIND_RETRY}", "retryTopic", "topicCheck"
-        # a topic named like a broker of its cluster has that broker's keys (both of them: exact)
-        named = [
-            (stable_key(s, c, b), check_key(s, c, b)) for (s, c), ns in zip(places, names, strict=True) for b in ns
-        ]
-        by_name = f"key IN ({', '.join(str(k) for k, _ in named)})" if named else "false"
-        by_name += f" AND topicCheck IN ({', '.join(str(k) for _, k in named)})" if named else ""
-        system = f"(topicKind != {KIND_REGULAR} OR ({by_name}))"
-    else:
         # a topic named like a broker of its cluster: first a set lookup of every broker's name (one hash per row),
         # then, for the few names that match one, the search of the cluster's names
         broker_named = f"topic IN ({sql_strings({n for ns in names for n in ns})})" if masks else "false"
@@ -1383,38 +1396,32 @@ def _aggregate(
                 AND startswith(topic, cluster))
             OR coalesce({broker_named} AND array_contains(names, topic), false))"""
         # ^ topic == cluster + REPLY_SUFFIX without building that string for every row
-    # a topic with an order config in its source: instead of a join after the aggregation, with the export's
-    # keys one lookup of the row's key among those of the configs' topics in each of their source's clusters (a
-    # key shared by another topic only makes that one a suspect too, evaluated exactly from its rows); else two
-    # set lookups (the second, which builds a string, only for the rows whose name has a config somewhere)
-    confs = [(s, t) for s, t in facts.order_conf if s in facts.conf_sources]
-    clusters_of: defaultdict[str, list[str]] = defaultdict(list)
-    for s, c in places:
-        clusters_of[s].append(c)
-    conf_keys = sorted({stable_key(s, c, t) for s, t in confs for c in clusters_of[s]}) if keyed else []
-    if keyed:
-        with_conf = f"key IN ({', '.join(map(str, conf_keys))})" if conf_keys else "false"
-    elif confs:
-        conf_names = sql_strings({f"{s}/{t}" for s, t in confs})  # '/': never in a topic name
-        with_conf = f"topic IN ({sql_strings({t for _, t in confs})}) AND concat(source, '/', topic) IN ({conf_names})"
-    else:
-        with_conf = "false"
+        if confs:
+            conf_names = sql_strings({f"{s}/{t}" for s, t in confs})  # '/': never in a topic name
+            with_conf = (
+                f"topic IN ({sql_strings({t for _, t in confs})}) AND concat(source, '/', topic) IN ({conf_names})"
+            )
+        else:
+            with_conf = "false"
+        more_tables = more_joins = ""
     odd = f"""(NOT (read <=> write) OR write IS NULL OR coalesce((perm & 6) != 6, true) OR coalesce(`order`, false)
         OR coalesce({with_conf}, false) OR cid IS NULL OR on_writable IS NULL)"""
     # ^ a row that alone makes its topic a suspect (on_writable null: a broker the brokers table does not name)
+
+    def struct(schema: str) -> str:
+        return "array<struct<" + ",".join(":".join(f.split()) for f in schema.split(",")) + ">>"
+
     # One statement (parsed and analysed once: each DataFrame call would be a JVM round trip and an analysis)
     query = f"""
     WITH rows AS (
       SELECT source, cluster, topic, readQueueNums AS read, writeQueueNums AS write, perm, `order`,
              topicKey AS key{", clusterKey, brokerKey, topicKind, topicCheck, retryTopic" if keyed else ", brokerName"}
       FROM {{topics}}
-    ), clusters AS (
-      SELECT inline(from_json(:clusters, 'array<struct<{cluster_schema.replace(" ", ":").replace(",:", ",")}>>'))
-    ), brokers AS (
-      SELECT inline(from_json(:brokers, 'array<struct<{broker_schema.replace(" ", ":").replace(",:", ",")}>>'))
-    ), joined AS (
-      SELECT /*+ BROADCAST(clusters, brokers) */ *
-      FROM rows LEFT JOIN clusters USING ({cluster_on}) LEFT JOIN brokers USING ({broker_on})
+    ), clusters AS (SELECT inline(from_json(:clusters, '{struct(cluster_schema)}'))
+    ), brokers AS (SELECT inline(from_json(:brokers, '{struct(broker_schema)}'))
+    ){more_tables}, joined AS (
+      SELECT /*+ BROADCAST(clusters, brokers{", named, confs" if keyed else ""}) */ *
+      FROM rows LEFT JOIN clusters USING ({cluster_on}) LEFT JOIN brokers USING ({broker_on}) {more_joins}
       WHERE NOT {system} OR ({retry} AND coalesce(complete, false))
     ), per_row AS (
       SELECT key, IF({retry}, cid, NULL) AS rcid, IF({retry}, {rtopic}, NULL) AS rtopic, cid, write, {odd} AS odd,
@@ -1435,11 +1442,8 @@ def _aggregate(
            {", ".join(f"IF(suspect, NULL, {c}) AS {c}" for c in ("cid", "write", *mask_cols))}, count(*) AS n
     FROM marked GROUP BY 1, 2, 3, {", ".join(str(4 + i) for i in range(2 + len(mask_cols)))}
     """
-    found = spark.sql(
-        query,
-        {"clusters": json_rows(cluster_rows, cluster_schema), "brokers": json_rows(broker_rows, broker_schema)},
-        topics=topics,
-    )
+    schemas = {"clusters": cluster_schema, "brokers": broker_schema, "confs": "ckey bigint"}
+    found = spark.sql(query, {t: json_rows(rows, schemas[t]) for t, rows in tables.items()}, topics=topics)
     collected = found.collect()
     groups_read()
     suspects, others = set(), set()
