@@ -55,12 +55,6 @@ class SparkProgress:
         """The running stages: (stage id, tasks done, tasks, rows read)."""
         return [self.stage(i) for i in sorted(self.spark.sparkContext.statusTracker().getActiveStageIds())]
 
-    def last(self) -> tuple[int, int, int, int] | None:
-        """The stage started last (running or finished), or None before any."""
-        tracker = self.spark.sparkContext.statusTracker()
-        ids = [s for j in tracker.getJobIdsForGroup(None) if (info := tracker.getJobInfo(j)) for s in info.stageIds]
-        return self.stage(max(ids)) if ids else None
-
     def stage(self, stage_id: int) -> tuple[int, int, int, int]:
         data = self.spark.sparkContext._jsc.sc().statusStore().lastStageAttempt(stage_id)
         return stage_id, data.numCompleteTasks(), data.numTasks(), data.inputRecords()
