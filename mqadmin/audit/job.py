@@ -1270,14 +1270,15 @@ def spark_findings(
 
     The topics table, by far the largest, is read twice (its Parquet copy when the export has one) and never
     cached: one job (``_aggregate``) gives the per-broker counts and the topics that can have a finding; then
-    only those topics' per-broker rows reach the driver, picked by their 64-bit key (a hash join on one long).
-    The keys are the export's when its Parquet copy has them (``KEY_COLUMNS``: no name hashed per row, the
-    cluster facts joined on longs), else computed from the names.
+    only those topics' per-broker rows reach the driver, picked by their 64-bit key (``_Tables.topic_rows``:
+    pyarrow on the driver when the copy is keyed and local, else a Spark semi-join on one long).
+    The keys and the topics' facts are the export's when its Parquet copy has them (``KEY_COLUMNS``,
+    ``TOPIC_FACTS``: the pass over every row reads no name and joins on longs), else computed from the names.
     The small tables (brokers, order configs, groups, lag) are read on the driver, and the cluster facts go
     to the executors as small broadcast tables. Only built-in expressions and non-object aggregates run on
-    the executors (no Python UDFs, no Python workers, no ``collect_set``): two jobs over the topics, whatever
-    the fleet's size. ``facts``, when given, is filled (the per-broker counts of the report); ``progress``
-    hears each phase.
+    the executors (no Python UDFs, no Python workers, no ``collect_set``): one or two jobs over the topics,
+    whatever the fleet's size. ``facts``, when given, is filled (the per-broker counts of the report);
+    ``progress`` hears each phase.
     """
     tables = _Tables(spark, inputs, manifests)
     facts = facts if facts is not None else Facts()
@@ -1367,11 +1368,13 @@ def _aggregate(
     the brokers' names and the order configs' topics are joined on longs, and no name is read; else on the names."""
     masks = range((max(map(len, names), default=0) + MASK_BITS - 1) // MASK_BITS)
     mask_cols = [f"m{j}" for j in masks]
-    cluster_rows = [
+    cluster_rows: list[tuple[Any, ...]] = [
         (s, c, i, names[i], len(facts.writable.get((s, c), ())), facts.groups_complete.get((s, c), False))
         for i, (s, c) in enumerate(places)
     ]  # a cluster's id, broker names and number of writable masters, and whether its groups were all read
-    broker_rows = [  # a broker's bit in its cluster's broker masks, and whether it is a writable master
+    broker_rows: list[
+        tuple[Any, ...]
+    ] = [  # a broker's bit in its cluster's broker masks, and whether it is a writable master
         (
             s,
             c,
@@ -1387,9 +1390,9 @@ def _aggregate(
     # a topic with an order config in its source: instead of a join after the aggregation, with the export's
     # keys one lookup of the row's key among those of the configs' topics in each of their source's clusters (a
     # key shared by another topic only makes that one a suspect too, evaluated exactly from its rows); else two
-    # set lookups (the second, which builds a string, only for the rows whose name has a config somewhere)
+    # set lookups of the name (the second, which builds a string, only for the names with a config somewhere)
     confs = [(s, t) for s, t in facts.order_conf if s in facts.conf_sources]
-    tables = {"clusters": cluster_rows, "brokers": broker_rows}
+    tables: dict[str, list[tuple[Any, ...]]] = {"clusters": cluster_rows, "brokers": broker_rows}
     if keyed:  # joined on the cluster's and the broker's key, as the topics' Parquet copy carries them
         tables["clusters"] = [(stable_key(s, c), *rest) for s, c, *rest in cluster_rows]
         tables["brokers"] = [(stable_key(s, c, b), check_key(s, c, b), *rest) for s, c, b, *rest in broker_rows]
