@@ -83,6 +83,7 @@ def batch_records(
         sep, tags_item, uniq_item, keys_item, wait_item, wait_true, cluster_found = (
             PROP_SEP, _TAGS, _UNIQ_KEY, _KEYS, _WAIT, _WAIT_TRUE, _CLUSTER
         )  # fmt: skip
+        head_size = _HEAD.size
         shared = STORED_SHARED.pack(sys_flag, born_timestamp, born_at, now, stored_host(store_host), reconsume_times, 0)
         view = memoryview(body)
         parts: list[bytes | memoryview] = []
@@ -93,7 +94,7 @@ def batch_records(
         try:
             while pos < end:
                 total, _magic, _crc, flag, body_len = head(body, pos)
-                at = pos + 20
+                at = pos + head_size
                 stop = at + body_len
                 nxt = pos + total
                 text_at = stop + 2
