@@ -87,7 +87,13 @@ FINDING_COLUMNS = (
 )  # fmt: skip
 """``id``: the finding's stable id (``finding_id``); ``change``: new or unchanged since the ``--baseline`` audit
 (null without one)."""
-CHANGES = ("new", "unchanged", "resolved")
+GROUP_RULES = ("ORPHAN_RETRY_TOPIC", "ORPHAN_DLQ_TOPIC", "LAG_OVER_THRESHOLD")
+"""The rules that need every broker's groups read."""
+CHANGES = ("new", "unchanged", "resolved", "unverified")
+"""A finding's change since the ``--baseline`` audit: this audit's are new or unchanged; the baseline's that this
+audit did not find are resolved, or unverified when this audit could not check their place (their source or a
+broker of their cluster was not read, their cluster was not in the inputs, an order rule's source had no order
+configs read, a group rule's cluster not all its groups): not finding them there says nothing."""
 DISTRIBUTION_RULES = ("PLACEMENT_SUBSET", "BROKER_TOPIC_SKEW", "BROKER_QUEUE_SKEW")
 """Clusters with one of these findings get their per-broker topic and queue counts in the summary (``brokers``)."""
 
@@ -608,9 +614,12 @@ def read_baseline(path: str) -> dict[str, Any]:
     return {"path": path, "generated_at": generated_at, "findings": by_id}
 
 
-def label_findings(findings: list[dict[str, Any]], baseline: dict[str, Any] | None) -> list[dict[str, Any]]:
+def label_findings(
+    findings: list[dict[str, Any]], baseline: dict[str, Any] | None, checked: Callable[[dict[str, Any]], bool]
+) -> list[dict[str, Any]]:
     """Give every finding its ``id``, and with a baseline its ``change`` (new or unchanged); returns the
-    baseline's findings that are gone (``change`` resolved), sorted like findings."""
+    baseline's findings that are gone, sorted like findings: ``change`` resolved where ``checked`` says this audit
+    could see their place, else unverified (``CHANGES``)."""
     previous = baseline["findings"] if baseline else None
     for f in findings:
         f["id"] = finding_id(f)
@@ -618,13 +627,32 @@ def label_findings(findings: list[dict[str, Any]], baseline: dict[str, Any] | No
     if previous is None:
         return []
     current = {f["id"] for f in findings}
-    resolved = [
-        {**{c: r.get(c) for c in FINDING_COLUMNS}, "id": i, "change": "resolved"}
-        for i, r in previous.items()
-        if i not in current
-    ]
-    resolved.sort(key=finding_sort_key)
-    return resolved
+    gone = [{**{c: r.get(c) for c in FINDING_COLUMNS}, "id": i} for i, r in previous.items() if i not in current]
+    for g in gone:
+        g["change"] = "resolved" if checked(g) else "unverified"
+    gone.sort(key=finding_sort_key)
+    return gone
+
+
+def checked_places(facts: Facts, cov: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
+    """Whether this audit could check a finding's place (``cov``: ``coverage``): its cluster was in the inputs,
+    its source and every broker of its cluster were read, for an order rule its source's order configs, and for
+    a group rule (orphans, lag) every broker's groups."""
+    failed = {(b["source"], b["cluster"]) for b in cov["failed_brokers"]}
+    failed_sources = {s["source"] for s in cov["failed_sources"]}
+    no_conf = set(cov["sources_without_order_conf"])
+
+    def checked(f: dict[str, Any]) -> bool:
+        place = (f.get("source"), f.get("cluster"))
+        return (
+            place in facts.broker_names
+            and place not in failed
+            and place[0] not in failed_sources
+            and not (str(f.get("rule")).startswith("ORDER_CONF") and place[0] in no_conf)
+            and (f.get("rule") not in GROUP_RULES or facts.groups_complete.get(place, False))
+        )
+
+    return checked
 
 
 def write_parquet(findings: list[dict[str, Any]], path: str) -> bool:
@@ -1546,7 +1574,7 @@ def finish_outputs(
 ) -> dict[str, Any]:
     """What both engines do with their findings: label them against the baseline (``previous``), write every
     output, add the per-broker counts (``brokers``) and the time taken; returns the summary."""
-    resolved = label_findings(findings, previous)
+    resolved = label_findings(findings, previous, checked_places(facts, summary["coverage"]))
     parquet = os.path.join(out, "findings.parquet")
     parquet_written = write_parquet(findings, parquet)
     if not parquet_written and parquet_fallback is not None:
@@ -1569,7 +1597,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lag-threshold", type=int, default=Params.lag_threshold)
     parser.add_argument("--skew-factor", type=float, default=Params.skew_factor)
     parser.add_argument("--skew-min", type=int, default=Params.skew_min)
-    parser.add_argument("--baseline", default=None, help="a previous audit's --out: mark findings new/unchanged")
+    parser.add_argument("--baseline", default=None, help="a previous audit's --out: mark what changed since")
     args = parser.parse_args(argv)
     params = Params(args.lag_threshold, args.skew_factor, args.skew_min)
     spark = build_session(args.master)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mqadmin.audit.job import RULES, SEVERITY_RANK, evidence_of
+from mqadmin.audit.job import CHANGES, RULES, SEVERITY_RANK, evidence_of
 from mqadmin.files import atomic_write
 
 REPORT = "report.html"
@@ -90,14 +90,14 @@ def render_report(out: Path, summary: dict[str, Any]) -> str:
         plan = tomllib.loads((out / "plan.toml").read_text(encoding="utf-8")).get("fix", [])
     except FileNotFoundError:
         plan = []
-    resolved: list[dict[str, Any]] = []
+    gone: dict[str, list[dict[str, Any]]] = {"resolved": [], "unverified": []}  # the first of each
     for f in _jsonl(out / "resolved.jsonl"):
-        if len(resolved) >= CHANGES_SHOWN:
-            break
-        resolved.append(f)
+        shown = gone.get(f.get("change") or "resolved")
+        if shown is not None and len(shown) < CHANGES_SHOWN:
+            shown.append(f)
     body = [
         _header(summary),
-        _since(summary, tally.new, resolved),
+        _since(summary, tally.new, gone),
         _by_rule(summary),
         _by_cluster(tally),
         _distribution(summary, tally),
@@ -156,13 +156,15 @@ def _header(summary: dict[str, Any]) -> str:
     )
 
 
-def _since(summary: dict[str, Any], new: list[dict[str, Any]], resolved: list[dict[str, Any]]) -> str:
+def _since(summary: dict[str, Any], new: list[dict[str, Any]], gone: dict[str, list[dict[str, Any]]]) -> str:
+    """The "Since last audit" section: counts by change and rule, the first new, resolved and unverified findings
+    (``gone``: the baseline's findings not found, by change)."""
     base = summary.get("baseline")
     if not base:
         return ""
     rows = "".join(
         f"<tr><td><code>{e(rule)}</code></td>{_sev(RULES[rule][0])}"
-        + "".join(f"<td class=n>{c[k]:,}</td>" for k in ("new", "unchanged", "resolved"))
+        + "".join(f"<td class=n>{c.get(k, 0):,}</td>" for k in CHANGES)
         + "</tr>"
         for rule, c in sorted(base.get("by_rule", {}).items(), key=lambda kv: (SEVERITY_RANK[RULES[kv[0]][0]], kv[0]))
     )
@@ -172,21 +174,26 @@ def _since(summary: dict[str, Any], new: list[dict[str, Any]], resolved: list[di
         f"(<code>{e(base.get('path'))}</code>): "
         f'<span class="chg new">{base["new"]:,} new</span> '
         f'<span class="chg unchanged">{base["unchanged"]:,} unchanged</span> '
-        f'<span class="chg resolved">{base["resolved"]:,} resolved</span></p>',
+        f'<span class="chg resolved">{base["resolved"]:,} resolved</span> '
+        f'<span class="chg unverified">{base.get("unverified", 0):,} unverified</span></p>',
     ]
-    cov = summary.get("coverage", {})
-    if cov.get("failed_sources") or cov.get("failed_brokers"):
+    if base.get("unverified"):
         parts.append(
-            "<p class=warn>Some masters could not be read this time (see the coverage): what was reported about "
-            "them before shows as resolved without having been checked.</p>"
+            "<p class=warn>Unverified: findings of the last audit not found this time where this audit could not "
+            "look (a source or a broker of their cluster not read, their cluster not in the inputs, or no order "
+            "configs for an order rule; see the coverage). They are not counted as resolved.</p>"
         )
     if rows:
         parts.append(
-            "<table><thead><tr><th>rule</th><th>severity</th><th class=n>new</th><th class=n>unchanged</th>"
-            "<th class=n>resolved</th></tr>"
-            f"</thead><tbody>{rows}</tbody></table>"
+            "<table><thead><tr><th>rule</th><th>severity</th>"
+            + "".join(f"<th class=n>{k}</th>" for k in CHANGES)
+            + f"</tr></thead><tbody>{rows}</tbody></table>"
         )
-    for label, items, total in (("New", new, base["new"]), ("Resolved", resolved, base["resolved"])):
+    for label, items, total in (
+        ("New", new, base["new"]),
+        ("Resolved", gone["resolved"], base["resolved"]),
+        ("Unverified", gone["unverified"], base.get("unverified", 0)),
+    ):
         if items:
             parts.append(f"<h3>{label}{_first_of(len(items), total)}</h3>{_finding_table(items, False)}")
     parts.append("</section>")
@@ -459,7 +466,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;margin:6px 0 0}
 .sev.high{background:#c62828}.sev.medium{background:#ef8a17}.sev.low{background:#3b7dd8}
 .chg{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;margin-right:6px}
 .chg.new{background:#fde2e1;color:#a01818}.chg.unchanged{background:#eceff3;color:#4a5361}
-.chg.resolved{background:#dcf3e3;color:#1b6e37}
+.chg.resolved{background:#dcf3e3;color:#1b6e37}.chg.unverified{background:#fff4d6;color:#7a5a00}
 .note,.legend{color:var(--muted)}
 svg.chart{display:block;max-width:100%;height:auto;margin:8px 0}
 svg text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#1d2430}

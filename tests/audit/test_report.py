@@ -89,12 +89,61 @@ def test_baseline_marks_findings_new_unchanged_and_resolved(cli, tmp_path):
         "generatedAt"]  # fmt: skip
     assert (base["new"], base["resolved"]) == (1, 1)
     assert base["unchanged"] == summary["findings"] - 1
-    assert base["byRule"]["PLACEMENT_SUBSET"] == {"new": 1, "unchanged": 16, "resolved": 1}  # Auto*, hostile
+    assert base["byRule"]["PLACEMENT_SUBSET"] == {"new": 1, "unchanged": 16, "resolved": 1, "unverified": 0}
+    assert base["unverified"] == 0  # ^ Auto*, hostile; every master read both times
     assert json.loads((a2 / "summary.json").read_text())["baseline"] == base
     pq = pytest.importorskip("pyarrow.parquet")
     table = pq.read_table(a2 / "findings.parquet").to_pylist()
     placed = {(r["topic"], r["change"]) for r in table if r["rule"] == "PLACEMENT_SUBSET"}
     assert {p for p in placed if "Auto" not in p[0]} == {("NewTrap", "new"), (HOSTILE_TOPIC, "unchanged")}
+
+
+def test_a_finding_where_this_audit_could_not_look_is_unverified_not_resolved(cli, tmp_path):
+    """The baseline's findings this audit did not find are resolved only where it could look: on a cluster with
+    a broker not read, in a cluster gone from the inputs, for an order rule without the source's order configs,
+    for a group rule without every broker's groups, they are unverified, counted apart and shown apart."""
+    first = ExportBuilder(tmp_path / "before")
+    second = ExportBuilder(tmp_path / "after")
+    for b, down in ((first, False), (second, True)):
+        b.cluster("s", "C", order_conf_ok=not down)
+        b.broker("s", "C", "a")
+        b.broker("s", "C", "b", groups_ok=not down)
+        b.topic("s", "C", "a b", "Fixed", 8, 8 if down else 4)  # READ_WRITE_MISMATCH, fixed the second time
+        b.topic("s", "C", "a b", "Fifo", order=True)
+        if not down:
+            b.order_conf("s", "Fifo", "a:8")  # ORDER_CONF_MISMATCH, not checkable the second time
+            b.topic("s", "C", "a", "%RETRY%Gone", 1, 1)  # ORPHAN_RETRY_TOPIC, not checkable the second time
+        b.cluster("s", "D")
+        b.broker("s", "D", "x")
+        b.broker("s", "D", "y", ok=not down)
+        b.topic("s", "D", "x", "Half")  # PLACEMENT_SUBSET; the second time y is not read
+        if not down:
+            b.cluster("s", "Gone")
+            b.broker("s", "Gone", "g")
+            b.topic("s", "Gone", "g", "Odd", 8, 4)  # READ_WRITE_MISMATCH in a cluster no longer in the inputs
+        b.finish()
+    a1, a2 = tmp_path / "a1", tmp_path / "a2"
+    assert cli("audit", str(tmp_path / "before"), "--out", str(a1), "--engine", "python").code == 0
+    result = cli("--format", "json", "audit", str(tmp_path / "after"), "--out", str(a2), "--engine", "python",
+                 "--baseline", str(a1))  # fmt: skip
+    assert result.code == 0, result.err
+    gone = {(f["cluster"], f["topic"], f["rule"]): f["change"] for f in findings(a2, "resolved.jsonl")}
+    assert gone == {
+        ("C", "Fixed", "READ_WRITE_MISMATCH"): "resolved",
+        ("C", "Fifo", "ORDER_CONF_MISMATCH"): "unverified",
+        ("C", "%RETRY%Gone", "ORPHAN_RETRY_TOPIC"): "unverified",
+        ("D", "Half", "PLACEMENT_SUBSET"): "unverified",
+        ("Gone", "Odd", "READ_WRITE_MISMATCH"): "unverified",
+    }
+    base = result.json()["baseline"]
+    assert (base["resolved"], base["unverified"]) == (1, 4)
+    assert base["byRule"]["READ_WRITE_MISMATCH"] == {"new": 0, "unchanged": 0, "resolved": 1, "unverified": 1}
+    report = (a2 / "report.html").read_text()
+    assert "4 unverified" in report and "<h3>Unverified" in report and "<h3>Resolved" in report
+    terminal = cli("audit", str(tmp_path / "after"), "--out", str(tmp_path / "a3"), "--engine", "python",
+                   "--baseline", str(a1))  # fmt: skip
+    assert "1 resolved, 4 unverified" in terminal.out
+    assert "4 findings of the baseline are unverified" in terminal.err
 
 
 def test_finding_ids_come_from_rule_and_place_not_order_or_message():

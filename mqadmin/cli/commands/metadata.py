@@ -347,7 +347,9 @@ class AuditOutputsDoc(TypedDict):
     findingsParquet: Annotated[str | None, "null when neither pyarrow nor Spark could write it"]
     plan: str
     summary: str
-    resolvedJsonl: NotRequired[Annotated[str, "with --baseline: the findings gone since"]]
+    resolvedJsonl: NotRequired[
+        Annotated[str, "with --baseline: the baseline's findings not found since (resolved or unverified)"]
+    ]
     report: str
 
 
@@ -355,6 +357,7 @@ class ChangeCountDoc(TypedDict):
     new: int
     unchanged: int
     resolved: int
+    unverified: Annotated[int, "the baseline's findings not found where this audit could not look"]
 
 
 class AuditBaselineDoc(TypedDict):
@@ -363,7 +366,10 @@ class AuditBaselineDoc(TypedDict):
     new: int
     unchanged: int
     resolved: int
-    byRule: Annotated[dict[str, ChangeCountDoc], "rule -> its findings new, unchanged and resolved"]
+    unverified: Annotated[
+        int, "the baseline's findings not found this time where a source, broker or order config was not read"
+    ]
+    byRule: Annotated[dict[str, ChangeCountDoc], "rule -> its findings new, unchanged, resolved and unverified"]
 
 
 class BrokerCountDoc(TypedDict):
@@ -455,7 +461,7 @@ def audit(
         Option(
             "--baseline",
             metavar="DIR",
-            help="A previous audit's --out: mark each finding new, unchanged or resolved since then.",
+            help="A previous audit's --out: mark each finding new, unchanged, resolved or unverified since then.",
         ),
     ] = None,
 ) -> None:
@@ -544,6 +550,7 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
     title = f"{summary['findings']} findings in {cov['rows'].get('topics', 0)} topic rows"
     if base:
         title += f"; since {base['generated_at'] or base['path']}: {base['new']} new, {base['resolved']} resolved"
+        title += f", {base['unverified']} unverified" if base.get("unverified") else ""
     print_table(
         [*columns, Column("WHAT")],
         [[*row, r["description"]] for row, r in zip(rows, summary["by_rule"], strict=True)],
@@ -569,6 +576,11 @@ def _print_audit(summary: dict[str, Any], top: int) -> None:
     note(f"plan: {outputs['plan']} ({summary['fixes']} updateTopic commands)")
     if outputs.get("resolved_jsonl"):
         note(f"resolved since the baseline: {outputs['resolved_jsonl']}")
+    if base and base.get("unverified"):
+        note(
+            f"warning: {base['unverified']} findings of the baseline are unverified: not found where this audit could "
+            "not read a source, a broker or order configs (not counted as resolved)"
+        )
     note(f"report: {outputs['report']}")
 
 
