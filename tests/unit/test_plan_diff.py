@@ -123,7 +123,7 @@ def test_a_saved_plan_is_applied_as_saved(embedded, monkeypatch, capsys, tmp_pat
 def test_apply_shows_each_failure_with_its_reason_beside_what_was_done(embedded, monkeypatch, capsys, tmp_path) -> None:
     """A topic the brokers refuse fails on each with the broker's reason, in the diff and in the JSON results;
     the others are created; the summary counts both and the exit code says partial (3). A second apply does only
-    what is left."""
+    what is left, and as all of that fails, says failed (1)."""
     file = tmp_path / "topology.toml"
     file.write_text(
         '[clusters.local]\ncluster = "DefaultCluster"\n\n[topics.Good]\nqueueNums = 4\n\n'
@@ -143,7 +143,8 @@ def test_apply_shows_each_failure_with_its_reason_beside_what_was_done(embedded,
     assert "apply: 2 created, 2 failed" in r.err and "apply: 2 item(s) failed" in r.err
     assert embedded.topic("broker-b", "Good") is not None and embedded.topic("broker-b", "Bad") is None
     r = cli("--format", "json", "apply", "-f", str(file))
-    assert r.code == 3, r.err
+    assert r.code == 1, r.err
+    assert json.loads(r.out)["outcome"] == "failed"
     assert [(i["name"], i["broker"], i["status"], i["reason"]) for i in json.loads(r.out)["results"]] == [
         ("Bad", b, "failed", "SYSTEM_ERROR (1): unsupported key: no.such.attribute") for b in ("broker-a", "broker-b")
     ]

@@ -172,10 +172,15 @@ def _failed(counts: Counter[Status]) -> int:
 
 
 def _outcome(plan: Plan, counts: Counter[Status]) -> str:
+    """ok; partial: some of the work done (a change made, or a cluster's brokers read when another's were not);
+    failed: none, including an apply whose every change failed, however many brokers it read first."""
     failed = _failed(counts) + sum(len(c.problems) for c in plan.clusters)
     if not failed:
         return "ok"
-    done = counts.total() - _failed(counts) + sum(1 for c in plan.clusters for b in c.state.brokers if b.ok)
+    changed = counts.total() - _failed(counts)
+    if counts.total() and not changed:
+        return "failed"
+    done = changed + sum(1 for c in plan.clusters for b in c.state.brokers if b.ok)
     return "partial" if done else "failed"
 
 
