@@ -162,6 +162,13 @@ KEYS_KEY, KEY_HASH = "parquet_keys", f"blake2b-64-facts-{_FACTS_RULES}"
 trusts the columns only when every input names its own ``KEY_HASH``, and works from the names otherwise."""
 
 
+def keyed_topics(manifest: dict[str, Any]) -> bool:
+    """Whether an export's topics (its manifest as read) have a Parquet copy with this version's keys and topic
+    facts (``KEY_HASH``)."""
+    entry = (manifest.get("tables") or {}).get("topics")
+    return isinstance(entry, dict) and bool(entry.get(PARQUET_KEY)) and entry.get(KEYS_KEY) == KEY_HASH
+
+
 def topic_facts(source: str | None, cluster: str | None, topic: str | None) -> tuple[Any, ...]:
     """A topic row's ``TOPIC_FACTS`` values (nulls for a row without a name)."""
     if source is None or cluster is None or topic is None:
@@ -1106,8 +1113,7 @@ class _Tables:
         self.spark, self.inputs, self.manifests = spark, inputs, manifests
         self.schemas = spark_schemas()
         self.snake = [snake_columns(m) for _, m in manifests]
-        entries = [m["tables"]["topics"] for _, m in manifests]
-        self.keyed = all(e.get(PARQUET_KEY) and e.get(KEYS_KEY) == KEY_HASH for e in entries)
+        self.keyed = all(keyed_topics(m) for _, m in manifests)
         """Every input's topics have a Parquet copy with the keys this audit computes (``KEY_HASH``)."""
 
     def parts(self, name: str, key: str = "files") -> list[tuple[str, bool]]:
@@ -1271,18 +1277,19 @@ def json_rows(rows: Iterable[tuple[Any, ...]], schema: str) -> str:
     return json.dumps([dict(zip(names, r, strict=True)) for r in rows], separators=(",", ":"), ensure_ascii=False)
 
 
-def literal_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str, broadcast: bool = True) -> Any:
-    """A small DataFrame of ``rows`` (``schema``: ``"name type, ..."``) marked for broadcast (unless not
-    ``broadcast``), built in the JVM from one JSON literal: ``createDataFrame`` would start Python workers to
-    unpickle the rows, seconds per table on a loaded machine (and on every executor of a cluster)."""
+def rows_type(schema: str) -> str:
+    """The Spark SQL type of ``json_rows`` of ``schema``: ``array<struct<name:type,...>>``."""
+    return "array<struct<" + ",".join(":".join(f.split()) for f in schema.split(",")) + ">>"
+
+
+def literal_table(spark: Any, rows: Iterable[tuple[Any, ...]], schema: str) -> Any:
+    """A small DataFrame of ``rows`` (``schema``: ``"name type, ..."``) marked for broadcast, built in the JVM
+    from one JSON literal: ``createDataFrame`` would start Python workers to unpickle the rows, seconds per
+    table on a loaded machine (and on every executor of a cluster)."""
     from pyspark.sql import functions as F
 
-    fields = [f.split() for f in schema.split(",")]
-    names = [n for n, _ in fields]
-    text = json.dumps([dict(zip(names, r, strict=True)) for r in rows], separators=(",", ":"), ensure_ascii=False)
-    parsed = F.from_json(F.lit(text), "array<struct<" + ",".join(f"{n}:{t}" for n, t in fields) + ">>")
-    table = spark.range(1).select(F.inline(parsed))
-    return F.broadcast(table) if broadcast else table
+    parsed = F.from_json(F.lit(json_rows(rows, schema)), rows_type(schema))
+    return F.broadcast(spark.range(1).select(F.inline(parsed)))
 
 
 def spark_findings(
@@ -1400,9 +1407,8 @@ def _aggregate(
         (s, c, i, names[i], len(facts.writable.get((s, c), ())), facts.groups_complete.get((s, c), False))
         for i, (s, c) in enumerate(places)
     ]  # a cluster's id, broker names and number of writable masters, and whether its groups were all read
-    broker_rows: list[
-        tuple[Any, ...]
-    ] = [  # a broker's bit in its cluster's broker masks, and whether it is a writable master
+    # a broker's bit in its cluster's broker masks, and whether it is a writable master
+    broker_rows: list[tuple[Any, ...]] = [
         (
             s,
             c,
@@ -1440,8 +1446,8 @@ def _aggregate(
         retry, rtopic, check = f"topicKind = {KIND_RETRY}", "retryTopic", "topicCheck"
         system = f"(topicKind != {KIND_REGULAR} OR coalesce(ncheck = topicCheck, false))"
         with_conf = "ckey IS NOT NULL"
-        more_tables = """, named AS (SELECT brokerKey AS nkey, bcheck AS ncheck FROM brokers
-        ), confs AS (SELECT inline(from_json(:confs, 'array<struct<ckey:bigint>>')))"""
+        more_tables = f""", named AS (SELECT brokerKey AS nkey, bcheck AS ncheck FROM brokers
+        ), confs AS (SELECT inline(from_json(:confs, '{rows_type("ckey bigint")}')))"""
         more_joins = "LEFT JOIN named ON named.nkey = rows.key LEFT JOIN confs ON confs.ckey = rows.key"
     else:
         cluster_on, broker_on = "source, cluster", "source, cluster, brokerName"
@@ -1470,17 +1476,14 @@ def _aggregate(
         OR coalesce({with_conf}, false) OR cid IS NULL OR on_writable IS NULL)"""
     # ^ a row that alone makes its topic a suspect (on_writable null: a broker the brokers table does not name)
 
-    def struct(schema: str) -> str:
-        return "array<struct<" + ",".join(":".join(f.split()) for f in schema.split(",")) + ">>"
-
     # One statement (parsed and analysed once: each DataFrame call would be a JVM round trip and an analysis)
     query = f"""
     WITH rows AS (
       SELECT source, cluster, topic, readQueueNums AS read, writeQueueNums AS write, perm, `order`,
              topicKey AS key{", clusterKey, brokerKey, topicKind, topicCheck, retryTopic" if keyed else ", brokerName"}
       FROM {{topics}}
-    ), clusters AS (SELECT inline(from_json(:clusters, '{struct(cluster_schema)}'))
-    ), brokers AS (SELECT inline(from_json(:brokers, '{struct(broker_schema)}'))
+    ), clusters AS (SELECT inline(from_json(:clusters, '{rows_type(cluster_schema)}'))
+    ), brokers AS (SELECT inline(from_json(:brokers, '{rows_type(broker_schema)}'))
     ){more_tables}, joined AS (
       SELECT /*+ BROADCAST(clusters, brokers{", named, confs" if keyed else ""}) */ *
       FROM rows LEFT JOIN clusters USING ({cluster_on}) LEFT JOIN brokers USING ({broker_on}) {more_joins}

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mqadmin.audit.job import KEY_HASH, KEYS_KEY, MANIFEST, PARQUET_KEY, Params, manifest_from_json, write_summary
+from mqadmin.audit.job import MANIFEST, Params, keyed_topics, manifest_from_json, write_summary
 from mqadmin.audit.progress import SparkProgress
 from mqadmin.audit.report import REPORT, write_report
 
@@ -90,22 +90,23 @@ def _manifests(inputs: list[str]) -> list[dict[str, Any]] | None:
 def topic_rows(inputs: list[str]) -> int | None:
     """Topic rows of the exports, from their manifests; None when a manifest cannot be read (the engine
     that runs then reports why)."""
-    manifests = _manifests(inputs)
+    return _rows_of(_manifests(inputs))
+
+
+def _rows_of(manifests: list[dict[str, Any]] | None) -> int | None:
+    """``topic_rows`` of manifests already read (None: one could not be)."""
     try:
         return None if manifests is None else sum(int(m["tables"]["topics"]["rows"]) for m in manifests)
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def auto_threshold(inputs: list[str]) -> int:
+def _auto_threshold(manifests: list[dict[str, Any]] | None) -> int:
     """``AUTO_SPARK_ROWS`` when every export's topics have a Parquet copy with this version's keys and topic facts
     (what Spark reads fastest), else ``AUTO_SPARK_ROWS_BY_NAME``."""
-    manifests = _manifests(inputs) or []
-    entries = [m.get("tables", {}).get("topics") for m in manifests]
-    keyed = bool(entries) and all(
-        isinstance(e, dict) and e.get(PARQUET_KEY) and e.get(KEYS_KEY) == KEY_HASH for e in entries
-    )
-    return AUTO_SPARK_ROWS if keyed else AUTO_SPARK_ROWS_BY_NAME
+    if not manifests or not all(keyed_topics(m) for m in manifests):
+        return AUTO_SPARK_ROWS_BY_NAME
+    return AUTO_SPARK_ROWS
 
 
 def choose_engine(inputs: list[str], engine: str, master: str, threshold: int | None = None) -> EngineChoice:
@@ -114,8 +115,9 @@ def choose_engine(inputs: list[str], engine: str, master: str, threshold: int | 
         return EngineChoice(engine, engine, f"--engine {engine}")
     if not master.startswith("local"):
         return EngineChoice("auto", "spark", f"--master {master} is a Spark cluster")
-    threshold = auto_threshold(inputs) if threshold is None else threshold
-    rows = topic_rows(inputs)
+    manifests = _manifests(inputs)
+    threshold = _auto_threshold(manifests) if threshold is None else threshold
+    rows = _rows_of(manifests)
     if rows is None:
         return EngineChoice("auto", "python", "the export's size is unknown", None, threshold)
     if rows < threshold:
