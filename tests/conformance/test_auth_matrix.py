@@ -155,8 +155,13 @@ Answer = tuple[int | None, str]
 """An answer's code (None: no answer in time) and the start of its remark."""
 
 
+BUSY_RESENDS = 5
+"""How often a request a broker answered SYSTEM_BUSY is sent again, alone: Apache's send-queue flow control
+(``[TIMEOUT_CLEAN_QUEUE]``, a request waiting over 200 ms) answers before any permission check on a loaded machine."""
+
+
 async def _send_all(addr: str, codes: list[int], who: str | None, fields: dict[str, str]) -> dict[int, Answer]:
-    """Each code's answer, all sent at once on one connection."""
+    """Each code's answer, all sent at once on one connection; those answered SYSTEM_BUSY sent again one by one."""
     transport = TcpTransport(timeout=30.0, connect_timeout=30.0, credentials=_credentials(who))
 
     async def one(code: int) -> Answer:
@@ -167,10 +172,15 @@ async def _send_all(addr: str, codes: list[int], who: str | None, fields: dict[s
         return resp.code, (resp.remark or "")[:120]
 
     try:
-        answers = await asyncio.gather(*(one(c) for c in codes))
+        answers = dict(zip(codes, await asyncio.gather(*(one(c) for c in codes)), strict=True))
+        for code, answer in answers.items():
+            for _ in range(BUSY_RESENDS):
+                if answer[0] != ResponseCode.SYSTEM_BUSY:
+                    break
+                answer = answers[code] = await one(code)
     finally:
         await transport.aclose()
-    return dict(zip(codes, answers, strict=True))
+    return answers
 
 
 async def _setup(b: Backend) -> None:
