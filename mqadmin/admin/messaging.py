@@ -10,6 +10,7 @@ queues, Java's ``defaultTopicQueueNums``), which lets a broker with autoCreateTo
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 import time
@@ -19,7 +20,8 @@ from mqadmin.admin.client import AdminClient
 from mqadmin.admin.errors import AdminError, ResponseError
 from mqadmin.model.order import parse_order_conf
 from mqadmin.model.route import TopicRouteData
-from mqadmin.model.rpc.messages import SEND_MESSAGE_V2, SendHeaderV2, SendResultHeader
+from mqadmin.model.rpc import Reply
+from mqadmin.model.rpc.messages import SEND_MESSAGE_V2, SendHeader, SendHeaderV2, SendResultHeader
 from mqadmin.model.tags import hash_index
 from mqadmin.model.topic import DEFAULT_TOPIC, PERM_WRITE
 from mqadmin.wire.codes import ResponseCode
@@ -34,6 +36,11 @@ from mqadmin.wire.message import (
 
 DEFAULT_PRODUCER_GROUP = "mqadmin_producer"
 DEFAULT_TOPIC_QUEUE_NUMS = 4
+BUSY_RETRIES = 2
+"""A send a broker answers SYSTEM_BUSY (its flow control: the request waited too long in the send queue, or the
+page cache was busy, and nothing was stored) is sent again up to this many times, as Java's producer retries it
+(``retryTimesWhenSendFailed``), after ``BUSY_PAUSE`` seconds times the attempt."""
+BUSY_PAUSE = 0.1
 
 SEND_STATUS = {
     ResponseCode.SUCCESS: "SEND_OK",
@@ -200,7 +207,7 @@ async def send_to(
         born_timestamp=int(time.time() * 1000), flag=flag, properties=encode_properties(props), reconsume_times=0,
         unit_mode=False, batch=False,
     )  # fmt: skip
-    reply = await client.request(addr, SEND_MESSAGE_V2, header, body)
+    reply = await _send_through_busy(client, addr, header, body)
     result: SendResultHeader = reply.header
     return SendResult(
         topic=pub.topic,
@@ -213,3 +220,17 @@ async def send_to(
         status=SEND_STATUS[reply.code],
         auto_created_route=pub.via_default,
     )
+
+
+async def _send_through_busy(
+    client: AdminClient, addr: str, header: SendHeader, body: bytes
+) -> Reply[SendResultHeader, None]:
+    """SEND_MESSAGE_V2, sent again after a SYSTEM_BUSY answer (``BUSY_RETRIES``)."""
+    for attempt in range(1, BUSY_RETRIES + 1):
+        try:
+            return await client.request(addr, SEND_MESSAGE_V2, header, body)
+        except ResponseError as e:
+            if e.code != ResponseCode.SYSTEM_BUSY:
+                raise
+        await asyncio.sleep(BUSY_PAUSE * attempt)
+    return await client.request(addr, SEND_MESSAGE_V2, header, body)

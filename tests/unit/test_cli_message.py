@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from mqadmin.admin import messaging
 from mqadmin.model.consume import ConsumeStats, QueueProgress
 from mqadmin.model.rpc import groups, messages, namesrv, topics
 from mqadmin.model.rpc.messages import CqEntry
@@ -55,6 +56,8 @@ class Store:
     next_phys: int = 0
     query_fails: bool = False
     stats_fail: bool = False
+    busy: int = 0
+    """How many sends to answer SYSTEM_BUSY (flow control) before storing one."""
 
     @property
     def host(self) -> tuple[str, int]:
@@ -134,8 +137,9 @@ class Store:
 
     def send_message_v2(self, req: Decoded[messages.SendHeader, Any]) -> Answer:
         h = req.header
-        if h.topic == "Broken":
-            return refuse(ResponseCode.SYSTEM_ERROR, "disk on fire")
+        if self.busy:
+            self.busy -= 1
+            return refuse(ResponseCode.SYSTEM_BUSY, "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while")
         m = self.add(h.topic, req.body, h.queue_id, **decode_properties(h.properties))
         msg_id = offset_msg_id(self.host, m.commit_log_offset)
         return ok(header=messages.SendResultHeader(msg_id=msg_id, queue_id=h.queue_id, queue_offset=m.queue_offset))
@@ -395,6 +399,23 @@ def test_query_cq_asks_every_broker_and_reports_each(cli: Cli, cluster):
 
 
 # --- resendDlqMessage ------------------------------------------------------------------------------------
+
+
+def test_a_busy_broker_is_sent_the_same_message_again_and_named_when_it_stays_busy(cli: Cli, cluster, monkeypatch):
+    monkeypatch.setattr(messaging, "BUSY_PAUSE", 0.0)
+    _, sa, _ = cluster
+    sa.add("Orders", b"seed")
+    sa.busy = 2  # flow control twice, as Java's producer retries it (retryTimesWhenSendFailed)
+    r = cli("--format", "json", "sendMessage", "-t", "Orders", "-p", "hello")
+    assert r.code == 0, r.err
+    sends = sent(sa, RC.SEND_MESSAGE_V2)
+    assert len(sends) == 3 and len({decode_properties(c.ext["i"])["UNIQ_KEY"] for c in sends}) == 1
+    assert [m.body for m in sa.queues["Orders", r.json()["queueId"]]][-1:] == [b"hello"]
+    sa.busy = 3
+    busy = cli("sendMessage", "-t", "Orders", "-p", "dropped")
+    assert busy.code == 1 and len(sent(sa, RC.SEND_MESSAGE_V2)) == 6
+    assert_one_line_error(busy, "SYSTEM_BUSY", "flow control")
+    assert b"dropped" not in {m.body for q in sa.queues.values() for m in q}
 
 
 def test_resend_dlq_sends_back_once_per_message_without_delivery_state(cli: Cli, cluster):

@@ -58,7 +58,8 @@ def send_message(
     """Send one message and print where it was stored.
 
     A topic the name server does not know is sent through the default topic TBW102's route, so a
-    broker with autoCreateTopicEnable creates it (on that one broker only).
+    broker with autoCreateTopicEnable creates it (on that one broker only). A broker that answers
+    SYSTEM_BUSY (flow control; nothing stored) is sent the message again, twice at most, as Java's producer does.
     """
     check_topic(topic)
     if order_key is not None and queue_id is not None:
