@@ -148,6 +148,11 @@ class MessageOps(AdminCore):
         wait = self.timeout + suspend_ms / 1000 + SUSPEND_MARGIN if suspend_ms else 0
         reply = await self.request(addr, rpc.PULL_MESSAGE, header, timeout=wait)
         h = reply.header
+        if reply.code == ResponseCode.PULL_OFFSET_MOVED and h is not None and h.min_offset <= offset < h.max_offset:
+            # A 5.x broker answers the first pull after a server-side offset reset of ``group`` (resetOffsetByTime,
+            # skipAccumulatedMessage) with the reset offset, though the queue holds ``offset``: ask again.
+            reply = await self.request(addr, rpc.PULL_MESSAGE, header, timeout=wait)
+            h = reply.header
         found = decode_messages(reply.body or b"") if reply.code == ResponseCode.SUCCESS else []
         if h is None:
             return PullBatch(found, offset, 0, 0, reply.code)

@@ -243,6 +243,21 @@ def test_check_msg_send_rt_stores_what_it_sends(backend: Backend) -> None:
     assert [m["body"] for m in stored] == ["a" * 16] * 4
 
 
+def test_reading_by_offset_finds_messages_after_the_tools_group_was_moved_to_the_end(backend: Backend) -> None:
+    """A 5.x broker answers the first pull of each queue after a server-side reset of the pulling group
+    (TOOLS_CONSUMER, the group Java's and our tools pull as) with PULL_OFFSET_MOVED to the reset offset; Java's
+    queryMsgByOffset then prints nothing. Ours ask again."""
+    topic = new_topic(backend, "MsgSkip")
+    broker = sorted(backend.brokers)[0]
+    sent = [ours_json(backend, "sendMessage", "-t", topic, "-b", broker, "-i", "0", "-p", f"m{i}") for i in range(3)]
+    skip = ours_json(backend, "skipAccumulatedMessage", "-g", "TOOLS_CONSUMER", "-t", topic)
+    assert sum(q["newOffset"] - q["oldOffset"] for r in skip["results"] for q in r["queues"]) == 3, skip
+    at = ours_json(backend, "queryMsgByOffset", "-t", topic, "-b", broker, "-i", "0", "-o", "1")
+    assert at["body"] == "m1" and at["offsetMsgId"] == sent[1]["offsetMsgId"]
+    ours_json(backend, "skipAccumulatedMessage", "-g", "TOOLS_CONSUMER", "-t", topic)
+    assert [m["body"] for m in ours_json(backend, "printMsg", "-t", topic)["messages"]] == ["m0", "m1", "m2"]
+
+
 def test_follow_prints_a_message_a_real_client_sends_while_following(backend: Backend, peers) -> None:
     """consumeMessage -f -c 1 starts at the end of each queue and returns once a new message arrives."""
     import os

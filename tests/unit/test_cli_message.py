@@ -58,6 +58,8 @@ class Store:
     stats_fail: bool = False
     busy: int = 0
     """How many sends to answer SYSTEM_BUSY (flow control) before storing one."""
+    reset_to: int | None = None
+    """A server-side offset reset waiting for the next pull, which it answers with PULL_OFFSET_MOVED (5.x)."""
 
     @property
     def host(self) -> tuple[str, int]:
@@ -125,6 +127,10 @@ class Store:
         h = req.header
         q = self.queues.get((h.topic, h.queue_id), [])
         start, n = h.queue_offset, h.max_msg_nums
+        if self.reset_to is not None:  # as a 5.x broker answers the first pull after a server-side reset
+            moved = messages.PullResultHeader(next_begin_offset=self.reset_to, min_offset=0, max_offset=len(q))
+            self.reset_to = None
+            return Answer(moved, code=ResponseCode.PULL_OFFSET_MOVED, remark="OFFSET_RESET")
         expr = h.subscription or "*"
         tags = {t.strip() for t in expr.split("||")}
         batch = [m for m in q[start : start + n] if expr == "*" or m.tags in tags or m.tags == "Collides"]
@@ -320,6 +326,15 @@ def test_query_by_offset_names_the_range_when_outside(cli: Cli, cluster):
     assert r.code == 1
     assert_one_line_error(r, "no message at offset 5", "holds offsets 0 to 0")
     assert cli("queryMsgByOffset", "-t", "Orders", "-b", "broker-z", "-i", "2", "-o", "0").code == 1
+
+
+def test_query_by_offset_reads_past_a_pending_offset_reset_of_its_group(cli: Cli, cluster):
+    _, sa, _ = cluster
+    stored = [sa.add("Orders", f"m{i}".encode()) for i in range(3)]
+    sa.reset_to = 3  # skipAccumulatedMessage -g TOOLS_CONSUMER: a 5.x broker answers the next pull from the end
+    r = cli("--format", "json", "queryMsgByOffset", "-t", "Orders", "-b", "broker-a", "-i", "0", "-o", "1")
+    assert r.code == 0, r.err
+    assert r.json()["offsetMsgId"] == stored[1].msg_id and len(sent(sa, RC.PULL_MESSAGE)) == 2
 
 
 # --- reading -------------------------------------------------------------------------------------------
