@@ -87,14 +87,9 @@ def _manifests(inputs: list[str]) -> list[dict[str, Any]] | None:
     return out
 
 
-def topic_rows(inputs: list[str]) -> int | None:
-    """Topic rows of the exports, from their manifests; None when a manifest cannot be read (the engine
-    that runs then reports why)."""
-    return _rows_of(_manifests(inputs))
-
-
-def _rows_of(manifests: list[dict[str, Any]] | None) -> int | None:
-    """``topic_rows`` of manifests already read (None: one could not be)."""
+def _topic_rows(manifests: list[dict[str, Any]] | None) -> int | None:
+    """Topic rows of the exports, from their manifests; None when a manifest could not be read or does not say
+    (the engine that runs then reports why)."""
     try:
         return None if manifests is None else sum(int(m["tables"]["topics"]["rows"]) for m in manifests)
     except (KeyError, TypeError, ValueError):
@@ -117,7 +112,7 @@ def choose_engine(inputs: list[str], engine: str, master: str, threshold: int | 
         return EngineChoice("auto", "spark", f"--master {master} is a Spark cluster")
     manifests = _manifests(inputs)
     threshold = _auto_threshold(manifests) if threshold is None else threshold
-    rows = _rows_of(manifests)
+    rows = _topic_rows(manifests)
     if rows is None:
         return EngineChoice("auto", "python", "the export's size is unknown", None, threshold)
     if rows < threshold:

@@ -125,10 +125,10 @@ def test_auto_engine_picks_spark_from_the_threshold_or_for_a_cluster_master(tmp_
 
     edge_case_export(tmp_path / "a")
     edge_case_export(tmp_path / "b")
-    rows = runner.topic_rows([str(tmp_path / "a")])
-    assert rows and runner.topic_rows([str(tmp_path / "a"), str(tmp_path / "b")]) == 2 * rows
-    monkeypatch.setattr(runner, "prepare_spark", lambda: None)  # Spark can run
     both = [str(tmp_path / "a"), str(tmp_path / "b")]
+    rows = runner.choose_engine(both[:1], "auto", "local[*]", threshold=10**12).topic_rows
+    assert rows and runner.choose_engine(both, "auto", "local[*]", threshold=10**12).topic_rows == 2 * rows
+    monkeypatch.setattr(runner, "prepare_spark", lambda: None)  # Spark can run
     assert runner.choose_engine(both, "auto", "local[*]", threshold=2 * rows + 1).engine == "python"
     at = runner.choose_engine(both, "auto", "local[*]", threshold=2 * rows)
     assert (at.engine, at.reason) == ("spark", f"{2 * rows} topic rows, at least {2 * rows:,}")

@@ -413,7 +413,7 @@ def test_query_cq_asks_every_broker_and_reports_each(cli: Cli, cluster):
     assert r.code == 1 and "Index 9 of 1@Orders is not exist!" in r.out
 
 
-# --- resendDlqMessage ------------------------------------------------------------------------------------
+# --- sending ---------------------------------------------------------------------------------------------
 
 
 def test_a_busy_broker_is_sent_the_same_message_again_and_named_when_it_stays_busy(cli: Cli, cluster, monkeypatch):
@@ -431,6 +431,9 @@ def test_a_busy_broker_is_sent_the_same_message_again_and_named_when_it_stays_bu
     assert busy.code == 1 and len(sent(sa, RC.SEND_MESSAGE_V2)) == 6
     assert_one_line_error(busy, "SYSTEM_BUSY", "flow control")
     assert b"dropped" not in {m.body for q in sa.queues.values() for m in q}
+
+
+# --- resendDlqMessage ------------------------------------------------------------------------------------
 
 
 def test_resend_dlq_sends_back_once_per_message_without_delivery_state(cli: Cli, cluster):
